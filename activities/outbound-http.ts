@@ -1,0 +1,66 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP, type LookupFunction } from 'node:net';
+import { rootCertificates } from 'node:tls';
+import ipaddr from 'ipaddr.js';
+import { Agent } from 'undici';
+import { CONNECT_TIMEOUT_MS } from '../domain/webhook-delivery.js';
+
+export interface OutboundPolicy {
+  /** Development and tests only: lets deliveries reach 127.0.0.0/8 and ::1. */
+  allowLoopback: boolean;
+  /** Development and tests only: one more CA to trust (PEM), beside the system's roots. */
+  extraCaPem?: string;
+}
+
+export class DestinationRefused extends Error {}
+
+/** Only public unicast addresses are reachable, loopback too when the policy allows it. */
+export function isAddressAllowed(address: string, policy: OutboundPolicy): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const range = ipaddr.process(address).range();
+  return range === 'unicast' || (policy.allowLoopback && range === 'loopback');
+}
+
+/** Refuses anything but an https URL, and an IP literal outside the allowed ranges. */
+export function assertDestinationAllowed(url: string, policy: OutboundPolicy): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new DestinationRefused(`not a URL: ${url}`);
+  }
+  if (parsed.protocol !== 'https:') throw new DestinationRefused('only https destinations are allowed');
+  const host = parsed.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) && !isAddressAllowed(host, policy)) throw new DestinationRefused(`address ${host} is not allowed`);
+  return parsed;
+}
+
+/**
+ * DNS resolved by the sender and checked at connect time, so a name that later resolves to a
+ * private address (DNS rebinding) is refused on the very connection that would use it.
+ */
+function guardedLookup(policy: OutboundPolicy): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((entry) => !isAddressAllowed(entry.address, policy));
+      if (refused) return callback(new DestinationRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), '', 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(new DestinationRefused(`${hostname} has no address`), '', 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The undici dispatcher every outbound delivery uses. */
+export function createOutboundAgent(policy: OutboundPolicy): Agent {
+  return new Agent({
+    connect: {
+      lookup: guardedLookup(policy),
+      timeout: CONNECT_TIMEOUT_MS,
+      ...(policy.extraCaPem ? { ca: [...rootCertificates, policy.extraCaPem] } : {}),
+    },
+    connections: 64,
+  });
+}

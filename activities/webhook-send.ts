@@ -1,0 +1,113 @@
+import { request, type Dispatcher } from 'undici';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  RESPONSE_EXCERPT_BYTES,
+  retryAfterSeconds,
+  signedHeaders,
+  verdictForStatus,
+  type AttemptVerdict,
+} from '../domain/webhook-delivery.js';
+import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
+
+export interface WebhookAttemptInput {
+  flowId: string;
+  /** `msg_…`: the `webhook-id`, the same on every attempt of one delivery. */
+  deliveryId: string;
+  url: string;
+  /** The envelope, serialised once so every attempt sends the same bytes. */
+  payload: string;
+}
+
+/** One attempt as recorded in the workflow history and the delivery history. */
+export interface WebhookAttempt {
+  attemptedAt: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+  retryAfterSeconds: number | null;
+  verdict: AttemptVerdict;
+}
+
+export interface WebhookSendDeps {
+  /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
+  signingSecrets: (flowId: string) => Promise<string[]>;
+  dispatcher: Dispatcher;
+  policy: OutboundPolicy;
+  userAgent: string;
+}
+
+export function createWebhookSendActivities(deps: WebhookSendDeps) {
+  return {
+    /** Makes exactly one attempt and reports how it went; the workflow owns the retry schedule. */
+    async sendWebhook(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+      const attemptedAt = new Date();
+      const started = performance.now();
+      const elapsed = () => Math.round(performance.now() - started);
+      const failed = (error: unknown): WebhookAttempt => ({
+        attemptedAt: attemptedAt.toISOString(),
+        statusCode: null,
+        durationMs: elapsed(),
+        responseExcerpt: '',
+        error: describeError(error),
+        retryAfterSeconds: null,
+        verdict: 'retry',
+      });
+      try {
+        const url = assertDestinationAllowed(input.url, deps.policy);
+        const secrets = await deps.signingSecrets(input.flowId);
+        const response = await request(url, {
+          method: 'POST',
+          dispatcher: deps.dispatcher,
+          headers: {
+            ...signedHeaders(secrets, input.deliveryId, attemptedAt, input.payload),
+            'content-type': 'application/json',
+            'user-agent': deps.userAgent,
+          },
+          body: input.payload,
+          headersTimeout: ATTEMPT_TIMEOUT_MS,
+          bodyTimeout: ATTEMPT_TIMEOUT_MS,
+          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+        });
+        const excerpt = await readExcerpt(response.body);
+        const retryAfter = retryAfterSeconds(response.statusCode, headerValue(response.headers['retry-after']), new Date());
+        return {
+          attemptedAt: attemptedAt.toISOString(),
+          statusCode: response.statusCode,
+          durationMs: elapsed(),
+          responseExcerpt: excerpt,
+          error: null,
+          retryAfterSeconds: retryAfter ?? null,
+          verdict: verdictForStatus(response.statusCode),
+        };
+      } catch (error) {
+        return failed(error);
+      }
+    },
+  };
+}
+
+export type WebhookSendActivities = ReturnType<typeof createWebhookSendActivities>;
+
+/** Reads at most RESPONSE_EXCERPT_BYTES of the body and drops the rest unread. */
+async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_EXCERPT_BYTES) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+}

@@ -1,0 +1,72 @@
+import Fastify, { type FastifyServerOptions } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Connection } from '@temporalio/client';
+import type { Sql } from '../db/client.js';
+import { problemsPlugin } from './plugins/problems.js';
+import { healthRoutes } from './routes/health.js';
+import { openApiRoutes } from './routes/open-api.js';
+
+export const API_PREFIX = '/api/open/v1';
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface AppDeps {
+  sql: Sql;
+  temporal: Connection;
+  publicBaseUrl: string;
+  logger: FastifyServerOptions['logger'];
+}
+
+/** Redacts anything shaped like an API key from a logged URL (a key sent in a query string must never reach a log). */
+export function redactKeys(text: string): string {
+  return text.replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]');
+}
+
+export async function buildApp(deps: AppDeps) {
+  const app = Fastify({
+    bodyLimit: BODY_LIMIT_BYTES,
+    logger: deps.logger
+      ? {
+          ...(typeof deps.logger === 'object' ? deps.logger : {}),
+          redact: ['req.headers.authorization', 'req.headers.cookie'],
+          serializers: {
+            req: (request: { method: string; url: string; ip?: string }) => ({
+              method: request.method,
+              url: redactKeys(request.url),
+              remoteAddress: request.ip,
+            }),
+          },
+        }
+      : false,
+    // Request ids come from us, never from a client header.
+    genReqId: () => crypto.randomUUID(),
+  }).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  // JSON is the only body the API accepts; everything else is 415.
+  app.removeContentTypeParser(['text/plain']);
+
+  await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Shopflow Open API',
+        version: 'v1',
+        description: "One shop's commerce data, with signed event delivery. Authenticate with `Authorization: Bearer svc_live_…`.",
+      },
+      servers: [{ url: deps.publicBaseUrl }],
+      components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (svc_live_…)' } } },
+      security: [{ apiKey: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
+  await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
+  await app.register(openApiRoutes, { prefix: API_PREFIX });
+  return app;
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -1,0 +1,20 @@
+import { Connection } from '@temporalio/client';
+import { loadSettings } from '../config/settings.js';
+import { createSql } from '../db/client.js';
+import { buildApp } from './app.js';
+
+const settings = loadSettings();
+if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
+const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-api' });
+const temporal = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
+const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, logger: { level: settings.LOG_LEVEL } });
+
+const shutdown = async () => {
+  await app.close();
+  await Promise.allSettled([sql.end({ timeout: 5 }), temporal.close()]);
+  process.exit(0);
+};
+process.once('SIGINT', shutdown);
+process.once('SIGTERM', shutdown);
+
+await app.listen({ host: settings.HOST, port: settings.PORT });

@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+const booleanFlag = z
+  .enum(['true', 'false', '1', '0', ''])
+  .default('false')
+  .transform((value) => value === 'true' || value === '1');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  HOST: z.string().default('127.0.0.1'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  PUBLIC_BASE_URL: z.url().optional(),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  DATABASE_URL: z.string().min(1).optional(),
+  APP_DATABASE_URL: z.string().min(1).optional(),
+  APP_DB_ROLE: z.string().default('shopflow_app'),
+  APP_DB_PASSWORD: z.string().default('shopflow_app'),
+  DB_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
+  TEMPORAL_NAMESPACE: z.string().default('default'),
+  TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
+  TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
+  WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
+});
+
+export type Settings = ReturnType<typeof loadSettings>;
+
+/** Reads the process settings from the environment (see README, "Settings"). */
+export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
+    throw new Error(`invalid settings: ${problems.join('; ')}`);
+  }
+  const s = parsed.data;
+  if (s.NODE_ENV === 'production' && (s.WEBHOOK_ALLOW_LOOPBACK || s.WEBHOOK_EXTRA_CA_FILE)) {
+    throw new Error('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
+  }
+  const databaseUrl = s.DATABASE_URL;
+  return {
+    ...s,
+    publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
+    appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, s.APP_DB_ROLE, s.APP_DB_PASSWORD) : undefined),
+  };
+}
+
+/** The same server and database as `adminUrl`, as the application role. */
+export function appRoleUrl(adminUrl: string, role: string, password: string): string {
+  const url = new URL(adminUrl);
+  url.username = role;
+  url.password = password;
+  return url.toString();
+}

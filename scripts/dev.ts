@@ -1,0 +1,56 @@
+import { bootstrap } from './bootstrap/index.js';
+import { freePort, waitFor } from './bootstrap/ports.js';
+import { say } from './bootstrap/progress.js';
+import { ProcessGroup } from './processes.js';
+
+/** `npm run dev`: the whole stack on this machine, until Ctrl-C. */
+const services = await bootstrap('shopflow');
+const apiPort = await freePort(Number(process.env.PORT ?? 3000));
+const receiverPort = await freePort(Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443));
+const apiUrl = `http://localhost:${apiPort}`;
+const env = {
+  ...services.env,
+  NODE_ENV: 'development',
+  PORT: String(apiPort),
+  PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? apiUrl,
+  WEBHOOK_RECEIVER_PORT: String(receiverPort),
+  SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
+  SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
+};
+
+let shuttingDown = false;
+const processes = new ProcessGroup((name, code) => {
+  say(`✗ ${name} exited (code ${code}); stopping everything`);
+  void shutdown(1);
+});
+
+async function shutdown(exitCode: number): Promise<void> {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  say('\n› stopping…');
+  await processes.stopAll();
+  await services.stop();
+  say('✓ stopped every process this command started');
+  process.exit(exitCode);
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => void shutdown(0));
+
+processes.startTs('api', 'api/server.ts', env);
+processes.startTs('worker', 'workers/worker.ts', env);
+processes.startTs('simulators', 'simulators/main.ts', env);
+
+await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);
+
+say(`
+Shopflow is running.
+
+  API base URL        ${apiUrl}/api/open/v1
+  API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/api/open/v1/openapi.json)
+  Health              ${apiUrl}/healthz, ${apiUrl}/readyz
+  Temporal Web UI     ${services.temporalUiUrl}
+  Temporal gRPC       ${services.temporalAddress}
+  Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
+  PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
+
+Ctrl-C stops everything this command started.
+`);

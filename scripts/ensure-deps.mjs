@@ -1,0 +1,27 @@
+// Installs npm dependencies when node_modules is missing or older than package-lock.json.
+// Plain JavaScript with no dependencies: it runs before anything is installed.
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync, existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const stampFile = join(root, 'node_modules', '.shopflow-lock-hash');
+const lockHash = createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+
+const installed = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
+if (installed !== lockHash) {
+  console.error('› installing npm dependencies (npm ci)…');
+  const started = Date.now();
+  const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+    cwd: root,
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  if (result.status !== 0) {
+    console.error('✗ npm ci failed; see the output above.');
+    process.exit(result.status ?? 1);
+  }
+  writeFileSync(stampFile, lockHash);
+  console.error(`✓ npm dependencies installed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { join } from 'node:path';
+import { projectRoot } from './bootstrap/paths.js';
+
+const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
+
+interface Managed {
+  name: string;
+  child: ChildProcess;
+}
+
+/**
+ * The child processes of a launcher. Each runs in its own process group so that stopping it also
+ * stops whatever it spawned (tsx runs the program in a second node process); output is prefixed.
+ */
+export class ProcessGroup {
+  private readonly managed: Managed[] = [];
+  private stopping = false;
+
+  constructor(private readonly onUnexpectedExit: (name: string, code: number | null) => void) {
+    // Last resort if the launcher itself exits without stopping its children.
+    process.once('exit', () => {
+      for (const { child } of this.managed) killGroup(child, 'SIGKILL');
+    });
+  }
+
+  /** Runs a TypeScript entry point of this project with tsx. */
+  startTs(name: string, entry: string, env: Record<string, string>): ChildProcess {
+    const child = spawn(tsx, [join(projectRoot, entry)], {
+      cwd: projectRoot,
+      env: { ...process.env, ...env },
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const colour = 31 + (this.managed.length % 6);
+    const prefix = `\x1b[${colour}m${name.padEnd(10)}\x1b[0m│ `;
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${prefix}${line}\n`));
+    }
+    child.once('exit', (code) => {
+      if (!this.stopping) this.onUnexpectedExit(name, code);
+    });
+    this.managed.push({ name, child });
+    return child;
+  }
+
+  /** SIGTERM to every group, then SIGKILL to whatever is still there after `graceMs`. */
+  async stopAll(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    const running = this.managed.filter(({ child }) => child.exitCode === null && child.signalCode === null);
+    await Promise.all(
+      running.map(
+        ({ child }) =>
+          new Promise<void>((resolve) => {
+            const timer = setTimeout(() => killGroup(child, 'SIGKILL'), graceMs);
+            child.once('exit', () => {
+              clearTimeout(timer);
+              // The group may hold grandchildren that outlived the leader.
+              killGroup(child, 'SIGKILL');
+              resolve();
+            });
+            killGroup(child, 'SIGTERM');
+          }),
+      ),
+    );
+  }
+}
+
+function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (!child.pid) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // already gone
+  }
+}

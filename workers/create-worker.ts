@@ -1,0 +1,45 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Sql } from '../db/client.js';
+import { liveSigningSecrets } from '../domain/webhook-secrets.js';
+import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
+import { createWebhookSendActivities } from '../activities/webhook-send.js';
+import type { Settings } from '../config/settings.js';
+
+export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
+const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
+
+export function outboundPolicyFrom(settings: Pick<Settings, 'WEBHOOK_ALLOW_LOOPBACK' | 'WEBHOOK_EXTRA_CA_FILE'>): OutboundPolicy {
+  return {
+    allowLoopback: settings.WEBHOOK_ALLOW_LOOPBACK,
+    ...(settings.WEBHOOK_EXTRA_CA_FILE ? { extraCaPem: readFileSync(settings.WEBHOOK_EXTRA_CA_FILE, 'utf8') } : {}),
+  };
+}
+
+export interface ShopflowWorkerOptions {
+  connection: NativeConnection;
+  namespace: string;
+  taskQueue: string;
+  sql: Sql;
+  policy: OutboundPolicy;
+  /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
+  workflowBundle?: WorkflowBundleWithSourceMap;
+}
+
+/** The Temporal worker with every workflow and activity of Shopflow. */
+export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
+  const activities = createWebhookSendActivities({
+    signingSecrets: (flowId) => liveSigningSecrets(options.sql, flowId),
+    dispatcher: createOutboundAgent(options.policy),
+    policy: options.policy,
+    userAgent: USER_AGENT,
+  });
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace,
+    taskQueue: options.taskQueue,
+    activities,
+    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+  });
+}

@@ -1,0 +1,77 @@
+import { proxyActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
+import type { WebhookAttempt, WebhookSendActivities } from '../activities/webhook-send.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
+import { DeliveryStatusKey } from './search-attributes.js';
+
+export interface DeliveryInput {
+  flowId: string;
+  /** `msg_…`, the `webhook-id` of every attempt. */
+  deliveryId: string;
+  url: string;
+  payload: string;
+  /** Waits between attempts; the production schedule unless a test run needs a shorter one. */
+  retryDelaysMs?: number[];
+}
+
+export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'gone';
+
+export interface DeliveryResult {
+  status: Exclude<DeliveryStatus, 'delivering' | 'retrying'>;
+  attempts: WebhookAttempt[];
+}
+
+const { sendWebhook } = proxyActivities<WebhookSendActivities>({
+  // One attempt per activity run: the delivery schedule below is the only retry loop.
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+});
+
+/**
+ * One webhook delivery: an immediate attempt, then the retry schedule with jitter, until a 2xx,
+ * a 410 or the end of the schedule. Every attempt is an activity result in this workflow's history.
+ */
+export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryResult> {
+  const delays = input.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const longest = Math.max(...delays);
+  const attempts: WebhookAttempt[] = [];
+  setStatus('delivering');
+  for (let attemptIndex = 0; ; attemptIndex += 1) {
+    const attempt = await attemptOnce(input);
+    attempts.push(attempt);
+    if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
+      const status = attempt.verdict;
+      setStatus(status);
+      return { status, attempts };
+    }
+    const scheduled = delays[attemptIndex];
+    if (scheduled === undefined) break;
+    setStatus('retrying');
+    const wait = nextDelayMs(scheduled, longest, Math.random(), attempt.retryAfterSeconds ?? undefined);
+    log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
+    await sleep(wait);
+  }
+  setStatus('failed');
+  return { status: 'failed', attempts };
+}
+
+/** An activity that crashed or timed out counts as a failed attempt, like a network error. */
+async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
+  const startedAt = Date.now();
+  try {
+    return await sendWebhook({ flowId: input.flowId, deliveryId: input.deliveryId, url: input.url, payload: input.payload });
+  } catch (error) {
+    return {
+      attemptedAt: new Date(startedAt).toISOString(),
+      statusCode: null,
+      durationMs: Date.now() - startedAt,
+      responseExcerpt: '',
+      error: error instanceof Error ? error.message : String(error),
+      retryAfterSeconds: null,
+      verdict: 'retry',
+    };
+  }
+}
+
+function setStatus(status: DeliveryStatus): void {
+  upsertSearchAttributes([{ key: DeliveryStatusKey, value: status }]);
+}

@@ -1,0 +1,16 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Custom search attributes an operator filters by in the Temporal Web UI; registered by the bootstrap. */
+export const SEARCH_ATTRIBUTES = {
+  ShopId: 'Keyword',
+  FlowId: 'Keyword',
+  EventType: 'Keyword',
+  EventId: 'Keyword',
+  DeliveryStatus: 'Keyword',
+} as const;
+
+export const ShopIdKey = defineSearchAttributeKey('ShopId', SearchAttributeType.KEYWORD);
+export const FlowIdKey = defineSearchAttributeKey('FlowId', SearchAttributeType.KEYWORD);
+export const EventTypeKey = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
+export const EventIdKey = defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD);
+export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
