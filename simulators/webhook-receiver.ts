@@ -31,18 +31,17 @@ export class WebhookReceiver {
   private constructor(private readonly server: Server) {}
 
   static async start(options: { cert: string; key: string; port?: number; host?: string }): Promise<WebhookReceiver> {
-    let receiver: WebhookReceiver | undefined;
     const server = createServer({ cert: options.cert, key: options.key }, (request, response) => {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void receiver?.handle(request.method ?? 'GET', request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8')).then((answer) => {
+        void receiver.handle(request.method ?? 'GET', request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8')).then((answer) => {
           response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
           response.end(answer.body ?? '');
         });
       });
     });
-    receiver = new WebhookReceiver(server);
+    const receiver = new WebhookReceiver(server);
     await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
     return receiver;
   }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';

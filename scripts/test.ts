@@ -1,0 +1,43 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { bootstrap } from './bootstrap/index.js';
+import { projectRoot } from './bootstrap/paths.js';
+import { say, step } from './bootstrap/progress.js';
+import { runCommand } from './bootstrap/run-command.js';
+
+/**
+ * `npm test`: lint and type-check (while the services come up), then the whole vitest suite against
+ * the real PostgreSQL and Temporal server. Extra arguments go to vitest (`npm test -- test/api`).
+ */
+const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', tool);
+const started = Date.now();
+
+const lint = step('lint and type-check', () =>
+  Promise.all([runCommand(bin('eslint'), ['.'], { cwd: projectRoot }), runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot })]),
+);
+const services = await bootstrap('shopflow_test_template');
+try {
+  await lint;
+} catch (error) {
+  say(`✗ ${(error as Error).message}`);
+  await services.stop();
+  process.exit(1);
+}
+say(`› services ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running the suite`);
+
+const vitest = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], {
+  cwd: projectRoot,
+  stdio: 'inherit',
+  env: {
+    ...process.env,
+    ...services.env,
+    NODE_ENV: 'test',
+    SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
+    SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
+  },
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vitest.kill(signal));
+const code = await new Promise<number>((resolve) => vitest.once('exit', (exitCode) => resolve(exitCode ?? 1)));
+await services.stop();
+say(`${code === 0 ? '✓' : '✗'} npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(code);

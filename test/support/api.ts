@@ -1,0 +1,40 @@
+import { Writable } from 'node:stream';
+import { Connection } from '@temporalio/client';
+import { buildApp, type App } from '../../api/app.js';
+import type { Sql } from '../../db/client.js';
+import { testEnv } from './environment.js';
+
+export interface TestApi {
+  app: App;
+  baseUrl: string;
+  /** Every log line the API wrote, as text. */
+  logs: string[];
+  close: () => Promise<void>;
+}
+
+/**
+ * The real API on a free port, over real HTTP, against a test database. `beforeListen` may add
+ * routes (for example one that throws) before the server starts.
+ */
+export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void): Promise<TestApi> {
+  const logs: string[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logs.push(chunk.toString());
+      done();
+    },
+  });
+  const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', logger: { level: 'info', stream } });
+  beforeListen?.(app);
+  const address = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    app,
+    baseUrl: address,
+    logs,
+    close: async () => {
+      await app.close();
+      await temporal.close();
+    },
+  };
+}

@@ -1,0 +1,42 @@
+import { randomBytes } from 'node:crypto';
+import postgres from 'postgres';
+import { appRoleUrl } from '../../config/settings.js';
+import { createSql, type Sql } from '../../db/client.js';
+import { testEnv } from './environment.js';
+
+export interface TestDatabase {
+  name: string;
+  /** As the database owner: for arranging data and looking behind the API. */
+  admin: Sql;
+  /** As the application role, exactly as the API and the worker connect. */
+  app: Sql;
+  appUrl: string;
+  drop: () => Promise<void>;
+}
+
+/** A fresh database copied from the migrated template that `npm test` prepared. */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const templateUrl = new URL(testEnv('DATABASE_URL'));
+  const template = templateUrl.pathname.slice(1);
+  const name = `test_${randomBytes(6).toString('hex')}`;
+  const maintenanceUrl = new URL(templateUrl);
+  maintenanceUrl.pathname = '/postgres';
+  const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
+  await maintenance.unsafe(`create database ${name} template ${template}`);
+  const url = new URL(templateUrl);
+  url.pathname = `/${name}`;
+  const appUrl = appRoleUrl(url.toString(), 'shopflow_app', process.env.APP_DB_PASSWORD ?? 'shopflow_app');
+  const admin = createSql(url.toString(), { max: 2, applicationName: 'shopflow-test-admin' });
+  const app = createSql(appUrl, { max: 10, applicationName: 'shopflow-test-app' });
+  return {
+    name,
+    admin,
+    app,
+    appUrl,
+    drop: async () => {
+      await Promise.all([admin.end({ timeout: 1 }), app.end({ timeout: 1 })]);
+      await maintenance.unsafe(`drop database if exists ${name} with (force)`);
+      await maintenance.end();
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
+import type { OutboundPolicy } from '../../activities/outbound-http.js';
+import type { Sql } from '../../db/client.js';
+import { testEnv } from './environment.js';
+
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+export interface TestTemporal {
+  client: Client;
+  taskQueue: string;
+  worker: Worker;
+  shutdown: () => Promise<void>;
+}
+
+/**
+ * A Shopflow worker on its own task queue of the real Temporal server that `npm test` started,
+ * with the workflow code bundled once for the suite, and a client.
+ */
+export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy }): Promise<TestTemporal> {
+  const address = testEnv('TEMPORAL_ADDRESS');
+  const taskQueue = `test-${randomUUID()}`;
+  const [workflowBundle, nativeConnection, connection] = await Promise.all([
+    bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
+    NativeConnection.connect({ address }),
+    Connection.connect({ address }),
+  ]);
+  const worker = await createShopflowWorker({
+    connection: nativeConnection,
+    namespace: 'default',
+    taskQueue,
+    sql: options.sql,
+    policy: options.policy,
+    workflowBundle,
+  });
+  const running = worker.run();
+  return {
+    client: new Client({ connection }),
+    taskQueue,
+    worker,
+    shutdown: async () => {
+      worker.shutdown();
+      await running;
+      await Promise.all([nativeConnection.close(), connection.close()]);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { ulid } from 'ulidx';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
+import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { addSigningSecret } from '../../domain/webhook-secrets.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
+import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
+
+let db: TestDatabase;
+let temporal: TestTemporal;
+let receiver: WebhookReceiver;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  receiver = await startTestReceiver();
+  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
+});
+afterAll(async () => {
+  await temporal?.shutdown();
+  await receiver?.close();
+  await db?.drop();
+});
+
+/** A flow with a fresh secret, an inbox on the receiver, and a payload to deliver there. */
+async function arrange(inbox = randomUUID()) {
+  const flowId = randomUUID();
+  const secret = await addSigningSecret(db.admin, flowId);
+  const deliveryId = `msg_${ulid()}`;
+  const payload = JSON.stringify({ id: `evt_${ulid()}`, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });
+  return { flowId, secret, deliveryId, payload, inbox, url: receiver.url(inbox) };
+}
+
+async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
+  const handle = await temporal.client.workflow.start(deliveryWorkflow, {
+    taskQueue: temporal.taskQueue,
+    workflowId: `delivery:${input.flowId}:${input.deliveryId}`,
+    args: [input],
+  });
+  const result = await handle.result();
+  const description = await handle.describe();
+  return { result, status: description.typedSearchAttributes.get(DeliveryStatusKey) };
+}
+
+describe('webhook delivery workflow on the real Temporal server', () => {
+  it('signs by Standard Webhooks so that the library’s own verify accepts it', async () => {
+    const { flowId, secret, deliveryId, payload, inbox, url } = await arrange();
+    const { result, status } = await deliver({ flowId, deliveryId, url, payload });
+
+    expect(result.status).toBe('delivered');
+    expect(status).toBe('delivered');
+    const [request] = receiver.received(inbox);
+    expect(request?.body).toBe(payload);
+    expect(request?.headers['webhook-id']).toBe(deliveryId);
+    expect(request?.headers['content-type']).toBe('application/json');
+    expect(request?.headers['user-agent']).toMatch(/^Shopflow-Webhooks\/\d+\.\d+\.\d+$/);
+    const headers = request!.headers as Record<string, string>;
+    expect(new Webhook(secret).verify(request!.body, headers)).toEqual(JSON.parse(payload));
+    expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(request!.body, headers)).toThrow();
+  });
+
+  it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
+    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
+    const { result } = await deliver({ flowId, deliveryId, url, payload });
+
+    const requests = receiver.received(inbox);
+    expect(requests).toHaveLength(2);
+    expect(result.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 200]);
+    expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([deliveryId]));
+    // Each attempt is signed afresh with its own timestamp.
+    const gap = requests[1]!.receivedAt.getTime() - requests[0]!.receivedAt.getTime();
+    expect(gap).toBeGreaterThanOrEqual(4_000 - 100);
+    expect(gap).toBeLessThanOrEqual(6_000 + 1_500);
+  });
+
+  it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
+    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
+    const { result, status } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
+
+    expect(receiver.received(inbox)).toHaveLength(4);
+    expect(result.status).toBe('failed');
+    expect(status).toBe('failed');
+    expect(result.attempts[0]).toMatchObject({ statusCode: 400, verdict: 'retry', responseExcerpt: '{"error":"bad"}' });
+  });
+
+  it('stops at a 410 Gone without retrying', async () => {
+    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    receiver.respondWith(inbox, [{ status: 410 }]);
+    const { result, status } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100] });
+
+    expect(receiver.received(inbox)).toHaveLength(1);
+    expect(result.status).toBe('gone');
+    expect(status).toBe('gone');
+  });
+
+  it('treats a 3xx as a failure and does not follow the redirect', async () => {
+    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    const elsewhere = `${inbox}-elsewhere`;
+    receiver.respondWith(inbox, [{ status: 302, headers: { location: receiver.url(elsewhere) } }, { status: 204 }]);
+    const { result } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100] });
+
+    expect(result.attempts.map((attempt) => [attempt.statusCode, attempt.verdict])).toEqual([
+      [302, 'retry'],
+      [204, 'delivered'],
+    ]);
+    expect(receiver.received(elsewhere)).toHaveLength(0);
+  });
+
+  it('honours Retry-After of a 503 when it is longer than the scheduled wait', async () => {
+    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    receiver.respondWith(inbox, [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
+    const { result } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
+
+    expect(result.attempts[0]?.retryAfterSeconds).toBe(2);
+    const [first, second] = receiver.received(inbox);
+    expect(second!.receivedAt.getTime() - first!.receivedAt.getTime()).toBeGreaterThanOrEqual(2_000 - 100);
+  });
+
+  it('signs with both secrets during a rotation, so either verifies', async () => {
+    const { flowId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
+    await db.admin`update webhook_signing_secrets set created_at = now() - interval '1 hour', expires_at = now() + interval '24 hours' where flow_id = ${flowId}`;
+    const newSecret = await addSigningSecret(db.admin, flowId);
+    await deliver({ flowId, deliveryId, url, payload });
+
+    const request = receiver.received(inbox)[0]!;
+    const headers = request.headers as Record<string, string>;
+    expect(headers['webhook-signature']!.split(' ')).toHaveLength(2);
+    expect(new Webhook(newSecret).verify(request.body, headers)).toBeTruthy();
+    expect(new Webhook(oldSecret).verify(request.body, headers)).toBeTruthy();
+  });
+
+  it('counts an unreachable or refused destination as a failed attempt', async () => {
+    const { flowId, deliveryId, payload } = await arrange();
+    const { result } = await deliver({ flowId, deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
+    expect(result.status).toBe('failed');
+    expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
+  });
+});
