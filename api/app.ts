@@ -7,8 +7,11 @@ import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/open-api.js';
+import { shopRoutes } from './routes/shop.js';
+import { authenticationPlugin } from './plugins/authentication.js';
 
 export const API_PREFIX = '/api/open/v1';
+export const ADMIN_PREFIX = '/api/admin';
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
 export interface AppDeps {
@@ -65,7 +68,9 @@ export async function buildApp(deps: AppDeps) {
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
+  await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(openApiRoutes, { prefix: API_PREFIX });
+  await app.register(shopRoutes, { prefix: API_PREFIX });
   return app;
 }
 

@@ -2,26 +2,42 @@ import { ensurePostgres, withDatabase } from './postgres.js';
 import { ensureTemporal } from './temporal.js';
 import { migrate, setAppRolePassword, APP_ROLE } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { step } from './progress.js';
 import { appRoleUrl } from '../../config/settings.js';
 
-export interface Services {
-  /** Owner connection of the application database (migrations, seed, test databases). */
+export interface Database {
+  /** Owner connection of the application database (migrations, test databases). */
   adminUrl: string;
-  database: string;
+  /** The application role's connection: what the API, the worker and the CLI use. */
+  appUrl: string;
+  stop: () => Promise<void>;
+}
+
+export interface Services extends Database {
   temporalAddress: string;
   temporalUiUrl: string;
   certificate: DevCertificate;
   /** Environment for every process started on top of these services. */
   env: Record<string, string>;
-  /** Stops what this bootstrap started (and nothing that was already running). */
-  stop: () => Promise<void>;
+}
+
+/** PostgreSQL up and `database` migrated; `stop` stops PostgreSQL if this call started it. */
+export async function bootstrapDatabase(database: string): Promise<Database> {
+  const pg = await ensurePostgres();
+  const stop = async () => {
+    await pg.stop?.();
+  };
+  try {
+    return { ...(await prepareDatabase(pg.adminUrl, database)), stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /**
  * Everything both README commands need before they start processes: PostgreSQL, the Temporal dev
  * server, the migrated database `database`, and the local receiver's certificate. Idempotent: what is
- * already in place is reused, and then this takes well under a few seconds and prints nothing.
+ * already in place is reused, and then this is quick and prints nothing.
  */
 export async function bootstrap(database: string): Promise<Services> {
   const [pg, temporal, certificate] = await Promise.all([ensurePostgres(), ensureTemporal(), ensureDevCertificate()]);
@@ -29,20 +45,16 @@ export async function bootstrap(database: string): Promise<Services> {
     await Promise.allSettled([pg.stop?.(), temporal.stop?.()]);
   };
   try {
-    const pending = await migrate(pg.adminUrl, database);
-    if (pending > 0) process.stderr.write(`✓ applied ${pending} migration(s) to ${database}\n`);
-    const password = process.env.APP_DB_PASSWORD ?? 'shopflow_app';
-    await setAppRolePassword(pg.adminUrl, password);
-    const adminUrl = withDatabase(pg.adminUrl, database);
+    const { adminUrl, appUrl } = await prepareDatabase(pg.adminUrl, database);
     return {
       adminUrl,
-      database,
+      appUrl,
       temporalAddress: temporal.address,
       temporalUiUrl: temporal.uiUrl,
       certificate,
       env: {
         DATABASE_URL: adminUrl,
-        APP_DATABASE_URL: appRoleUrl(adminUrl, APP_ROLE, password),
+        APP_DATABASE_URL: appUrl,
         TEMPORAL_ADDRESS: temporal.address,
         TEMPORAL_UI_URL: temporal.uiUrl,
         WEBHOOK_ALLOW_LOOPBACK: 'true',
@@ -56,4 +68,11 @@ export async function bootstrap(database: string): Promise<Services> {
   }
 }
 
-export { step };
+async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
+  const applied = await migrate(serverAdminUrl, database);
+  if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
+  const password = process.env.APP_DB_PASSWORD ?? 'shopflow_app';
+  await setAppRolePassword(serverAdminUrl, password);
+  const adminUrl = withDatabase(serverAdminUrl, database);
+  return { adminUrl, appUrl: appRoleUrl(adminUrl, APP_ROLE, password) };
+}

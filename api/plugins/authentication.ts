@@ -1,0 +1,141 @@
+import fp from 'fastify-plugin';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Sql } from '../../db/client.js';
+import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
+import { assertHolds } from '../../domain/permissions.js';
+import { Problem } from '../../domain/problems.js';
+import { RATE_LIMITS, rateState, type RateCounter } from '../../domain/rate-limits.js';
+
+/** Who is calling: the key's application and shop, as found on this very request. */
+export interface AuthContext {
+  keyId: string;
+  applicationId: string;
+  applicationName: string;
+  permissions: string[];
+  pageIds: string[];
+  shop: {
+    id: string;
+    slug: string;
+    name: string;
+    plan: 'active' | 'expired';
+    recomputeCeilingSeconds: number;
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Permissions the route needs (all of them). */
+    permissions?: readonly string[];
+    /** The rate-limit counter the route counts in; `general` by default. */
+    rateCounter?: RateCounter;
+    /** Served without a key (the OpenAPI document). */
+    public?: boolean;
+  }
+  interface FastifyRequest {
+    auth: AuthContext;
+  }
+}
+
+interface AuthRow {
+  keyId: string;
+  applicationId: string;
+  applicationName: string;
+  permissions: string[];
+  pageIds: string[];
+  shopId: string;
+  shopSlug: string;
+  shopName: string;
+  plan: 'active' | 'expired';
+  suspended: boolean;
+  automationEnabled: boolean;
+  recomputeCeilingSeconds: number;
+  hits: number;
+  windowStart: Date;
+}
+
+const READ_METHODS = new Set(['GET', 'HEAD']);
+/** User-session paths that answer an API key with 400 rather than 401. */
+const SESSION_ONLY_REJECTING_KEYS = [/^\/session\/logout$/, /^\/push-subscriptions(\/|$)/];
+
+/**
+ * Every request under `prefix` is checked in this order (docs/decisions.md):
+ * key in the URL → 401; Authorization missing, malformed or with a wrong check code → 401 (before
+ * any query); key unknown, revoked or expired → 401; those three count against the client IP. Then
+ * the request's rate counter → 429; shop suspended → 403; automation off → 403; the route's
+ * permissions → 403; plan expired and not a read → 402. Rate headers go on every answer.
+ */
+export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix: string }>(async (app, { sql, prefix, sessionPrefix }) => {
+  app.decorateRequest('auth', null as unknown as AuthContext);
+
+  const refuseKey = async (request: FastifyRequest, reply: FastifyReply, detail: string): Promise<never> => {
+    const [hit] = await sql<{ hits: number; windowStart: Date }[]>`select * from hit_rate_limit(${`ip:${request.ip}`})`;
+    const state = setRateHeaders(reply, RATE_LIMITS.general, hit!.hits, hit!.windowStart);
+    if (state.exceeded) throw rateLimited(state.resetSeconds);
+    throw new Problem('invalid-api-key', detail);
+  };
+
+  app.addHook('onRequest', async (request, reply) => {
+    if (!request.url.startsWith(`${prefix}/`) || request.routeOptions.config.public) return;
+    const config = request.routeOptions.config;
+    const counter = config.rateCounter ?? 'general';
+
+    if (/svc_live_/.test(request.url)) {
+      await refuseKey(request, reply, 'API keys are accepted only in the Authorization header, never in the URL; treat this key as leaked and rotate it');
+    }
+    const header = request.headers.authorization;
+    const key = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1];
+    if (!key) await refuseKey(request, reply, header ? 'Authorization must be "Bearer <API key>"' : 'the Authorization header is missing');
+    if (!isWellFormedApiKey(key!)) await refuseKey(request, reply, 'the API key is malformed');
+
+    const [auth] = await sql<AuthRow[]>`select * from authenticate_request(${hashApiKey(key!)}, ${counter})`;
+    if (!auth) return refuseKey(request, reply, 'the API key is unknown, revoked or expired');
+
+    const state = setRateHeaders(reply, RATE_LIMITS[counter], auth.hits, auth.windowStart);
+    if (state.exceeded) throw rateLimited(state.resetSeconds);
+    if (auth.suspended) throw new Problem('shop-suspended', 'the shop is suspended; no request is served until it is reinstated');
+    if (!auth.automationEnabled) throw new Problem('automation-not-active', "the shop's plan does not include the automation feature");
+    assertHolds(auth.permissions, config.permissions ?? [], `${request.method} ${request.routeOptions.url ?? request.url}`);
+    if (auth.plan === 'expired' && !READ_METHODS.has(request.method)) {
+      throw new Problem('subscription-expired', "the shop's plan has expired: reads work, writes wait for the renewal");
+    }
+    request.auth = {
+      keyId: auth.keyId,
+      applicationId: auth.applicationId,
+      applicationName: auth.applicationName,
+      permissions: auth.permissions,
+      pageIds: auth.pageIds,
+      shop: { id: auth.shopId, slug: auth.shopSlug, name: auth.shopName, plan: auth.plan, recomputeCeilingSeconds: auth.recomputeCeilingSeconds },
+    };
+  });
+
+  // A key cannot act as a user session (spec, Authentication 4).
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith(`${sessionPrefix}/`) || !/^Bearer svc_live_/.test(request.headers.authorization ?? '')) return;
+    const path = request.url.split('?')[0]!.slice(sessionPrefix.length);
+    if (SESSION_ONLY_REJECTING_KEYS.some((pattern) => pattern.test(path))) {
+      throw new Problem('api-key-not-accepted', 'logout and push registration belong to user sessions; an API key is not accepted here');
+    }
+    throw new Problem('invalid-api-key', 'this path needs a logged-in user session; API keys are not accepted');
+  });
+
+  // Counters of past windows are never read again.
+  const sweeper = setInterval(() => {
+    sql`delete from rate_limit_counters where window_start < now() - interval '2 minutes'`.catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
+  }, 60_000);
+  sweeper.unref();
+  app.addHook('onClose', async () => clearInterval(sweeper));
+});
+
+function setRateHeaders(reply: FastifyReply, limit: number, hits: number, windowStart: Date) {
+  const state = rateState(limit, hits, windowStart);
+  reply.header('x-ratelimit-limit', state.limit);
+  reply.header('x-ratelimit-remaining', state.remaining);
+  reply.header('x-ratelimit-reset', state.resetSeconds);
+  return state;
+}
+
+function rateLimited(resetSeconds: number): Problem {
+  return new Problem('rate-limited', `too many requests in this one-minute window; retry in ${resetSeconds} s`, {
+    headers: { 'retry-after': String(resetSeconds) },
+  });
+}

@@ -1,0 +1,202 @@
+import { parseArgs } from 'node:util';
+import { createSql, type Sql } from '../db/client.js';
+import { createApplication, updateApplication } from '../domain/applications.js';
+import { createKey, revokeKey, rotateKey, type Actor } from '../domain/api-keys.js';
+import { Problem } from '../domain/problems.js';
+import { createShop, findShop, shopOf, updateShopSettings } from '../domain/shops.js';
+import { withShop } from '../domain/tenancy.js';
+import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/users.js';
+import { bootstrapDatabase } from './bootstrap/index.js';
+
+/**
+ * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on
+ * stdout; messages go to stderr; bad input exits with status 2, a refused operation with 1.
+ */
+type Flags = Record<string, string | undefined>;
+type Command = { usage: string; run: (sql: Sql, flags: Flags) => Promise<object> };
+
+class UsageError extends Error {}
+
+const COMMANDS: Record<string, Command> = {
+  'shop:create': {
+    usage: '--slug S --name N',
+    run: (sql, f) => createShop(sql, { slug: required(f, 'slug'), name: required(f, 'name') }),
+  },
+  'shop:set': {
+    usage: '--shop S [--plan active|expired] [--suspended true|false] [--automation on|off] [--recompute-ceiling-minutes 0-10]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const ceiling = f['recompute-ceiling-minutes'];
+      await updateShopSettings(sql, shop.id, {
+        plan: oneOf(f, 'plan', ['active', 'expired'] as const),
+        suspended: booleanFlag(f, 'suspended', ['true', 'false']),
+        automationEnabled: booleanFlag(f, 'automation', ['on', 'off']),
+        recomputeCeilingSeconds: ceiling === undefined ? undefined : integerFlag('recompute-ceiling-minutes', ceiling, 0, 10) * 60,
+      });
+      return { id: shop.id, slug: shop.slug, updated: true };
+    },
+  },
+  'user:create': {
+    usage: '--shop S --email E --name N [--role R] [--password P]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      return addMember(sql, shop.id, { email: required(f, 'email'), name: required(f, 'name'), role: f.role, password: f.password });
+    },
+  },
+  'user:set': {
+    usage: '--shop S --email E [--status working|disabled|left] [--locked true|false] [--password P]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const userId = await actorId(sql, shop.id, required(f, 'email'));
+      await updateMember(sql, shop.id, userId!, {
+        status: oneOf(f, 'status', ['working', 'disabled', 'left'] as const satisfies readonly MemberStatus[]),
+        locked: booleanFlag(f, 'locked', ['true', 'false']),
+        password: f.password,
+      });
+      return { id: userId, updated: true };
+    },
+  },
+  'app:create': {
+    usage: '--shop S --name N --permissions p1,p2 [--pages all|id1,id2] [--as EMAIL]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const actor = await actorId(sql, shop.id, f.as);
+      const created = await withShop(sql, shop.id, (tx) =>
+        createApplication(tx, shop.id, { name: required(f, 'name'), permissions: list(required(f, 'permissions')), pages: pagesFlag(f) }, actor),
+      );
+      return { applicationId: created.applicationId, keyId: created.keyId, key: created.key };
+    },
+  },
+  'app:update': {
+    usage: '--app ID [--name N] [--permissions p1,p2] [--pages all|id1,id2] [--as EMAIL]',
+    run: async (sql, f) => {
+      const applicationId = required(f, 'app');
+      const shopId = await shopOf(sql, 'application', applicationId);
+      const actor = await actorId(sql, shopId, f.as);
+      await withShop(sql, shopId, (tx) =>
+        updateApplication(tx, applicationId, { name: f.name, permissions: f.permissions === undefined ? undefined : list(f.permissions), pages: pagesFlag(f) }, actor),
+      );
+      return { applicationId, updated: true };
+    },
+  },
+  'key:create': {
+    usage: '--app ID [--as EMAIL]',
+    run: async (sql, f) => {
+      const applicationId = required(f, 'app');
+      const shopId = await shopOf(sql, 'application', applicationId);
+      const actor = await actorId(sql, shopId, f.as);
+      return withShop(sql, shopId, (tx) => createKey(tx, applicationId, actor));
+    },
+  },
+  'key:rotate': {
+    usage: '--app ID [--overlap-hours 0-72] [--as EMAIL]',
+    run: async (sql, f) => {
+      const applicationId = required(f, 'app');
+      const shopId = await shopOf(sql, 'application', applicationId);
+      const actor = await actorId(sql, shopId, f.as);
+      const overlap = f['overlap-hours'] === undefined ? undefined : integerFlag('overlap-hours', f['overlap-hours'], 0, 72);
+      return withShop(sql, shopId, (tx) => rotateKey(tx, applicationId, actor, overlap));
+    },
+  },
+  'key:revoke': {
+    usage: '--key ID [--as EMAIL]',
+    run: async (sql, f) => {
+      const keyId = required(f, 'key');
+      const shopId = await shopOf(sql, 'api_key', keyId);
+      const actor = await actorId(sql, shopId, f.as);
+      return withShop(sql, shopId, (tx) => revokeKey(tx, keyId, actor));
+    },
+  },
+  'page:create': {
+    usage: '--shop S --name N',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const [page] = await withShop(sql, shop.id, (tx) => tx<{ id: string; name: string }[]>`insert into pages (shop_id, name) values (${shop.id}, ${required(f, 'name')}) returning id, name`);
+      return page!;
+    },
+  },
+};
+
+async function actorId(sql: Sql, shopId: string, email: string | undefined): Promise<Actor> {
+  if (!email) return null;
+  const member = await withShop(sql, shopId, (tx) => findMemberByEmail(tx, email));
+  if (!member) throw new UsageError(`${email} is not a member of this shop`);
+  return member.id;
+}
+
+function required(flags: Flags, name: string): string {
+  const value = flags[name];
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function list(value: string): string[] {
+  return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+function pagesFlag(flags: Flags): 'all' | string[] | undefined {
+  if (flags.pages === undefined) return undefined;
+  return flags.pages === 'all' ? 'all' : list(flags.pages);
+}
+
+function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[]): T | undefined {
+  const value = flags[name];
+  if (value === undefined) return undefined;
+  if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+  return value as T;
+}
+
+function booleanFlag(flags: Flags, name: string, [yes, no]: [string, string]): boolean | undefined {
+  const value = oneOf(flags, name, [yes, no]);
+  return value === undefined ? undefined : value === yes;
+}
+
+function integerFlag(name: string, value: string, min: number, max: number): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < min || number > max) throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
+  return number;
+}
+
+function usage(): string {
+  return ['usage: npm run -s admin -- <command> [flags]', '', ...Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.usage}`)].join('\n');
+}
+
+async function main(): Promise<number> {
+  const [name, ...rest] = process.argv.slice(2);
+  const command = name ? COMMANDS[name] : undefined;
+  if (!command) {
+    process.stderr.write(`${name ? `unknown command ${name}\n\n` : ''}${usage()}\n`);
+    return 2;
+  }
+  let flags: Flags;
+  try {
+    // The flags a command takes are the ones its usage line names.
+    const options = Object.fromEntries([...command.usage.matchAll(/--([a-z-]+)/g)].map(([, flag]) => [flag!, { type: 'string' as const }]));
+    flags = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values as Flags;
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\nusage: ${name} ${command.usage}\n`);
+    return 2;
+  }
+  const database = process.env.APP_DATABASE_URL ? undefined : await bootstrapDatabase('shopflow');
+  const sql = createSql(process.env.APP_DATABASE_URL ?? database!.appUrl, { max: 2, applicationName: 'shopflow-admin' });
+  try {
+    const result = await command.run(sql, flags);
+    process.stdout.write(`${JSON.stringify(result)}\n`);
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      process.stderr.write(`${error.message}\nusage: ${name} ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof Problem) {
+      process.stderr.write(`${name}: ${error.detail} (${error.code})\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await sql.end({ timeout: 2 });
+    await database?.stop();
+  }
+}
+
+process.exitCode = await main();
