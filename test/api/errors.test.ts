@@ -3,9 +3,12 @@ import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { expectProblem } from '../support/problems.js';
+import { bearer, createShopFixture } from '../support/fixtures.js';
 
 let db: TestDatabase;
 let api: TestApi;
+let auth: Record<string, string>;
 
 beforeAll(async () => {
   db = await createTestDatabase();
@@ -21,29 +24,20 @@ beforeAll(async () => {
       throw new Error('connection string postgres://secret@db/internal exploded');
     });
   });
+  const shop = await createShopFixture(db.app);
+  auth = bearer((await shop.newKey(['pos.orders.read'])).key);
 });
 afterAll(async () => {
   await api?.close();
   await db?.drop();
 });
 
-async function expectProblem(response: Response, status: number, code: string) {
-  expect(response.status).toBe(status);
-  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-  const body = (await response.json()) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code, type: `https://shopflow.test/developers/errors#${code}` });
-  expect(typeof body.title).toBe('string');
-  expect(typeof body.detail).toBe('string');
-  return body;
-}
-
 const post = (path: string, body: string | Uint8Array, contentType = 'application/json') =>
-  fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': contentType }, body });
+  fetch(`${api.baseUrl}${path}`, { method: 'POST', headers: { ...auth, 'content-type': contentType }, body });
 
 describe('problem+json for every failure', () => {
   it('answers an unknown route with 404 not-found', async () => {
-    const body = await expectProblem(await fetch(`${api.baseUrl}/api/open/v1/no-such-thing`), 404, 'not-found');
-    expect(body.title).toBe('Not found');
+    const body = await expectProblem(await fetch(`${api.baseUrl}/api/open/v1/no-such-thing`, { headers: auth }), 404, 'not-found');
     expect(body).not.toHaveProperty('errors');
   });
 
@@ -70,7 +64,7 @@ describe('problem+json for every failure', () => {
   });
 
   it('answers an uncaught exception with 500 internal-error and leaks nothing', async () => {
-    const response = await fetch(`${api.baseUrl}/api/open/v1/boom`);
+    const response = await fetch(`${api.baseUrl}/api/open/v1/boom`, { headers: auth });
     const body = await expectProblem(response, 500, 'internal-error');
     expect(JSON.stringify(body)).not.toMatch(/postgres|secret|exploded|stack/);
     expect(api.logs.join('')).toMatch(/exploded/);
@@ -81,7 +75,7 @@ describe('the API surface', () => {
   it('sends no CORS headers, not even to a preflight', async () => {
     const preflight = await fetch(`${api.baseUrl}/api/open/v1/echo`, {
       method: 'OPTIONS',
-      headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
+      headers: { ...auth, origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
     expect(preflight.status).toBe(404);
     const plain = await fetch(`${api.baseUrl}/healthz`, { headers: { origin: 'https://evil.example' } });

@@ -1,0 +1,32 @@
+import { randomBytes } from 'node:crypto';
+import type { Sql } from '../../db/client.js';
+import { createApplication } from '../../domain/applications.js';
+import { createShop } from '../../domain/shops.js';
+import { withShop } from '../../domain/tenancy.js';
+import { addMember } from '../../domain/users.js';
+
+export interface ShopFixture {
+  shopId: string;
+  slug: string;
+  ownerId: string;
+  /** A key of a new application of this shop with `permissions`. */
+  newKey: (permissions: string[], name?: string) => Promise<{ key: string; keyId: string; applicationId: string }>;
+}
+
+/** A shop with an owner, through the same domain functions the admin CLI uses. */
+export async function createShopFixture(sql: Sql): Promise<ShopFixture> {
+  const slug = `shop-${randomBytes(4).toString('hex')}`;
+  const shop = await createShop(sql, { slug, name: `Shop ${slug}` });
+  const owner = await addMember(sql, shop.id, { email: `owner@${slug}.test`, name: 'Owner' });
+  return {
+    shopId: shop.id,
+    slug,
+    ownerId: owner.id,
+    newKey: async (permissions, name = 'Integration') => {
+      const created = await withShop(sql, shop.id, (tx) => createApplication(tx, shop.id, { name, permissions }, owner.id));
+      return { key: created.key, keyId: created.keyId, applicationId: created.applicationId };
+    },
+  };
+}
+
+export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });

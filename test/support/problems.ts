@@ -1,0 +1,13 @@
+import { expect } from 'vitest';
+import { PROBLEMS, type ProblemCode } from '../../domain/problems.js';
+
+/** Asserts an RFC 9457 body: status, code, `type` anchor equal to the code, the stable title. */
+export async function expectProblem(response: Response, status: number, code: ProblemCode): Promise<Record<string, unknown>> {
+  const body = (await response.json()) as Record<string, unknown>;
+  expect({ status: response.status, code: body.code }).toEqual({ status, code });
+  expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  expect(body).toMatchObject({ status, code, title: PROBLEMS[code].title });
+  expect(new URL(body.type as string).hash).toBe(`#${code}`);
+  expect(typeof body.detail).toBe('string');
+  return body;
+}
