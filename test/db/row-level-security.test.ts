@@ -1,0 +1,53 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createShopFixture } from '../support/fixtures.js';
+import { withShop } from '../../domain/tenancy.js';
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+describe('row-level security', () => {
+  it('the application role is neither superuser nor BYPASSRLS', async () => {
+    const [role] = await db.app<{ rolsuper: boolean; rolbypassrls: boolean }[]>`
+      select rolsuper, rolbypassrls from pg_roles where rolname = current_user`;
+    expect(role).toEqual({ rolsuper: false, rolbypassrls: false });
+  });
+
+  it('puts every table with a shop_id, and shops itself, under forced row-level security', async () => {
+    const tables = await db.admin<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }[]>`
+      select c.relname, c.relrowsecurity, c.relforcerowsecurity
+      from pg_class c join pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = 'public' and c.relkind = 'r'
+        and (c.relname = 'shops' or exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'shop_id' and not a.attisdropped))`;
+    expect(tables.length).toBeGreaterThanOrEqual(9);
+    for (const table of tables) expect(table, table.relname).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
+  });
+
+  it('shows the application role no shop rows at all without app.shop_id', async () => {
+    const shop = await createShopFixture(db.app);
+    await shop.newKey(['pos.orders.read']);
+    const tables = ['shops', 'users', 'roles', 'shop_members', 'applications', 'api_keys', 'shop_log', 'pages', 'idempotency_keys', 'events'];
+    const [ownerView] = await db.admin<{ count: number }[]>`select count(*)::int as count from applications`;
+    expect(ownerView!.count).toBeGreaterThan(0);
+    for (const table of tables) {
+      const [row] = await db.app.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`);
+      expect(row!.count, table).toBe(0);
+    }
+  });
+
+  it('hides another shop’s record even when its id is known', async () => {
+    const [a, b] = [await createShopFixture(db.app), await createShopFixture(db.app)];
+    const { applicationId: ofB } = await b.newKey(['pos.orders.read']);
+    const seenFromA = await withShop(db.app, a.shopId, (tx) => tx`select id from applications where id = ${ofB}`);
+    const seenFromB = await withShop(db.app, b.shopId, (tx) => tx`select id from applications where id = ${ofB}`);
+    expect(seenFromA).toHaveLength(0);
+    expect(seenFromB).toHaveLength(1);
+    await expect(withShop(db.app, a.shopId, (tx) => tx`insert into pages (shop_id, name) values (${b.shopId}, 'sneaky')`)).rejects.toThrow(/row-level security/);
+  });
+});
