@@ -13,24 +13,28 @@ export interface ProblemBody {
   [extra: string]: unknown;
 }
 
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function problemBody(problem: Problem, baseUrl: string): ProblemBody {
+  return {
+    type: `${baseUrl}/developers/errors#${problem.code}`,
+    title: problem.title,
+    status: problem.status,
+    code: problem.code,
+    detail: problem.detail,
+    ...(problem.options.errors ? { errors: problem.options.errors } : {}),
+    ...problem.options.extra,
+  };
+}
+
 /** The one place a failure becomes an RFC 9457 body: domain problems, framework errors, unknown routes, crashes. */
 export const problemsPlugin = fp<{ baseUrl: string }>(async (app, { baseUrl }) => {
-  const send = (reply: FastifyReply, problem: Problem) => {
-    const body: ProblemBody = {
-      type: `${baseUrl}/developers/errors#${problem.code}`,
-      title: problem.title,
-      status: problem.status,
-      code: problem.code,
-      detail: problem.detail,
-      ...(problem.options.errors ? { errors: problem.options.errors } : {}),
-      ...problem.options.extra,
-    };
-    return reply
+  const send = (reply: FastifyReply, problem: Problem) =>
+    reply
       .status(problem.status)
       .headers(problem.options.headers ?? {})
-      .type('application/problem+json')
-      .send(body);
-  };
+      .type(PROBLEM_CONTENT_TYPE)
+      .send(problemBody(problem, baseUrl));
 
   app.setNotFoundHandler((request, reply) => send(reply, new Problem('not-found', `No route for ${request.method} ${request.url.split('?')[0]}`)));
 

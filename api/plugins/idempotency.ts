@@ -1,0 +1,91 @@
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Sql } from '../../db/client.js';
+import {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  storeIdempotentResponse,
+  type IdempotencyScope,
+  type StoredResponse,
+} from '../../domain/idempotency.js';
+import { Problem } from '../../domain/problems.js';
+import { withShop, type Tx } from '../../domain/tenancy.js';
+import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
+
+const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+
+/** Canonical JSON (sorted keys), so the same body written in another key order is the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+function requestHash(request: FastifyRequest): string {
+  return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonical(request.body ?? null)}`).digest('hex');
+}
+
+function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
+  return reply.status(response.statusCode).headers(response.headers).send(response.body);
+}
+
+/**
+ * Runs a creation in one shop transaction, honouring `Idempotency-Key` (docs/decisions.md): the
+ * first request executes and its outcome (success or 4xx refusal) is stored with the write; the same
+ * key and body within 24 h replays it with `Idempotent-Replayed: true`; a different body is 422;
+ * while the first still runs, 409 with `Retry-After: 1`. Server errors are not stored.
+ */
+export async function respondIdempotently(
+  sql: Sql,
+  baseUrl: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  work: (tx: Tx) => Promise<unknown>,
+): Promise<FastifyReply> {
+  const header = request.headers['idempotency-key'];
+  const shopId = request.auth.shop.id;
+  if (header === undefined) {
+    const body = await withShop(sql, shopId, work);
+    return reply.status(status).send(body);
+  }
+  if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
+    throw new Problem('validation-failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)', {
+      errors: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
+    });
+  }
+  const scope: IdempotencyScope = { shopId, applicationId: request.auth.applicationId, key: header };
+  const claim = await claimIdempotencyKey(sql, scope, requestHash(request));
+  switch (claim.outcome) {
+    case 'reused':
+      throw new Problem('idempotency-key-reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
+    case 'in-progress':
+      throw new Problem('idempotency-key-in-progress', 'an earlier request with this Idempotency-Key is still running; resend the same request in a moment', {
+        headers: { 'retry-after': '1' },
+      });
+    case 'replay':
+      return send(reply.header('idempotent-replayed', 'true'), claim.response);
+  }
+  try {
+    const response = await withShop(sql, shopId, async (tx) => {
+      const stored: StoredResponse = { statusCode: status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(await work(tx)) };
+      await storeIdempotentResponse(tx, scope, stored);
+      return stored;
+    });
+    return send(reply, response);
+  } catch (error) {
+    if (error instanceof Problem && error.status < 500) {
+      const refusal: StoredResponse = {
+        statusCode: error.status,
+        headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...error.options.headers },
+        body: JSON.stringify(problemBody(error, baseUrl)),
+      };
+      await withShop(sql, shopId, (tx) => storeIdempotentResponse(tx, scope, refusal));
+      return send(reply, refusal);
+    }
+    await releaseIdempotencyKey(sql, scope);
+    throw error;
+  }
+}
