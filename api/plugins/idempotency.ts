@@ -8,23 +8,15 @@ import {
   type IdempotencyScope,
   type StoredResponse,
 } from '../../domain/idempotency.js';
+import { canonicalJson } from '../../domain/canonical-json.js';
 import { Problem } from '../../domain/problems.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
-/** Canonical JSON (sorted keys), so the same body written in another key order is the same request. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((key) => `${JSON.stringify(key)}:${canonical((value as Record<string, unknown>)[key])}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 function requestHash(request: FastifyRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonical(request.body ?? null)}`).digest('hex');
+  return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`).digest('hex');
 }
 
 function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
