@@ -1,5 +1,8 @@
 import { z } from 'zod';
 
+/** The role of the API, worker and relay connections (created by the first migration). */
+export const APP_ROLE = 'shopflow_app';
+
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .default('false')
@@ -13,13 +16,13 @@ const schema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.string().min(1).optional(),
   APP_DATABASE_URL: z.string().min(1).optional(),
-  APP_DB_ROLE: z.string().default('shopflow_app'),
   APP_DB_PASSWORD: z.string().default('shopflow_app'),
   DB_POOL_MAX: z.coerce.number().int().min(1).default(10),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  CURSOR_SECRET: z.string().min(16).default('shopflow-development-cursor-secret'),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -37,11 +40,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
   if (s.NODE_ENV === 'production' && (s.WEBHOOK_ALLOW_LOOPBACK || s.WEBHOOK_EXTRA_CA_FILE)) {
     throw new Error('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
   }
+  if (s.NODE_ENV === 'production' && !env.CURSOR_SECRET) throw new Error('CURSOR_SECRET must be set in production (list cursors are signed with it)');
   const databaseUrl = s.DATABASE_URL;
   return {
     ...s,
     publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
-    appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, s.APP_DB_ROLE, s.APP_DB_PASSWORD) : undefined),
+    appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
   };
 }
 

@@ -1,8 +1,8 @@
 import { ensurePostgres, withDatabase } from './postgres.js';
 import { ensureTemporal } from './temporal.js';
-import { migrate, setAppRolePassword, APP_ROLE } from './migrate.js';
+import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { appRoleUrl } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl } from '../../config/settings.js';
 
 export interface Database {
   /** Owner connection of the application database (migrations, test databases). */

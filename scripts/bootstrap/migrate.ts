@@ -3,8 +3,7 @@ import postgres from 'postgres';
 import { projectRoot } from './paths.js';
 import { runCommand } from './run-command.js';
 import { withDatabase } from './postgres.js';
-
-export const APP_ROLE = 'shopflow_app';
+import { APP_ROLE } from '../../config/settings.js';
 
 /**
  * Creates `database` when missing and applies the pending migrations of `db/migrations` with dbmate.

@@ -1,0 +1,93 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type postgres from 'postgres';
+import { canonicalJson } from './canonical-json.js';
+import { Problem } from './problems.js';
+import type { Tx } from './tenancy.js';
+
+export const DEFAULT_LIMIT = 50;
+export const MAX_LIMIT = 100;
+/** Added to the shop's recompute ceiling to make the `updatedSince` safety delay. */
+export const SAFETY_MARGIN_SECONDS = 15;
+
+/** The shared list parameters (spec, Endpoints), already validated. */
+export interface ListQuery {
+  limit: number;
+  cursor?: string;
+  updatedSince?: Date;
+  includeDeleted?: boolean;
+}
+
+/** Where a page ended: the sort key of its last row, timestamp as PostgreSQL text (microseconds kept). */
+export interface Position {
+  sortKey: string;
+  id: string;
+}
+
+export interface Page<T> {
+  data: T[];
+  nextCursor: string | null;
+}
+
+export interface CursorBinding {
+  secret: string;
+  /** Everything a cursor is valid for: the shop, the list, every parameter but the cursor itself. */
+  scope: Record<string, unknown>;
+}
+
+const sign = (payload: string, secret: string) => createHmac('sha256', secret).update(payload).digest('base64url').slice(0, 22);
+const digest = (scope: Record<string, unknown>) => createHash('sha256').update(canonicalJson(scope)).digest('base64url').slice(0, 16);
+
+export function encodeCursor(position: Position, binding: CursorBinding): string {
+  const payload = Buffer.from(JSON.stringify({ k: position.sortKey, i: position.id, s: digest(binding.scope) })).toString('base64url');
+  return `${payload}.${sign(payload, binding.secret)}`;
+}
+
+/** The position a cursor stands for; 400 `invalid-cursor` when forged, damaged or used with other parameters. */
+export function decodeCursor(cursor: string, binding: CursorBinding): Position {
+  const invalid = (why: string) => new Problem('invalid-cursor', `the cursor ${why}; restart from the first page`);
+  const [payload, signature, extra] = cursor.split('.');
+  if (!payload || !signature || extra !== undefined) throw invalid('is malformed');
+  const expected = Buffer.from(sign(payload, binding.secret));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw invalid('is not one this API returned');
+  const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { k: string; i: string; s: string };
+  if (decoded.s !== digest(binding.scope)) throw invalid('belongs to a pass with other parameters');
+  return { sortKey: decoded.k, id: decoded.i };
+}
+
+/**
+ * The conditions every synchronised list shares, on `column` (the sort timestamp) and `id`:
+ * after the cursor's position; `updatedSince` inclusive, then only rows older than the safety
+ * delay (the shop's recompute ceiling + 15 s); soft-deleted rows only with `includeDeleted`.
+ */
+export function syncConditions(
+  tx: Tx,
+  options: { table: string; column: string; query: ListQuery; position?: Position; ceilingSeconds: number; softDelete: boolean },
+): postgres.PendingQuery<postgres.Row[]>[] {
+  const column = tx(`${options.table}.${options.column}`);
+  const id = tx(`${options.table}.id`);
+  const conditions: postgres.PendingQuery<postgres.Row[]>[] = [];
+  if (options.position) conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::timestamptz, ${options.position.id}::uuid)`);
+  if (options.query.updatedSince) {
+    conditions.push(tx`${column} >= ${options.query.updatedSince}`);
+    conditions.push(tx`${column} <= now() - make_interval(secs => ${options.ceilingSeconds + SAFETY_MARGIN_SECONDS})`);
+  }
+  if (options.softDelete && !options.query.includeDeleted) conditions.push(tx`${tx(`${options.table}.deleted_at`)} is null`);
+  return conditions;
+}
+
+/** Joins conditions with `and` (`true` when there are none). */
+export function whereAll(tx: Tx, conditions: postgres.PendingQuery<postgres.Row[]>[]): postgres.PendingQuery<postgres.Row[]> {
+  return conditions.reduce((all, condition) => tx`${all} and ${condition}`, tx`true`);
+}
+
+/**
+ * Turns `limit + 1` fetched rows into a page: the extra row only tells that there is more.
+ * `position` reads the sort key (as text) and id of a row.
+ */
+export function toPage<Row, T>(rows: Row[], limit: number, binding: CursorBinding, position: (row: Row) => Position, present: (row: Row) => T): Page<T> {
+  const more = rows.length > limit;
+  const shown = more ? rows.slice(0, limit) : rows;
+  const last = shown.at(-1);
+  return { data: shown.map(present), nextCursor: more && last ? encodeCursor(position(last), binding) : null };
+}
