@@ -6,7 +6,8 @@ import { buildApp } from './app.js';
 const settings = loadSettings();
 if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
 const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-api' });
-const temporal = await Connection.connect({ address: settings.TEMPORAL_ADDRESS });
+// Lazy: the API serves its other routes while Temporal is down; /readyz tells.
+const temporal = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
 const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, logger: { level: settings.LOG_LEVEL } });
 
 const shutdown = async () => {

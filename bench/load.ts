@@ -1,0 +1,55 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+}
+
+export interface LoadOptions {
+  url: string;
+  /** Bearer keys, used in turn: each key has its own rate-limit budget. */
+  keys: string[];
+  method?: 'GET' | 'POST';
+  body?: () => string;
+  durationSeconds: number;
+  connections: number;
+}
+
+/** Runs autocannon against one URL, cycling through the keys. */
+export async function load(options: LoadOptions): Promise<LoadResult> {
+  let turn = 0;
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    duration: options.durationSeconds,
+    requests: [
+      {
+        method: options.method ?? 'GET',
+        setupRequest: (request) => {
+          const key = options.keys[turn++ % options.keys.length];
+          return {
+            ...request,
+            headers: { ...request.headers, authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            ...(options.body ? { body: options.body() } : {}),
+          };
+        },
+      },
+    ],
+  });
+  return {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    requests: result.requests.total,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+export function formatRow(name: string, result: LoadResult): string {
+  return `${name.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(result.p50Ms).padStart(4)} ms   p99 ${String(result.p99Ms).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
+}

@@ -1,0 +1,53 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createSql } from '../db/client.js';
+import { createApplication } from '../domain/applications.js';
+import { createKey } from '../domain/api-keys.js';
+import { createShop } from '../domain/shops.js';
+import { withShop } from '../domain/tenancy.js';
+import { bootstrapDatabase } from '../scripts/bootstrap/index.js';
+import { dataDir } from '../scripts/bootstrap/paths.js';
+import { say, step } from '../scripts/bootstrap/progress.js';
+import { createBenchContext } from './context.js';
+import { getShopScenario } from './scenarios/get-shop.js';
+
+/**
+ * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
+ * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load.
+ */
+const database = await bootstrapDatabase('shopflow_bench');
+const sql = createSql(database.appUrl, { max: 5, applicationName: 'shopflow-bench' });
+
+const keys = await step('creating benchmark shops and keys', async () => {
+  const created: string[] = [];
+  const run = Date.now().toString(36);
+  for (let shopIndex = 0; shopIndex < 10; shopIndex += 1) {
+    const shop = await createShop(sql, { slug: `bench-${run}-${shopIndex}`, name: `Benchmark shop ${shopIndex}` });
+    await withShop(sql, shop.id, async (tx) => {
+      for (let appIndex = 0; appIndex < 10; appIndex += 1) {
+        const application = await createApplication(tx, shop.id, { name: `Bench app ${appIndex}`, permissions: ['pos.orders.read', 'pos.products.read', 'pos.customers.read'] }, null);
+        created.push(application.key, (await createKey(tx, application.applicationId, null)).key);
+      }
+    });
+  }
+  return created;
+});
+
+const context = createBenchContext({
+  env: { DATABASE_URL: database.adminUrl, APP_DATABASE_URL: database.appUrl, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' },
+  keys,
+  durationSeconds: Number(process.env.BENCH_DURATION ?? 10),
+  connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
+});
+
+const results: Record<string, unknown> = {};
+say('\n== GET /shop ==');
+results.getShop = await getShopScenario(context);
+
+const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+mkdirSync(join(dataDir, 'bench'), { recursive: true });
+writeFileSync(outFile, JSON.stringify(results, null, 2));
+say(`\nresults written to ${outFile}`);
+await sql.end();
+await database.stop();
+process.exit(0);
