@@ -1,10 +1,17 @@
+import { join } from 'node:path';
 import { bootstrap } from './bootstrap/index.js';
+import { dataDir } from './bootstrap/paths.js';
+import { createSql } from '../db/client.js';
+import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from '../db/seed.js';
 import { freePort, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';
 
 /** `npm run dev`: the whole stack on this machine, until Ctrl-C. */
 const services = await bootstrap('shopflow');
+const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
+const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));
+await seedSql.end();
 const apiPort = await freePort(Number(process.env.PORT ?? 3000));
 const receiverPort = await freePort(Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443));
 const apiUrl = `http://localhost:${apiPort}`;
@@ -51,6 +58,11 @@ Shopflow is running.
   Temporal gRPC       ${services.temporalAddress}
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
+
+  Demo shop           ${DEMO_SHOP_SLUG} (owner ${DEMO_OWNER.email} / ${DEMO_OWNER.password})
+  Demo API key        ${demo.key}
+
+  Try it:  curl -H "Authorization: Bearer ${demo.key}" ${apiUrl}/api/open/v1/shop
 
 Ctrl-C stops everything this command started.
 `);
