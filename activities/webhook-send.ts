@@ -10,6 +10,7 @@ import {
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
 export interface WebhookAttemptInput {
+  shopId: string;
   flowId: string;
   /** `msg_…`: the `webhook-id`, the same on every attempt of one delivery. */
   deliveryId: string;
@@ -31,7 +32,7 @@ export interface WebhookAttempt {
 
 export interface WebhookSendDeps {
   /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
-  signingSecrets: (flowId: string) => Promise<string[]>;
+  signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
   dispatcher: Dispatcher;
   policy: OutboundPolicy;
   userAgent: string;
@@ -55,7 +56,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
       });
       try {
         const url = assertDestinationAllowed(input.url, deps.policy);
-        const secrets = await deps.signingSecrets(input.flowId);
+        const secrets = await deps.signingSecrets(input.shopId, input.flowId);
         const response = await request(url, {
           method: 'POST',
           dispatcher: deps.dispatcher,

@@ -1,21 +1,35 @@
 import { randomBytes } from 'node:crypto';
-import type { Sql } from '../db/client.js';
+import { Problem } from './problems.js';
+import { writeShopLog } from './shop-log.js';
+import type { Tx } from './tenancy.js';
+import type { Actor } from './api-keys.js';
+
+export const SECRET_OVERLAP_HOURS = 24;
 
 /** `whsec_` + base64 of 32 random bytes (Standard Webhooks symmetric secret). */
 export function generateSigningSecret(): string {
   return `whsec_${randomBytes(32).toString('base64')}`;
 }
 
-/** The secrets that sign a flow's deliveries now, newest first. */
-export async function liveSigningSecrets(sql: Sql, flowId: string): Promise<string[]> {
-  const rows = await sql<{ secret: string }[]>`
+/** The secrets that sign a flow's deliveries now, newest first (two during a rotation's overlap). */
+export async function liveSigningSecrets(tx: Tx, flowId: string): Promise<string[]> {
+  const rows = await tx<{ secret: string }[]>`
     select secret from webhook_signing_secrets
     where flow_id = ${flowId} and (expires_at is null or expires_at > now())
     order by created_at desc`;
   return rows.map((row) => row.secret);
 }
 
-export async function addSigningSecret(sql: Sql, flowId: string, secret = generateSigningSecret()): Promise<string> {
-  await sql`insert into webhook_signing_secrets (flow_id, secret) values (${flowId}, ${secret})`;
+/** A new secret; the current ones keep signing for 24 h beside it. Returns the new secret (shown once). */
+export async function rotateSigningSecret(tx: Tx, flowId: string, actor: Actor): Promise<string> {
+  const [flow] = await tx<{ shopId: string }[]>`select shop_id from flows where id = ${flowId} for update`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  await tx`
+    update webhook_signing_secrets
+    set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(hours => ${SECRET_OVERLAP_HOURS}))
+    where flow_id = ${flowId} and (expires_at is null or expires_at > now())`;
+  const secret = generateSigningSecret();
+  await tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${flow.shopId}, ${secret})`;
+  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.secret_rotated', subjectType: 'flow', subjectId: flowId });
   return secret;
 }

@@ -44,6 +44,7 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 
 processes.startTs('api', 'api/server.ts', env);
 processes.startTs('worker', 'workers/worker.ts', env);
+processes.startTs('relay', 'workers/relay.ts', env);
 processes.startTs('simulators', 'simulators/main.ts', env);
 
 await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);

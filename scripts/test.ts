@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { bootstrap } from './bootstrap/index.js';
-import { projectRoot } from './bootstrap/paths.js';
+import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { runCommand } from './bootstrap/run-command.js';
 
@@ -25,7 +26,9 @@ try {
 }
 say(`› services ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running the suite`);
 
-const vitest = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], {
+const resultsFile = join(dataDir, 'test-results.json');
+rmSync(resultsFile, { force: true });
+const vitest = spawn(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...process.argv.slice(2)], {
   cwd: projectRoot,
   stdio: 'inherit',
   env: {
@@ -39,5 +42,10 @@ const vitest = spawn(bin('vitest'), ['run', ...process.argv.slice(2)], {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vitest.kill(signal));
 const code = await new Promise<number>((resolve) => vitest.once('exit', (exitCode) => resolve(exitCode ?? 1)));
 await services.stop();
+// The plain closing line CI reads: "N passed, N failed".
+if (existsSync(resultsFile)) {
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
+  console.log(`Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`);
+}
 say(`${code === 0 ? '✓' : '✗'} npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 process.exit(code);

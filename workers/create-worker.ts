@@ -3,8 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
+import { withShop } from '../domain/tenancy.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/webhook-send.js';
+import { createFlowActivities } from '../activities/flow-steps.js';
 import type { Settings } from '../config/settings.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
@@ -29,12 +31,15 @@ export interface ShopflowWorkerOptions {
 
 /** The Temporal worker with every workflow and activity of Shopflow. */
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
-  const activities = createWebhookSendActivities({
-    signingSecrets: (flowId) => liveSigningSecrets(options.sql, flowId),
+  const activities = {
+    ...createFlowActivities({ sql: options.sql }),
+    ...createWebhookSendActivities({
+    signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
     dispatcher: createOutboundAgent(options.policy),
     policy: options.policy,
     userAgent: USER_AGENT,
-  });
+    }),
+  };
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,

@@ -1,9 +1,11 @@
 import { proxyActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
 import type { WebhookAttempt, WebhookSendActivities } from '../activities/webhook-send.js';
+import type { FlowActivities } from '../activities/flow-steps.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
 import { DeliveryStatusKey } from './search-attributes.js';
 
 export interface DeliveryInput {
+  shopId: string;
   flowId: string;
   /** `msg_…`, the `webhook-id` of every attempt. */
   deliveryId: string;
@@ -25,6 +27,10 @@ const { sendWebhook } = proxyActivities<WebhookSendActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
+const { switchOffHttpSend } = proxyActivities<FlowActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
+});
 
 /**
  * One webhook delivery: an immediate attempt, then the retry schedule with jitter, until a 2xx,
@@ -38,6 +44,9 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   for (let attemptIndex = 0; ; attemptIndex += 1) {
     const attempt = await attemptOnce(input);
     attempts.push(attempt);
+    if (attempt.verdict === 'gone') {
+      await switchOffHttpSend({ shopId: input.shopId, flowId: input.flowId, reason: `the receiver answered 410 Gone to delivery ${input.deliveryId}` });
+    }
     if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
       const status = attempt.verdict;
       setStatus(status);
@@ -58,7 +67,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
 async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
   const startedAt = Date.now();
   try {
-    return await sendWebhook({ flowId: input.flowId, deliveryId: input.deliveryId, url: input.url, payload: input.payload });
+    return await sendWebhook({ shopId: input.shopId, flowId: input.flowId, deliveryId: input.deliveryId, url: input.url, payload: input.payload });
   } catch (error) {
     return {
       attemptedAt: new Date(startedAt).toISOString(),

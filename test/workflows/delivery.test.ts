@@ -6,18 +6,23 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestWorker, type TestTemporal } from '../support/temporal.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { addSigningSecret } from '../../domain/webhook-secrets.js';
+import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
+import { createFlow } from '../../domain/flows.js';
+import { withShop } from '../../domain/tenancy.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;
 let receiver: WebhookReceiver;
+let shop: ShopFixture;
 
 beforeAll(async () => {
   db = await createTestDatabase();
   receiver = await startTestReceiver();
   temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
+  shop = await createShopFixture(db.app);
 });
 afterAll(async () => {
   await temporal?.shutdown();
@@ -27,11 +32,13 @@ afterAll(async () => {
 
 /** A flow with a fresh secret, an inbox on the receiver, and a payload to deliver there. */
 async function arrange(inbox = randomUUID()) {
-  const flowId = randomUUID();
-  const secret = await addSigningSecret(db.admin, flowId);
+  const url = receiver.url(inbox);
+  const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
+    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null),
+  );
   const deliveryId = `msg_${ulid()}`;
   const payload = JSON.stringify({ id: `evt_${ulid()}`, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });
-  return { flowId, secret, deliveryId, payload, inbox, url: receiver.url(inbox) };
+  return { shopId: shop.shopId, flowId, secret, deliveryId, payload, inbox, url };
 }
 
 async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
@@ -47,8 +54,8 @@ async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; 
 
 describe('webhook delivery workflow on the real Temporal server', () => {
   it('signs by Standard Webhooks so that the library’s own verify accepts it', async () => {
-    const { flowId, secret, deliveryId, payload, inbox, url } = await arrange();
-    const { result, status } = await deliver({ flowId, deliveryId, url, payload });
+    const { shopId, flowId, secret, deliveryId, payload, inbox, url } = await arrange();
+    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload });
 
     expect(result.status).toBe('delivered');
     expect(status).toBe('delivered');
@@ -63,9 +70,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
-    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
-    const { result } = await deliver({ flowId, deliveryId, url, payload });
+    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload });
 
     const requests = receiver.received(inbox);
     expect(requests).toHaveLength(2);
@@ -78,9 +85,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
-    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
-    const { result, status } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
+    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(result.status).toBe('failed');
@@ -88,21 +95,25 @@ describe('webhook delivery workflow on the real Temporal server', () => {
     expect(result.attempts[0]).toMatchObject({ statusCode: 400, verdict: 'retry', responseExcerpt: '{"error":"bad"}' });
   });
 
-  it('stops at a 410 Gone without retrying', async () => {
-    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+  it('stops at a 410 Gone without retrying and switches the HTTP-send block off', async () => {
+    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 410 }]);
-    const { result, status } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100] });
+    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(1);
     expect(result.status).toBe('gone');
     expect(status).toBe('gone');
+    const [flow] = await withShop(db.app, shopId, (tx) => tx<{ httpEnabled: boolean; state: string }[]>`select http_enabled, state from flows where id = ${flowId}`);
+    expect(flow).toEqual({ httpEnabled: false, state: 'on' });
+    const log = await withShop(db.app, shopId, (tx) => tx`select 1 from shop_log where action = 'flow.http_send_switched_off' and subject_id = ${flowId}`);
+    expect(log).toHaveLength(1);
   });
 
   it('treats a 3xx as a failure and does not follow the redirect', async () => {
-    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
     const elsewhere = `${inbox}-elsewhere`;
     receiver.respondWith(inbox, [{ status: 302, headers: { location: receiver.url(elsewhere) } }, { status: 204 }]);
-    const { result } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100] });
+    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100] });
 
     expect(result.attempts.map((attempt) => [attempt.statusCode, attempt.verdict])).toEqual([
       [302, 'retry'],
@@ -112,9 +123,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('honours Retry-After of a 503 when it is longer than the scheduled wait', async () => {
-    const { flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
-    const { result } = await deliver({ flowId, deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
+    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
 
     expect(result.attempts[0]?.retryAfterSeconds).toBe(2);
     const [first, second] = receiver.received(inbox);
@@ -122,10 +133,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
-    const { flowId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
-    await db.admin`update webhook_signing_secrets set created_at = now() - interval '1 hour', expires_at = now() + interval '24 hours' where flow_id = ${flowId}`;
-    const newSecret = await addSigningSecret(db.admin, flowId);
-    await deliver({ flowId, deliveryId, url, payload });
+    const { shopId, flowId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
+    const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null));
+    await deliver({ shopId, flowId, deliveryId, url, payload });
 
     const request = receiver.received(inbox)[0]!;
     const headers = request.headers as Record<string, string>;
@@ -135,8 +145,8 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('counts an unreachable or refused destination as a failed attempt', async () => {
-    const { flowId, deliveryId, payload } = await arrange();
-    const { result } = await deliver({ flowId, deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
+    const { shopId, flowId, deliveryId, payload } = await arrange();
+    const { result } = await deliver({ shopId, flowId, deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
     expect(result.status).toBe('failed');
     expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
   });

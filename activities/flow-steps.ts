@@ -1,0 +1,15 @@
+import type { Sql } from '../db/client.js';
+import { switchOffHttpSend } from '../domain/flows.js';
+import { withShop } from '../domain/tenancy.js';
+
+/** Database steps of flow runs. */
+export function createFlowActivities(deps: { sql: Sql }) {
+  return {
+    /** The receiver answered 410 Gone: no more deliveries to this HTTP-send block until it is switched on again. */
+    async switchOffHttpSend(input: { shopId: string; flowId: string; reason: string }): Promise<void> {
+      await withShop(deps.sql, input.shopId, (tx) => switchOffHttpSend(tx, input.flowId, input.reason));
+    },
+  };
+}
+
+export type FlowActivities = ReturnType<typeof createFlowActivities>;

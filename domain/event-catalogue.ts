@@ -1,0 +1,65 @@
+/** Every event type (spec, Events: Catalogue) and the permissions a flow's account needs to receive it. */
+export const EVENT_READ_PERMISSIONS = {
+  'order.created': ['pos.orders.read'],
+  'order.updated': ['pos.orders.read'],
+  'order.status_changed': ['pos.orders.read'],
+  'order.deleted': ['pos.orders.read'],
+  'product.created': ['pos.products.read'],
+  'product.updated': ['pos.products.read'],
+  'product.deleted': ['pos.products.read'],
+  'inventory.stock_changed': ['pos.inventory.read', 'pos.products.read'],
+  'customer.created': ['pos.customers.read'],
+  'customer.updated': ['pos.customers.read'],
+  'customer.deleted': ['pos.customers.read'],
+  'shipment.created': ['pos.shipping.read', 'pos.orders.read'],
+  'shipment.status_changed': ['pos.shipping.read', 'pos.orders.read'],
+  'message.received': ['social.pages.read', 'social.conversations.read'],
+  'message.sent': ['social.pages.read', 'social.conversations.read'],
+} as const satisfies Record<string, readonly string[]>;
+
+export type EventType = keyof typeof EVENT_READ_PERMISSIONS;
+export const EVENT_TYPES = Object.keys(EVENT_READ_PERMISSIONS) as EventType[];
+
+export function isEventType(value: string): value is EventType {
+  return value in EVENT_READ_PERMISSIONS;
+}
+
+/** Message events belong to a chat page; a flow listening to them must name one. */
+export function needsPage(type: EventType): boolean {
+  return type.startsWith('message.');
+}
+
+export const API_VERSION = 'v1';
+
+export interface StoredEvent {
+  id: string;
+  type: EventType;
+  createdAt: Date;
+  changes: { fields: string[]; status?: { from: unknown; to: unknown } } | null;
+  data: Record<string, unknown>;
+}
+
+/** Order-line fields that only an account holding `pos.products.read` may see. */
+const PRODUCT_FIELDS_OF_ORDER_LINES = ['variantCode', 'variantName', 'productName'];
+
+/** `data` as the flow's account may read it: fields it lacks permission for are absent. */
+export function renderForAccount(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
+  if (!event.type.startsWith('order.') || permissions.includes('pos.products.read') || !Array.isArray(event.data.lines)) return event.data;
+  const lines = (event.data.lines as Record<string, unknown>[]).map((line) =>
+    Object.fromEntries(Object.entries(line).filter(([field]) => !PRODUCT_FIELDS_OF_ORDER_LINES.includes(field))),
+  );
+  return { ...event.data, lines };
+}
+
+/** The envelope exactly as the spec shows it; `changes` only on update events. */
+export function envelope(event: StoredEvent, shop: { id: string; slug: string }, permissions: readonly string[]): string {
+  return JSON.stringify({
+    id: event.id,
+    type: event.type,
+    apiVersion: API_VERSION,
+    createdAt: event.createdAt.toISOString(),
+    shop: { id: shop.id, slug: shop.slug },
+    ...(event.changes ? { changes: event.changes } : {}),
+    data: renderForAccount(event, permissions),
+  });
+}

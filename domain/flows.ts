@@ -1,0 +1,114 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { decodeTime, encodeTime } from 'ulidx';
+import type { Actor } from './api-keys.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type StoredEvent } from './event-catalogue.js';
+import { assertMayGrant } from './permissions.js';
+import { Problem } from './problems.js';
+import { writeShopLog } from './shop-log.js';
+import type { Tx } from './tenancy.js';
+import { memberPermissions } from './users.js';
+import { generateSigningSecret } from './webhook-secrets.js';
+
+export type FlowState = 'draft' | 'on' | 'off';
+
+export interface FlowInput {
+  name: string;
+  eventType: string;
+  pageId?: string | null;
+  url: string;
+  /** The flow's account; by default exactly what the event type needs. */
+  permissions?: string[];
+  pageIds?: string[];
+  state?: FlowState;
+}
+
+export interface MatchedFlow {
+  id: string;
+  url: string;
+  permissions: string[];
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The `webhook-id` of the delivery of `eventId` to `flowId`: ULID-shaped (`msg_` + 26), timed like
+ * the event, the rest derived from both ids, so that a relay restart or a resend yields the same id.
+ */
+export function deliveryIdFor(flowId: string, eventId: string): string {
+  const time = encodeTime(decodeTime(eventId.slice(4)), 10);
+  const hash = createHash('sha256').update(`${flowId}:${eventId}`).digest();
+  let random = '';
+  for (let index = 0; index < 16; index += 1) random += CROCKFORD[hash[index]! % 32];
+  return `msg_${time}${random}`;
+}
+
+function validateDestination(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Problem('validation-failed', 'the HTTP-send address is not a URL', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+  }
+  if (parsed.protocol !== 'https:') throw new Problem('validation-failed', 'the HTTP-send address must use https', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+}
+
+/** A flow with its HTTP-send block and first signing secret (shown once here). */
+export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor): Promise<{ flowId: string; secret: string }> {
+  if (!isEventType(input.eventType)) {
+    throw new Problem('validation-failed', `unknown event type ${input.eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+  }
+  if (needsPage(input.eventType) && !input.pageId) {
+    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+  }
+  validateDestination(input.url);
+  const permissions = [...new Set(input.permissions ?? EVENT_READ_PERMISSIONS[input.eventType])].sort();
+  assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
+  const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
+  const flowId = randomUUID();
+  const secret = generateSigningSecret();
+  const state = input.state ?? 'draft';
+  await tx`
+    insert into flows (id, shop_id, name, event_type, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
+    values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
+            ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
+  await tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shopId}, ${secret})`;
+  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.created', subjectType: 'flow', subjectId: flowId, details: { eventType: input.eventType, state } });
+  return { flowId, secret };
+}
+
+/** On, off or draft. Switching on marks the moment from which events are sent to the flow. */
+export async function setFlowState(tx: Tx, flowId: string, state: FlowState, actor: Actor): Promise<void> {
+  const [flow] = await tx<{ shopId: string }[]>`
+    update flows set
+      state = ${state},
+      switched_on_at = case when ${state} = 'on' and state <> 'on' then clock_timestamp() else switched_on_at end,
+      http_enabled = case when ${state} = 'on' then true else http_enabled end,
+      updated_at = now()
+    where id = ${flowId}
+    returning shop_id`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.state_changed', subjectType: 'flow', subjectId: flowId, details: { state } });
+}
+
+/**
+ * The flows an event goes to (in the event's shop): on, HTTP-send block enabled, listening to the
+ * event's type since before the event, whose account holds every read permission of the type, and
+ * for message events listening to the event's page, which the account may use.
+ */
+export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<MatchedFlow[]> {
+  const needed = EVENT_READ_PERMISSIONS[event.type] as readonly string[];
+  const pageId = needsPage(event.type) ? ((event.data.pageId as string | undefined) ?? null) : null;
+  return tx<MatchedFlow[]>`
+    select id, url, permissions from flows
+    where state = 'on' and http_enabled and event_type = ${event.type}
+      and switched_on_at <= ${event.createdAt}
+      and permissions @> ${needed as string[]}::text[]
+      and (${pageId}::uuid is null or (page_id = ${pageId}::uuid and ${pageId}::uuid = any(page_ids)))`;
+}
+
+/** A 410 Gone from the receiver: the HTTP-send block is switched off, and the shop log says why. */
+export async function switchOffHttpSend(tx: Tx, flowId: string, reason: string): Promise<void> {
+  const [flow] = await tx<{ shopId: string }[]>`update flows set http_enabled = false, updated_at = now() where id = ${flowId} returning shop_id`;
+  if (!flow) return;
+  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: null, action: 'flow.http_send_switched_off', subjectType: 'flow', subjectId: flowId, details: { reason } });
+}

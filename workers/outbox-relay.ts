@@ -1,0 +1,137 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { Sql } from '../db/client.js';
+import { envelope, type StoredEvent } from '../domain/event-catalogue.js';
+import { deliveryIdFor, matchingFlows } from '../domain/flows.js';
+import type { Tx } from '../domain/tenancy.js';
+import type { DeliveryInput } from '../workflows/delivery.js';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+
+export interface RelayOptions {
+  sql: Sql;
+  temporal: Client;
+  taskQueue: string;
+  batchSize?: number;
+  /** Fallback when a NOTIFY is missed (for example while the connection was re-established). */
+  pollIntervalMs?: number;
+  log?: (message: string, details?: Record<string, unknown>) => void;
+}
+
+interface QueuedEvent {
+  eventId: string;
+  shopId: string;
+}
+
+interface DeliveryStart {
+  input: DeliveryInput;
+  eventId: string;
+  eventType: string;
+}
+
+/**
+ * Moves events from the outbox to Temporal: claims queued events (`FOR UPDATE SKIP LOCKED`, so
+ * several relays share the work), starts one delivery workflow per matching flow with the id
+ * `delivery:<flowId>:<eventId>` (a second start is "already started", which counts as done), and
+ * removes the queue row in the same transaction, after every start is confirmed.
+ */
+export class OutboxRelay {
+  private readonly batchSize: number;
+  private readonly pollIntervalMs: number;
+  private running = false;
+  private wakeUp: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private unlisten: (() => Promise<void>) | undefined;
+
+  constructor(private readonly options: RelayOptions) {
+    this.batchSize = options.batchSize ?? 100;
+    this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
+  }
+
+  async start(): Promise<void> {
+    this.running = true;
+    const subscription = await this.options.sql.listen('shopflow_events', () => this.wakeUp?.());
+    this.unlisten = subscription.unlisten;
+    this.loop = this.run();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    this.wakeUp?.();
+    await this.loop;
+    await this.unlisten?.();
+  }
+
+  /** Relays one batch; returns how many events it took off the queue. */
+  async relayBatch(): Promise<number> {
+    return this.options.sql.begin(async (tx) => {
+      const queued = await tx<QueuedEvent[]>`
+        select event_id, shop_id from event_queue order by created_at limit ${this.batchSize} for update skip locked`;
+      // Reads one event at a time: each sets its own shop for row-level security on this connection.
+      const deliveries: DeliveryStart[] = [];
+      for (const item of queued) deliveries.push(...(await this.planDeliveries(tx, item)));
+      await Promise.all(deliveries.map((delivery) => this.startDelivery(delivery)));
+      if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
+      return queued.length;
+    }) as Promise<number>;
+  }
+
+  private async run(): Promise<void> {
+    while (this.running) {
+      let relayed = 0;
+      try {
+        relayed = await this.relayBatch();
+      } catch (error) {
+        this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
+      }
+      if (relayed === 0 && this.running) {
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, this.pollIntervalMs);
+          this.wakeUp = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+      }
+    }
+  }
+
+  private async planDeliveries(tx: Tx, item: QueuedEvent): Promise<DeliveryStart[]> {
+    await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
+    const [event] = await tx<(StoredEvent & { shopSlug: string })[]>`
+      select e.id, e.type, e.created_at, e.changes, e.data, s.slug as shop_slug
+      from events e join shops s on s.id = e.shop_id
+      where e.id = ${item.eventId}`;
+    if (!event) return [];
+    const flows = await matchingFlows(tx, event);
+    return flows.map((flow) => ({
+      eventType: event.type,
+      eventId: event.id,
+      input: {
+        shopId: item.shopId,
+        flowId: flow.id,
+        deliveryId: deliveryIdFor(flow.id, event.id),
+        url: flow.url,
+        payload: envelope(event, { id: item.shopId, slug: event.shopSlug }, flow.permissions),
+      },
+    }));
+  }
+
+  private async startDelivery({ input, eventId, eventType }: DeliveryStart): Promise<void> {
+    try {
+      await this.options.temporal.workflow.start('deliveryWorkflow', {
+        taskQueue: this.options.taskQueue,
+        workflowId: `delivery:${input.flowId}:${eventId}`,
+        args: [input],
+        typedSearchAttributes: new TypedSearchAttributes([
+          { key: ShopIdKey, value: input.shopId },
+          { key: FlowIdKey, value: input.flowId },
+          { key: EventTypeKey, value: eventType },
+          { key: EventIdKey, value: eventId },
+          { key: DeliveryStatusKey, value: 'delivering' },
+        ]),
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+}
