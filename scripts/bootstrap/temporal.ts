@@ -53,6 +53,9 @@ export async function ensureTemporal(): Promise<TemporalService> {
       '--port', String(port),
       '--ui-port', String(uiPort),
       '--log-level', 'warn',
+      // A development server: write-ahead log without fsync on every commit (several times faster).
+      '--sqlite-pragma', 'journal_mode=wal',
+      '--sqlite-pragma', 'synchronous=off',
       ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ];
     // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
