@@ -8,6 +8,8 @@ import { problemsPlugin } from './plugins/problems.js';
 import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/shop.js';
+import { customerRoutes } from './routes/customers.js';
+import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 
 export const API_PREFIX = '/api/open/v1';
@@ -18,6 +20,7 @@ export interface AppDeps {
   sql: Sql;
   temporal: Connection;
   publicBaseUrl: string;
+  cursorSecret: string;
   logger: FastifyServerOptions['logger'];
 }
 
@@ -71,6 +74,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(openApiRoutes, { prefix: API_PREFIX });
   await app.register(shopRoutes, { prefix: API_PREFIX });
+  const routeDeps: RouteDeps = { sql: deps.sql, cursorSecret: deps.cursorSecret, publicBaseUrl: deps.publicBaseUrl };
+  await app.register(customerRoutes, { prefix: API_PREFIX, ...routeDeps });
   return app;
 }
 

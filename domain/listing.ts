@@ -67,7 +67,8 @@ export function syncConditions(
   const column = tx(`${options.table}.${options.column}`);
   const id = tx(`${options.table}.id`);
   const conditions: postgres.PendingQuery<postgres.Row[]>[] = [];
-  if (options.position) conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::timestamptz, ${options.position.id}::uuid)`);
+  // Bound as text: postgres.js would send a timestamptz parameter through Date, dropping microseconds.
+  if (options.position) conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`);
   if (options.query.updatedSince) {
     conditions.push(tx`${column} >= ${options.query.updatedSince}`);
     conditions.push(tx`${column} <= now() - make_interval(secs => ${options.ceilingSeconds + SAFETY_MARGIN_SECONDS})`);

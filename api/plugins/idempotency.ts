@@ -19,8 +19,8 @@ function requestHash(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`).digest('hex');
 }
 
-function send(reply: FastifyReply, response: StoredResponse): FastifyReply {
-  return reply.status(response.statusCode).headers(response.headers).send(response.body);
+function send(reply: FastifyReply, response: StoredResponse): void {
+  void reply.status(response.statusCode).headers(response.headers).send(response.body);
 }
 
 /**
@@ -36,12 +36,13 @@ export async function respondIdempotently(
   reply: FastifyReply,
   status: number,
   work: (tx: Tx) => Promise<unknown>,
-): Promise<FastifyReply> {
+): Promise<void> {
   const header = request.headers['idempotency-key'];
   const shopId = request.auth.shop.id;
   if (header === undefined) {
     const body = await withShop(sql, shopId, work);
-    return reply.status(status).send(body);
+    void reply.status(status).send(body);
+    return;
   }
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
     throw new Problem('validation-failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)', {

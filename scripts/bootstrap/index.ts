@@ -3,6 +3,9 @@ import { ensureTemporal } from './temporal.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
 import { APP_ROLE, appRoleUrl } from '../../config/settings.js';
+import { createSql } from '../../db/client.js';
+import { isGeographyLoaded, loadGeography } from '../../db/geography.js';
+import { step } from './progress.js';
 
 export interface Database {
   /** Owner connection of the application database (migrations, test databases). */
@@ -74,5 +77,12 @@ async function prepareDatabase(serverAdminUrl: string, database: string): Promis
   const password = process.env.APP_DB_PASSWORD ?? 'shopflow_app';
   await setAppRolePassword(serverAdminUrl, password);
   const adminUrl = withDatabase(serverAdminUrl, database);
+  // Reference data (Vietnamese geography), written as the owner: the application role only reads it.
+  const owner = createSql(adminUrl, { max: 1, applicationName: 'shopflow-bootstrap' });
+  try {
+    if (!(await isGeographyLoaded(owner))) await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
+  } finally {
+    await owner.end();
+  }
   return { adminUrl, appUrl: appRoleUrl(adminUrl, APP_ROLE, password) };
 }

@@ -25,7 +25,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void):
     },
   });
   const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', logger: { level: 'info', stream } });
+  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', cursorSecret: 'test-cursor-secret-0123456789', logger: { level: 'info', stream } });
   beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
