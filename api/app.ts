@@ -1,7 +1,7 @@
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransform, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
@@ -9,6 +9,8 @@ import { healthRoutes } from './routes/health.js';
 import { openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/shop.js';
 import { customerRoutes } from './routes/customers.js';
+import { geographyRoutes } from './routes/geography.js';
+import { productRoutes } from './routes/products.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 
@@ -68,6 +70,7 @@ export async function buildApp(deps: AppDeps) {
       security: [{ apiKey: [] }],
     },
     transform: jsonSchemaTransform,
+    transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
@@ -76,6 +79,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(shopRoutes, { prefix: API_PREFIX });
   const routeDeps: RouteDeps = { sql: deps.sql, cursorSecret: deps.cursorSecret, publicBaseUrl: deps.publicBaseUrl };
   await app.register(customerRoutes, { prefix: API_PREFIX, ...routeDeps });
+  await app.register(geographyRoutes, { prefix: API_PREFIX, sql: deps.sql });
+  await app.register(productRoutes, { prefix: API_PREFIX, ...routeDeps });
   return app;
 }
 

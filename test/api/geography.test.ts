@@ -3,8 +3,6 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import type { App } from '../../api/app.js';
-import { geographyRoutes } from '../../api/routes/geography.js';
 import { geoUnitId, toSearchName, uuidV5, type GeoUnit } from '../../domain/geography.js';
 
 let db: TestDatabase;
@@ -12,11 +10,10 @@ let api: TestApi;
 let key: string;
 
 // Until api/app.ts registers the module itself; then this becomes `startTestApi(db.app)`.
-const registerGeography = (app: App) => void app.register(geographyRoutes, { prefix: '/api/open/v1', sql: db.app });
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi(db.app, registerGeography);
+  api = await startTestApi(db.app);
   const shop = await createShopFixture(db.app);
   // No permission beyond a valid key.
   key = (await shop.newKey([])).key;
