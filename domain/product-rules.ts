@@ -56,7 +56,7 @@ export function assertDistinctCombinations(order: readonly string[], variants: r
   for (const variant of variants) {
     const key = comboKey(order, variant.attributes);
     const first = seen.get(key);
-    if (first) clashes.push(`${describeCombination(order, variant.attributes)} (${describeVariant(first)} and ${describeVariant(variant)})`);
+    if (first) clashes.push(`${describeCombination(order, first.attributes)} (${describeVariant(first)} and ${describeVariant(variant)})`);
     else seen.set(key, variant);
   }
   if (clashes.length > 0) throw new Problem('variant-combo-duplicate', `variants share an attribute combination: ${clashes.join('; ')}`);

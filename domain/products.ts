@@ -291,7 +291,7 @@ async function writeProduct(
   for (const variant of resulting) {
     await tx`update variants set combo_key = ${comboKey(order, variant.attributes)} where id = ${variant.variantId}`;
   }
-  await rebuildMatchKeys(tx, writer.shopId, product.id);
+  await rebuildMatchKeys(tx, product.id);
 }
 
 async function replaceCategories(tx: Tx, shopId: string, productId: string, categoryIds: string[]): Promise<void> {
@@ -377,18 +377,19 @@ async function checkMatchKeys(
   const registry = await tx<MatchEntry[]>`
     select m.key_norm as key, m.source, m.product_id, m.variant_id, p.name as product_name
     from match_keys m join products p on p.id = m.product_id
-    where m.key_norm = any(${[...new Set(wanted.map((entry) => matchKey(entry.key)))]}) and m.product_id <> ${product.id}`;
+    where m.key_norm = any(${[...new Set(wanted.map((entry) => matchKey(entry.key)))]}) and m.product_id <> ${product.id}
+    order by m.key_norm, m.source, p.name`;
   assertMatchKeysFree(wanted, registry);
 }
 
-async function rebuildMatchKeys(tx: Tx, shopId: string, productId: string): Promise<void> {
+async function rebuildMatchKeys(tx: Tx, productId: string): Promise<void> {
   await tx`delete from match_keys where product_id = ${productId}`;
   await tx`
     insert into match_keys (shop_id, key_norm, source, product_id, variant_id)
-    select ${shopId}, lower(p.code), 'product_code', p.id, null from products p where p.id = ${productId}
+    select p.shop_id, lower(p.code), 'product_code', p.id, null from products p where p.id = ${productId}
     union
-    select ${shopId}, lower(v.code), 'variant_code', v.product_id, v.id from variants v where v.product_id = ${productId} and v.removed_at is null
+    select v.shop_id, lower(v.code), 'variant_code', v.product_id, v.id from variants v where v.product_id = ${productId} and v.removed_at is null
     union
-    select ${shopId}, lower(k.keyword), 'keyword', v.product_id, v.id from variants v, unnest(v.keywords) as k(keyword)
+    select v.shop_id, lower(k.keyword), 'keyword', v.product_id, v.id from variants v, unnest(v.keywords) as k(keyword)
     where v.product_id = ${productId} and v.removed_at is null`;
 }

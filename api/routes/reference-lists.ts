@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  listCarrierConnections,
+  listCategories,
+  listPages,
+  listPaymentMethods,
+  listRoles,
+  listSalesChannels,
+  listStaff,
+  listTags,
+  listWarehouses,
+} from '../../domain/reference-lists.js';
+import { withShop, type Tx } from '../../domain/tenancy.js';
+import type { RouteDeps } from '../route-deps.js';
+import { problemResponses } from '../schemas/problem.js';
+
+const StaffMember = z
+  .object({ id: z.uuid().describe('The user id; use as handlerUserId'), name: z.string() })
+  .meta({ id: 'StaffMember' });
+const Role = z.object({ id: z.uuid().describe('Use as handlerRoleId'), name: z.string() }).meta({ id: 'Role' });
+const Category = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Category' });
+const Warehouse = z.object({ id: z.uuid(), name: z.string(), address: z.string().nullable() }).meta({ id: 'Warehouse' });
+const Tag = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Tag' });
+const PaymentMethod = z
+  .object({ id: z.uuid(), name: z.string(), kind: z.enum(['cash', 'bank_transfer', 'card', 'cod', 'wallet', 'other']) })
+  .meta({ id: 'PaymentMethod' });
+const SalesChannel = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'SalesChannel' });
+const CarrierConnection = z
+  .object({ id: z.uuid(), carrier: z.enum(['carrier_a', 'carrier_b']), name: z.string(), active: z.boolean() })
+  .meta({ id: 'CarrierConnection' });
+const ChatPage = z
+  .object({ id: z.uuid(), name: z.string(), platform: z.string(), connected: z.boolean().describe('false once the page was disconnected from the shop') })
+  .meta({ id: 'ChatPage' });
+
+const wholeList = <T extends z.ZodType>(row: T) => z.object({ data: z.array(row) });
+
+/** Reference lists: small, returned whole in `data` (no paging, no `nextCursor`), sorted by name. */
+export const referenceListRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const list = <T extends z.ZodType>(
+    path: string,
+    permission: string,
+    tag: string,
+    summary: string,
+    row: T,
+    read: (tx: Tx, pageIds: readonly string[]) => Promise<z.infer<T>[]>,
+  ) =>
+    app.get(
+      path,
+      {
+        config: { permissions: [permission] },
+        schema: { tags: [tag], summary, response: { 200: wholeList(row), ...problemResponses } },
+      },
+      async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => read(tx, request.auth.pageIds)) }),
+    );
+
+  list('/staff', 'pos.orders.create', 'Staff and roles', 'Working members of the shop (id and name)', StaffMember, listStaff);
+  list('/roles', 'pos.orders.create', 'Staff and roles', "The shop's roles (id and name)", Role, listRoles);
+  list('/categories', 'pos.products.read', 'Reference lists', 'Product categories', Category, listCategories);
+  list('/warehouses', 'pos.products.read', 'Reference lists', 'Warehouses (deleted ones left out)', Warehouse, listWarehouses);
+  list('/tags', 'pos.orders.read', 'Reference lists', 'Order tags', Tag, listTags);
+  list('/payment-methods', 'pos.orders.read', 'Reference lists', 'Payment methods', PaymentMethod, listPaymentMethods);
+  list('/sales-channels', 'pos.orders.read', 'Reference lists', 'Sales channels', SalesChannel, listSalesChannels);
+  list('/carrier-connections', 'pos.shipping.read', 'Reference lists', "The shop's carrier connections", CarrierConnection, listCarrierConnections);
+  list('/pages', 'social.pages.read', 'Reference lists', "Chat pages of the key's list (other pages do not exist for it)", ChatPage, (tx, pageIds) =>
+    listPages(tx, pageIds),
+  );
+};
