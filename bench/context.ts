@@ -7,7 +7,7 @@ export interface BenchContext {
   durationSeconds: number;
   connections: number;
   /** Starts a server entry point as a child process on a free port; resolves with its base URL once it answers. */
-  startServer: (name: string, entry: string) => Promise<string>;
+  startServer: (name: string, entry: string, env?: Record<string, string>) => Promise<string>;
   stopServers: () => Promise<void>;
 }
 
@@ -19,9 +19,9 @@ export function createBenchContext(options: { env: Record<string, string>; keys:
     keys: options.keys,
     durationSeconds: options.durationSeconds,
     connections: options.connections,
-    startServer: async (name, entry) => {
+    startServer: async (name, entry, env = {}) => {
       const port = await freePort(4100);
-      group.startTs(name, entry, { ...options.env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production', CURSOR_SECRET: 'benchmark-cursor-secret-0123456789', DB_POOL_MAX: '10' });
+      group.startTs(name, entry, { ...options.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'production', CURSOR_SECRET: 'benchmark-cursor-secret-0123456789', DB_POOL_MAX: '10' });
       const url = `http://127.0.0.1:${port}`;
       await waitFor(name, async () => (await fetch(url).catch(() => undefined)) !== undefined, 30_000);
       return url;

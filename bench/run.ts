@@ -10,6 +10,9 @@ import { dataDir } from '../scripts/bootstrap/paths.js';
 import { say, step } from '../scripts/bootstrap/progress.js';
 import { createBenchContext } from './context.js';
 import { getShopScenario } from './scenarios/get-shop.js';
+import { productListScenario, syncPassScenario } from './scenarios/products.js';
+import { catalogShop, CATALOG_SIZE } from './catalog-fixture.js';
+import { freshBenchKeys } from './bench-keys.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
@@ -43,6 +46,13 @@ const context = createBenchContext({
 const results: Record<string, unknown> = {};
 say('\n== GET /shop ==');
 results.getShop = await getShopScenario(context);
+
+const catalogShopId = await catalogShop(sql);
+const catalogContext = { ...context, keys: await freshBenchKeys(sql, catalogShopId) };
+say('\n== GET /products?limit=100 (100,000 products in the shop) ==');
+results.productList = await productListScenario(catalogContext, catalogShopId);
+say('\n== updatedSince sync of 100,000 products ==');
+results.productSync = await syncPassScenario(catalogContext, CATALOG_SIZE);
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(join(dataDir, 'bench'), { recursive: true });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Sql } from './client.js';
+import { seedDemoCatalog } from './demo-catalog.js';
 import { hashApiKey } from '../domain/api-key-format.js';
 import { createApplication } from '../domain/applications.js';
 import { createKey, rotateKey } from '../domain/api-keys.js';
@@ -31,6 +32,7 @@ export async function seedDemoShop(sql: Sql, keyFile: string): Promise<{ shopId:
     if (!(error instanceof Problem && error.code === 'not-found')) throw error;
     return createDemoShop(sql);
   });
+  await seedDemoCatalog(sql, shop.id);
   const stored = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
   if (stored && (await sql`select 1 from authenticate_api_key(${hashApiKey(stored)})`).length > 0) return { shopId: shop.id, key: stored };
 

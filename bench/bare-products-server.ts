@@ -1,0 +1,19 @@
+import { createServer } from 'node:http';
+import { createSql } from '../db/client.js';
+import { listProducts } from '../domain/products.js';
+import { withShop } from '../domain/tenancy.js';
+
+/**
+ * The baseline of `GET /products?limit=100`: node:http calling the same domain query for a fixed
+ * shop, without the framework, authentication, rate limiting, validation or logging.
+ */
+const sql = createSql(process.env.APP_DATABASE_URL!, { max: 10, applicationName: 'bench-bare-products' });
+const shopId = process.env.BENCH_SHOP_ID!;
+const binding = { secret: 'bare-baseline-secret-0123456789', scope: { list: 'products' } };
+const server = createServer(async (_request, response) => {
+  const page = await withShop(sql, shopId, (tx) => listProducts(tx, { limit: 100 }, binding, 120));
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(page));
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.once('SIGTERM', () => server.close(() => void sql.end().then(() => process.exit(0))));

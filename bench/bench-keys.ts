@@ -1,0 +1,25 @@
+import type { Sql } from '../db/client.js';
+import { createApplication } from '../domain/applications.js';
+import { createKey, rotateKey } from '../domain/api-keys.js';
+import { withShop } from '../domain/tenancy.js';
+import { GRANTABLE_PERMISSIONS } from '../domain/permissions.js';
+import { MAX_APPLICATIONS_PER_SHOP } from '../domain/applications.js';
+
+/**
+ * Twenty fresh keys of one shop (ten applications, two keys each): the per-key limit of 600 a
+ * minute would otherwise cap a load test at 10 requests a second.
+ */
+export async function freshBenchKeys(sql: Sql, shopId: string): Promise<string[]> {
+  return withShop(sql, shopId, async (tx) => {
+    const applications = await tx<{ id: string }[]>`select id from applications order by created_at`;
+    const keys: string[] = [];
+    for (let index = applications.length; index < MAX_APPLICATIONS_PER_SHOP; index += 1) {
+      const created = await createApplication(tx, shopId, { name: `Bench ${index}`, permissions: [...GRANTABLE_PERMISSIONS] }, null);
+      applications.push({ id: created.applicationId });
+    }
+    for (const application of applications) {
+      keys.push((await rotateKey(tx, application.id, null, 0)).key, (await createKey(tx, application.id, null)).key);
+    }
+    return keys;
+  });
+}

@@ -1,0 +1,36 @@
+import type { Sql } from '../db/client.js';
+import { createShop, findShop } from '../domain/shops.js';
+import { Problem } from '../domain/problems.js';
+import { withShop } from '../domain/tenancy.js';
+import { step } from '../scripts/bootstrap/progress.js';
+
+export const CATALOG_SIZE = 100_000;
+
+/**
+ * The benchmark catalogue shop with 100,000 products (one variant each), written with set-based SQL
+ * once and kept between runs. Their updatedAt lie a day back, one millisecond apart, so a sync pass
+ * with updatedSince sees them all (older than the safety delay).
+ */
+export async function catalogShop(sql: Sql): Promise<string> {
+  const shop = await findShop(sql, 'bench-catalog').catch(async (error: unknown) => {
+    if (error instanceof Problem && error.code === 'not-found') return createShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalogue' });
+    throw error;
+  });
+  await withShop(sql, shop.id, async (tx) => {
+    const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from products`;
+    if (count >= CATALOG_SIZE) return;
+    await step(`seeding ${CATALOG_SIZE.toLocaleString('en')} products for the benchmarks (once)`, async () => {
+      await tx`delete from products`;
+      await tx`
+        insert into products (shop_id, code, name, updated_at, created_at)
+        select ${shop.id}, 'B' || lpad(i::text, 6, '0'), 'Sản phẩm ' || i, now() - interval '1 day' + i * interval '1 millisecond', now() - interval '1 day'
+        from generate_series(1, ${CATALOG_SIZE}) as i`;
+      await tx`
+        insert into variants (shop_id, product_id, position, code, price, combo_key)
+        select shop_id, id, 0, code || '-1', 100000 + (hashtext(code) & 1023) * 1000, '' from products`;
+      await tx`analyze products`;
+      await tx`analyze variants`;
+    });
+  });
+  return shop.id;
+}

@@ -1,0 +1,45 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { bearer } from '../support/fixtures.js';
+import { seedDemoShop } from '../../db/seed.js';
+
+let db: TestDatabase;
+let api: TestApi;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.app);
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+});
+
+describe('the demo shop of npm run dev', () => {
+  it('is seeded once, keeps its key across runs, and answers every list at once', async () => {
+    const keyFile = join(mkdtempSync(join(tmpdir(), 'shopflow-seed-')), 'demo-api-key');
+    const first = await seedDemoShop(db.app, keyFile);
+    const second = await seedDemoShop(db.app, keyFile);
+    expect(second).toEqual(first);
+    const [{ shops } = { shops: 0 }] = await db.admin<{ shops: number }[]>`select count(*)::int as shops from shops where slug = 'demo'`;
+    expect(shops).toBe(1);
+
+    const get = async (path: string) => {
+      const response = await fetch(`${api.baseUrl}/api/open/v1${path}`, { headers: bearer(first.key) });
+      expect(response.status, path).toBe(200);
+      return (await response.json()) as { data: unknown[] };
+    };
+    expect((await get('/products?limit=100')).data.length).toBeGreaterThanOrEqual(19);
+    expect((await get('/customers?limit=100')).data).toHaveLength(20);
+    expect((await get('/inventory/stock?limit=100')).data.length).toBeGreaterThanOrEqual(100);
+    for (const list of ['/staff', '/roles', '/warehouses', '/categories', '/tags', '/payment-methods', '/sales-channels', '/carrier-connections', '/pages']) {
+      expect((await get(list)).data.length, list).toBeGreaterThan(0);
+    }
+    const [{ variants } = { variants: 0 }] = await db.admin<{ variants: number }[]>`select count(*)::int as variants from variants v join shops s on s.id = v.shop_id where s.slug = 'demo'`;
+    expect(variants).toBeGreaterThanOrEqual(100);
+  });
+});
