@@ -11,6 +11,8 @@ import { shopRoutes } from './routes/shop.js';
 import { customerRoutes } from './routes/customers.js';
 import { geographyRoutes } from './routes/geography.js';
 import { productRoutes } from './routes/products.js';
+import { referenceListRoutes } from './routes/reference-lists.js';
+import { inventoryRoutes } from './routes/inventory.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 
@@ -81,6 +83,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(customerRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(geographyRoutes, { prefix: API_PREFIX, sql: deps.sql });
   await app.register(productRoutes, { prefix: API_PREFIX, ...routeDeps });
+  await app.register(referenceListRoutes, { prefix: API_PREFIX, ...routeDeps });
+  await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   return app;
 }
 

@@ -1,6 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inventoryRoutes } from '../../api/routes/inventory.js';
 import { adjustStock } from '../../domain/inventory.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import { startTestApi, type TestApi } from '../support/api.js';
@@ -41,9 +40,7 @@ let key: string;
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    void app.register(inventoryRoutes, { prefix: '/api/open/v1', sql: db.app, cursorSecret: 'test-cursor-secret-0123456789', publicBaseUrl: 'https://shopflow.test' });
-  });
+  api = await startTestApi(db.app);
   shop = await createShopFixture(db.app);
   key = (await shop.newKey(['pos.inventory.read', 'pos.inventory.update', 'pos.products.read'])).key;
 });
@@ -211,6 +208,32 @@ describe('inventory documents', () => {
     const { variantIds } = await newProduct();
     await arrange((tx) => tx`update variants set removed_at = now() where id = ${variantIds[0]!}`);
     await expectProblem(await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] }), 422, 'variant-removed');
+  });
+
+  it('replays a creation sent again with the same Idempotency-Key', async () => {
+    const warehouseId = await newWarehouse();
+    const { variantIds } = await newProduct();
+    const body = { kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] };
+    const headers = { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+    const send = () => fetch(`${api.baseUrl}/api/open/v1/inventory/documents`, { method: 'POST', headers, body: JSON.stringify(body) });
+    const first = await send();
+    const again = await send();
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(await again.json()).toEqual(await first.json());
+  });
+
+  it('checks the references again when posting', async () => {
+    const warehouseId = await newWarehouse();
+    const { variantIds } = await newProduct({ variants: 2 });
+    const [first, second] = variantIds as [string, string];
+    const draftA = await createDocument({ kind: 'receipt', warehouseId, lines: [{ variantId: first, quantity: '1' }] });
+    const draftB = await createDocument({ kind: 'receipt', warehouseId, lines: [{ variantId: second, quantity: '1' }] });
+    await arrange((tx) => tx`update variants set removed_at = now() where id = ${second}`);
+    await expectProblem(await call('POST', `/inventory/documents/${draftB.id}/post`), 422, 'variant-removed');
+    await arrange((tx) => tx`update warehouses set deleted_at = now() where id = ${warehouseId}`);
+    await expectProblem(await call('POST', `/inventory/documents/${draftA.id}/post`), 409, 'conflict');
+    expect(await arrange((tx) => tx`select 1 from stock where warehouse_id = ${warehouseId}`)).toHaveLength(0);
   });
 
   it('answers an unknown or foreign document with 404, and checks permissions', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { referenceListRoutes } from '../../api/routes/reference-lists.js';
 import { createApplication } from '../../domain/applications.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import { addMember, updateMember } from '../../domain/users.js';
@@ -18,9 +17,7 @@ const ALL = ['pos.orders.create', 'pos.orders.read', 'pos.products.read', 'pos.s
 
 beforeAll(async () => {
   db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    void app.register(referenceListRoutes, { prefix: '/api/open/v1', sql: db.app, cursorSecret: 'test-cursor-secret-0123456789', publicBaseUrl: 'https://shopflow.test' });
-  });
+  api = await startTestApi(db.app);
   shop = await createShopFixture(db.app);
   key = (await shop.newKey(ALL)).key;
   unrelatedKey = (await shop.newKey(['pos.customers.read'], 'Unrelated')).key;
