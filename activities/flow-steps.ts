@@ -1,5 +1,6 @@
 import type { Sql } from '../db/client.js';
 import { switchOffHttpSend } from '../domain/flows.js';
+import { markDeliveryFailed } from '../domain/deliveries.js';
 import { withShop } from '../domain/tenancy.js';
 
 /** Database steps of flow runs. */
@@ -8,6 +9,11 @@ export function createFlowActivities(deps: { sql: Sql }) {
     /** The receiver answered 410 Gone: no more deliveries to this HTTP-send block until it is switched on again. */
     async switchOffHttpSend(input: { shopId: string; flowId: string; reason: string }): Promise<void> {
       await withShop(deps.sql, input.shopId, (tx) => switchOffHttpSend(tx, input.flowId, input.reason));
+    },
+
+    /** The retry schedule ran out: the delivery shows as failed, and the admin may resend it. */
+    async markDeliveryFailed(input: { shopId: string; deliveryId: string }): Promise<void> {
+      await withShop(deps.sql, input.shopId, (tx) => markDeliveryFailed(tx, input.deliveryId));
     },
   };
 }

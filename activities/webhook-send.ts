@@ -7,11 +7,16 @@ import {
   verdictForStatus,
   type AttemptVerdict,
 } from '../domain/webhook-delivery.js';
+import { Context } from '@temporalio/activity';
+import type { DeliveryRef } from '../domain/deliveries.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
 export interface WebhookAttemptInput {
   shopId: string;
   flowId: string;
+  eventId: string;
+  eventType: string;
+  testRun?: boolean;
   /** `msg_…`: the `webhook-id`, the same on every attempt of one delivery. */
   deliveryId: string;
   url: string;
@@ -33,19 +38,48 @@ export interface WebhookAttempt {
 export interface WebhookSendDeps {
   /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
   signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
+  /** Keeps the attempt for the delivery history. */
+  recordAttempt: (delivery: DeliveryRef, attempt: WebhookAttempt) => Promise<void>;
   dispatcher: Dispatcher;
   policy: OutboundPolicy;
   userAgent: string;
 }
 
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
-  return {
-    /** Makes exactly one attempt and reports how it went; the workflow owns the retry schedule. */
-    async sendWebhook(input: WebhookAttemptInput): Promise<WebhookAttempt> {
-      const attemptedAt = new Date();
-      const started = performance.now();
-      const elapsed = () => Math.round(performance.now() - started);
-      const failed = (error: unknown): WebhookAttempt => ({
+  /** One signed POST; every failure (refused address, TLS, time-out, network) is a failed attempt. */
+  async function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+    const attemptedAt = new Date();
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const url = assertDestinationAllowed(input.url, deps.policy);
+      const secrets = await deps.signingSecrets(input.shopId, input.flowId);
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: deps.dispatcher,
+        headers: {
+          ...signedHeaders(secrets, input.deliveryId, attemptedAt, input.payload),
+          'content-type': 'application/json',
+          'user-agent': deps.userAgent,
+        },
+        body: input.payload,
+        headersTimeout: ATTEMPT_TIMEOUT_MS,
+        bodyTimeout: ATTEMPT_TIMEOUT_MS,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      const excerpt = await readExcerpt(response.body);
+      const retryAfter = retryAfterSeconds(response.statusCode, headerValue(response.headers['retry-after']), new Date());
+      return {
+        attemptedAt: attemptedAt.toISOString(),
+        statusCode: response.statusCode,
+        durationMs: elapsed(),
+        responseExcerpt: excerpt,
+        error: null,
+        retryAfterSeconds: retryAfter ?? null,
+        verdict: verdictForStatus(response.statusCode),
+      };
+    } catch (error) {
+      return {
         attemptedAt: attemptedAt.toISOString(),
         statusCode: null,
         durationMs: elapsed(),
@@ -53,37 +87,17 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
         error: describeError(error),
         retryAfterSeconds: null,
         verdict: 'retry',
-      });
-      try {
-        const url = assertDestinationAllowed(input.url, deps.policy);
-        const secrets = await deps.signingSecrets(input.shopId, input.flowId);
-        const response = await request(url, {
-          method: 'POST',
-          dispatcher: deps.dispatcher,
-          headers: {
-            ...signedHeaders(secrets, input.deliveryId, attemptedAt, input.payload),
-            'content-type': 'application/json',
-            'user-agent': deps.userAgent,
-          },
-          body: input.payload,
-          headersTimeout: ATTEMPT_TIMEOUT_MS,
-          bodyTimeout: ATTEMPT_TIMEOUT_MS,
-          signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-        });
-        const excerpt = await readExcerpt(response.body);
-        const retryAfter = retryAfterSeconds(response.statusCode, headerValue(response.headers['retry-after']), new Date());
-        return {
-          attemptedAt: attemptedAt.toISOString(),
-          statusCode: response.statusCode,
-          durationMs: elapsed(),
-          responseExcerpt: excerpt,
-          error: null,
-          retryAfterSeconds: retryAfter ?? null,
-          verdict: verdictForStatus(response.statusCode),
-        };
-      } catch (error) {
-        return failed(error);
-      }
+      };
+    }
+  }
+
+  return {
+    /** Makes exactly one attempt, records it, and reports how it went; the workflow owns the retry schedule. */
+    async sendWebhook(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+      const attempt = await attemptDelivery(input);
+      const workflowId = Context.current().info.workflowExecution?.workflowId ?? `delivery:${input.flowId}:${input.eventId}`;
+      await deps.recordAttempt({ ...input, workflowId }, attempt);
+      return attempt;
     },
   };
 }

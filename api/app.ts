@@ -2,7 +2,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import { jsonSchemaTransform, jsonSchemaTransformObject, serializerCompiler, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
-import type { Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { healthRoutes } from './routes/health.js';
@@ -13,6 +13,9 @@ import { geographyRoutes } from './routes/geography.js';
 import { productRoutes } from './routes/products.js';
 import { referenceListRoutes } from './routes/reference-lists.js';
 import { inventoryRoutes } from './routes/inventory.js';
+import { adminSessionPlugin } from './plugins/admin-session.js';
+import { adminSessionRoutes } from './routes/admin-session.js';
+import { adminFlowRoutes } from './routes/admin-flows.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 
@@ -25,6 +28,9 @@ export interface AppDeps {
   temporal: Connection;
   publicBaseUrl: string;
   cursorSecret: string;
+  temporalNamespace: string;
+  temporalTaskQueue: string;
+  temporalUiUrl: string;
   logger: FastifyServerOptions['logger'];
 }
 
@@ -85,6 +91,17 @@ export async function buildApp(deps: AppDeps) {
   await app.register(productRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(referenceListRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
+
+  await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
+  await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.publicBaseUrl.startsWith('https:') });
+  await app.register(adminFlowRoutes, {
+    prefix: ADMIN_PREFIX,
+    sql: deps.sql,
+    temporal: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
+    taskQueue: deps.temporalTaskQueue,
+    namespace: deps.temporalNamespace,
+    temporalUiUrl: deps.temporalUiUrl,
+  });
   return app;
 }
 

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from './api-keys.js';
-import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type StoredEvent } from './event-catalogue.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from './event-catalogue.js';
+import { newEventId } from './outbox.js';
 import { assertMayGrant } from './permissions.js';
 import { Problem } from './problems.js';
 import { writeShopLog } from './shop-log.js';
@@ -111,4 +112,75 @@ export async function switchOffHttpSend(tx: Tx, flowId: string, reason: string):
   const [flow] = await tx<{ shopId: string }[]>`update flows set http_enabled = false, updated_at = now() where id = ${flowId} returning shop_id`;
   if (!flow) return;
   await writeShopLog(tx, { shopId: flow.shopId, actorUserId: null, action: 'flow.http_send_switched_off', subjectType: 'flow', subjectId: flowId, details: { reason } });
+}
+
+export interface Flow {
+  id: string;
+  name: string;
+  eventType: string;
+  pageId: string | null;
+  url: string;
+  httpEnabled: boolean;
+  state: FlowState;
+  permissions: string[];
+  pageIds: string[];
+  switchedOnAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const FLOW_COLUMNS = (tx: Tx) => tx`
+  id, name, event_type, page_id, url, http_enabled, state, permissions, page_ids,
+  api_time(switched_on_at) as switched_on_at, api_time(created_at) as created_at, api_time(updated_at) as updated_at`;
+
+export async function listFlows(tx: Tx): Promise<Flow[]> {
+  return tx<Flow[]>`select ${FLOW_COLUMNS(tx)} from flows order by created_at, id`;
+}
+
+export async function getFlow(tx: Tx, flowId: string): Promise<Flow> {
+  const [flow] = await tx<Flow[]>`select ${FLOW_COLUMNS(tx)} from flows where id = ${flowId}`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  return flow;
+}
+
+/** Edits a flow; its account is re-checked against the saving person's permissions. */
+export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<FlowInput, 'state'>>, actor: Actor): Promise<Flow> {
+  const current = await getFlow(tx, flowId);
+  const eventType = changes.eventType ?? current.eventType;
+  if (!isEventType(eventType)) throw new Problem('validation-failed', `unknown event type ${eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+  const pageId = changes.pageId === undefined ? current.pageId : changes.pageId;
+  if (needsPage(eventType) && !pageId) throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+  const url = changes.url ?? current.url;
+  validateDestination(url);
+  const permissions = [...new Set(changes.permissions ?? current.permissions)].sort();
+  assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
+  await tx`
+    update flows set name = ${changes.name ?? current.name}, event_type = ${eventType}, page_id = ${pageId}, url = ${url},
+      permissions = ${permissions}, page_ids = ${changes.pageIds ?? (pageId ? [pageId] : current.pageIds)}, saved_by = ${actor}, updated_at = now()
+    where id = ${flowId}`;
+  await writeShopLog(tx, { shopId: (await shopOfFlow(tx, flowId)), actorUserId: actor, action: 'flow.updated', subjectType: 'flow', subjectId: flowId });
+  return getFlow(tx, flowId);
+}
+
+export async function deleteFlow(tx: Tx, flowId: string, actor: Actor): Promise<void> {
+  const shopId = await shopOfFlow(tx, flowId);
+  await tx`delete from flows where id = ${flowId}`;
+  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.deleted', subjectType: 'flow', subjectId: flowId });
+}
+
+async function shopOfFlow(tx: Tx, flowId: string): Promise<string> {
+  const [flow] = await tx<{ shopId: string }[]>`select shop_id from flows where id = ${flowId}`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  return flow.shopId;
+}
+
+/**
+ * A sample event of the flow's trigger type for a test-run: the shop's latest record of that kind
+ * in its `GET` shape, or a synthetic record when the shop has none (or the kind has no reader yet).
+ */
+export async function sampleEvent(tx: Tx, eventType: EventType, readers: Partial<Record<string, (tx: Tx) => Promise<Record<string, unknown> | undefined>>>): Promise<StoredEvent> {
+  const resource = eventType.split('.')[0]!;
+  const data = (await readers[resource]?.(tx)) ?? { id: randomUUID(), sample: true };
+  const isUpdate = eventType.endsWith('.updated') || eventType.endsWith('.status_changed');
+  return { id: newEventId(), type: eventType, createdAt: new Date(), changes: isUpdate ? { fields: [] } : null, data };
 }

@@ -1,5 +1,6 @@
 import { monotonicFactory } from 'ulidx';
 import { canonicalJson } from './canonical-json.js';
+import { writeShopLog } from './shop-log.js';
 import type { Tx } from './tenancy.js';
 
 const ulid = monotonicFactory();
@@ -77,7 +78,20 @@ export async function writeEvent(tx: Tx, event: EventInput): Promise<string> {
  * changed, nothing otherwise. Returns the event id, or null when nothing was emitted.
  */
 export async function recordUpdate(tx: Tx, input: { shopId: string; resource: string; resourceId: string; before: Snapshot; after: Snapshot }): Promise<string | null> {
+  const type = `${input.resource}.updated`;
   const changes = diffSnapshots(input.before, input.after);
-  if (!changes) return null;
-  return writeEvent(tx, { shopId: input.shopId, type: `${input.resource}.updated`, resourceId: input.resourceId, data: input.after, changes });
+  if (changes) return writeEvent(tx, { shopId: input.shopId, type, resourceId: input.resourceId, data: input.after, changes });
+  // Nothing in `data` changed: each flow listening stops at its Trigger block, and the shop log says so.
+  const listening = await tx<{ id: string }[]>`select id from flows where state = 'on' and event_type = ${type}`;
+  for (const flow of listening) {
+    await writeShopLog(tx, {
+      shopId: input.shopId,
+      actorUserId: null,
+      action: 'flow.run_skipped',
+      subjectType: 'flow',
+      subjectId: flow.id,
+      details: { eventType: type, resourceId: input.resourceId, reason: 'the change touched no field of the event data' },
+    });
+  }
+  return null;
 }

@@ -33,6 +33,7 @@ export const PEOPLE_ONLY_PERMISSIONS = [
   'settings.log',
   'automation.connections.manage',
   'automation.flows.manage',
+  'automation.flows.view',
 ] as const;
 
 export const ALL_PERMISSIONS: readonly string[] = [...GRANTABLE_PERMISSIONS, ...PEOPLE_ONLY_PERMISSIONS];

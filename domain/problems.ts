@@ -29,6 +29,10 @@ export const PROBLEMS = {
   'page-not-connected': { status: 422, title: 'Page not connected' },
   'conversation-not-replyable': { status: 422, title: 'Conversation not replyable' },
   'rate-limited': { status: 429, title: 'Rate limited' },
+  // The admin web app's own API (session-authenticated), not part of the Open API.
+  'not-logged-in': { status: 401, title: 'Not logged in' },
+  'invalid-credentials': { status: 401, title: 'Invalid credentials' },
+  'csrf-token-invalid': { status: 403, title: 'CSRF token invalid' },
   'internal-error': { status: 500, title: 'Internal error' },
   'carrier-unavailable': { status: 503, title: 'Carrier unavailable' },
   'channel-unavailable': { status: 503, title: 'Channel unavailable' },

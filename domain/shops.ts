@@ -75,12 +75,16 @@ function isCheckViolation(error: unknown): boolean {
 }
 
 /** The shop owning an application or key, found by its id alone (operators' CLI). */
-export async function shopOf(sql: Sql, kind: 'application' | 'api_key', id: string): Promise<string> {
+export async function shopOf(sql: Sql, kind: 'application' | 'api_key' | 'flow', id: string): Promise<string> {
   if (!UUID.test(id)) throw new Problem('validation-failed', `${id} is not a valid id`);
   const [row] = await sql.begin(async (tx) => {
     if (kind === 'application') {
       await tx`select set_config('app.application_id', ${id}, true)`;
       return tx<{ shopId: string }[]>`select shop_id from applications where id = ${id}`;
+    }
+    if (kind === 'flow') {
+      await tx`select set_config('app.flow_id', ${id}, true)`;
+      return tx<{ shopId: string }[]>`select shop_id from flows where id = ${id}`;
     }
     await tx`select set_config('app.api_key_id', ${id}, true)`;
     return tx<{ shopId: string }[]>`select shop_id from api_keys where id = ${id}`;

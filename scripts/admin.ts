@@ -7,6 +7,13 @@ import { createShop, findShop, shopOf, updateShopSettings } from '../domain/shop
 import { withShop } from '../domain/tenancy.js';
 import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/users.js';
 import { bootstrapDatabase } from './bootstrap/index.js';
+import { ensureTemporal } from './bootstrap/temporal.js';
+import { Client, Connection } from '@temporalio/client';
+import { loadSettings } from '../config/settings.js';
+import { envelope, type EventType } from '../domain/event-catalogue.js';
+import { SAMPLE_READERS } from '../domain/flow-samples.js';
+import { createFlow, deliveryIdFor, getFlow, sampleEvent, setFlowState } from '../domain/flows.js';
+import { runTestDelivery } from '../temporal/delivery-starts.js';
 
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on
@@ -107,6 +114,62 @@ const COMMANDS: Record<string, Command> = {
       return withShop(sql, shopId, (tx) => revokeKey(tx, keyId, actor));
     },
   },
+  'flow:create': {
+    usage: '--shop S --event T --url U [--name N] [--page P] [--permissions p1,p2] [--on]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const eventType = required(f, 'event');
+      return withShop(sql, shop.id, (tx) =>
+        createFlow(
+          tx,
+          shop.id,
+          {
+            name: f.name ?? `${eventType} → ${required(f, 'url')}`,
+            eventType,
+            url: required(f, 'url'),
+            pageId: f.page,
+            permissions: f.permissions === undefined ? undefined : list(f.permissions),
+            state: f.on === undefined ? 'draft' : 'on',
+          },
+          null,
+        ),
+      );
+    },
+  },
+  'flow:set': {
+    usage: '--flow ID --state on|off|draft',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const state = oneOf(f, 'state', ['on', 'off', 'draft'] as const) ?? fail('--state is required');
+      const shopId = await shopOf(sql, 'flow', flowId);
+      await withShop(sql, shopId, (tx) => setFlowState(tx, flowId, state, null));
+      return { flowId, state };
+    },
+  },
+  'flow:test': {
+    usage: '--flow ID',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const shopId = await shopOf(sql, 'flow', flowId);
+      return withTemporal(async (client, taskQueue) => {
+        const { flow, event, slug } = await withShop(sql, shopId, async (tx) => {
+          const flow = await getFlow(tx, flowId);
+          const [shop] = await tx<{ slug: string }[]>`select slug from shops where id = ${shopId}`;
+          return { flow, event: await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS), slug: shop!.slug };
+        });
+        const { workflowId, result } = await runTestDelivery(client, taskQueue, {
+          shopId,
+          flowId,
+          eventId: event.id,
+          eventType: event.type,
+          deliveryId: deliveryIdFor(flowId, event.id),
+          url: flow.url,
+          payload: envelope(event, { id: shopId, slug }, flow.permissions),
+        });
+        return { workflowId, status: result.status, ...result.attempts[0] };
+      });
+    },
+  },
   'page:create': {
     usage: '--shop S --name N',
     run: async (sql, f) => {
@@ -122,6 +185,28 @@ async function actorId(sql: Sql, shopId: string, email: string | undefined): Pro
   const member = await withShop(sql, shopId, (tx) => findMemberByEmail(tx, email));
   if (!member) throw new UsageError(`${email} is not a member of this shop`);
   return member.id;
+}
+
+function fail(message: string): never {
+  throw new UsageError(message);
+}
+
+/** A Temporal client on which a worker polls (the one of `npm run dev`), for commands that run workflows. */
+async function withTemporal<T>(work: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
+  const settings = loadSettings();
+  const address = process.env.TEMPORAL_ADDRESS ?? (await ensureTemporal()).address;
+  const connection = await Connection.connect({ address });
+  try {
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace: settings.TEMPORAL_NAMESPACE,
+      taskQueue: { name: settings.TEMPORAL_TASK_QUEUE },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    if (!pollers?.length) fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
+    return await work(new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), settings.TEMPORAL_TASK_QUEUE);
+  } finally {
+    await connection.close();
+  }
 }
 
 function required(flags: Flags, name: string): string {
@@ -171,7 +256,9 @@ async function main(): Promise<number> {
   let flags: Flags;
   try {
     // The flags a command takes are the ones its usage line names.
-    const options = Object.fromEntries([...command.usage.matchAll(/--([a-z-]+)/g)].map(([, flag]) => [flag!, { type: 'string' as const }]));
+    const options = Object.fromEntries(
+      [...command.usage.matchAll(/--([a-z-]+)( [A-Z0-9|a-z,-]+)?/g)].map(([, flag, value]) => [flag!, { type: value ? ('string' as const) : ('boolean' as const) }]),
+    );
     flags = parseArgs({ args: rest, options, strict: true, allowPositionals: false }).values as Flags;
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\nusage: ${name} ${command.usage}\n`);

@@ -8,6 +8,8 @@ const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
 interface Managed {
   name: string;
   child: ChildProcess;
+  /** Set by `kill`: this exit is intended and not reported to `onUnexpectedExit`. */
+  killed?: boolean;
 }
 
 /**
@@ -38,11 +40,30 @@ export class ProcessGroup {
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${prefix}${line}\n`));
     }
+    const managed: Managed = { name, child };
     child.once('exit', (code) => {
-      if (!this.stopping) this.onUnexpectedExit(name, code);
+      if (!this.stopping && !managed.killed) this.onUnexpectedExit(name, code);
     });
-    this.managed.push({ name, child });
+    this.managed.push(managed);
     return child;
+  }
+
+  /**
+   * Sends `signal` to the whole process group of every running process named `name` (SIGKILL: a
+   * crash, nothing is cleaned up) and resolves once each has exited. Not reported as unexpected.
+   */
+  async kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    const targets = this.managed.filter((managed) => managed.name === name && managed.child.exitCode === null && managed.child.signalCode === null);
+    await Promise.all(
+      targets.map(
+        (managed) =>
+          new Promise<void>((resolve) => {
+            managed.killed = true;
+            managed.child.once('exit', () => resolve());
+            killGroup(managed.child, signal);
+          }),
+      ),
+    );
   }
 
   /** SIGTERM to every group, then SIGKILL to whatever is still there after `graceMs`. */

@@ -4,6 +4,7 @@ import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from 
 import type { Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { withShop } from '../domain/tenancy.js';
+import { recordAttempt } from '../domain/deliveries.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/webhook-send.js';
 import { createFlowActivities } from '../activities/flow-steps.js';
@@ -35,6 +36,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     ...createFlowActivities({ sql: options.sql }),
     ...createWebhookSendActivities({
     signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
+      recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
     dispatcher: createOutboundAgent(options.policy),
     policy: options.policy,
     userAgent: USER_AGENT,

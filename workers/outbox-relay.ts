@@ -1,11 +1,10 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { envelope, type StoredEvent } from '../domain/event-catalogue.js';
 import { deliveryIdFor, matchingFlows } from '../domain/flows.js';
 import type { Tx } from '../domain/tenancy.js';
 import type { DeliveryInput } from '../workflows/delivery.js';
-import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+import { startDelivery } from '../temporal/delivery-starts.js';
 
 export interface RelayOptions {
   sql: Sql;
@@ -15,17 +14,13 @@ export interface RelayOptions {
   /** Fallback when a NOTIFY is missed (for example while the connection was re-established). */
   pollIntervalMs?: number;
   log?: (message: string, details?: Record<string, unknown>) => void;
+  /** Waits between attempts of the deliveries it starts; the production schedule when absent (tests shorten it). */
+  retryDelaysMs?: number[];
 }
 
 interface QueuedEvent {
   eventId: string;
   shopId: string;
-}
-
-interface DeliveryStart {
-  input: DeliveryInput;
-  eventId: string;
-  eventType: string;
 }
 
 /**
@@ -67,9 +62,9 @@ export class OutboxRelay {
       const queued = await tx<QueuedEvent[]>`
         select event_id, shop_id from event_queue order by created_at limit ${this.batchSize} for update skip locked`;
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
-      const deliveries: DeliveryStart[] = [];
+      const deliveries: DeliveryInput[] = [];
       for (const item of queued) deliveries.push(...(await this.planDeliveries(tx, item)));
-      await Promise.all(deliveries.map((delivery) => this.startDelivery(delivery)));
+      await Promise.all(deliveries.map((input) => startDelivery(this.options.temporal, this.options.taskQueue, input)));
       if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
       return queued.length;
     }) as Promise<number>;
@@ -95,7 +90,7 @@ export class OutboxRelay {
     }
   }
 
-  private async planDeliveries(tx: Tx, item: QueuedEvent): Promise<DeliveryStart[]> {
+  private async planDeliveries(tx: Tx, item: QueuedEvent): Promise<DeliveryInput[]> {
     await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
     const [event] = await tx<(StoredEvent & { shopSlug: string })[]>`
       select e.id, e.type, e.created_at, e.changes, e.data, s.slug as shop_slug
@@ -104,34 +99,14 @@ export class OutboxRelay {
     if (!event) return [];
     const flows = await matchingFlows(tx, event);
     return flows.map((flow) => ({
-      eventType: event.type,
+      shopId: item.shopId,
+      flowId: flow.id,
       eventId: event.id,
-      input: {
-        shopId: item.shopId,
-        flowId: flow.id,
-        deliveryId: deliveryIdFor(flow.id, event.id),
-        url: flow.url,
-        payload: envelope(event, { id: item.shopId, slug: event.shopSlug }, flow.permissions),
-      },
+      eventType: event.type,
+      deliveryId: deliveryIdFor(flow.id, event.id),
+      url: flow.url,
+      payload: envelope(event, { id: item.shopId, slug: event.shopSlug }, flow.permissions),
+      ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
     }));
-  }
-
-  private async startDelivery({ input, eventId, eventType }: DeliveryStart): Promise<void> {
-    try {
-      await this.options.temporal.workflow.start('deliveryWorkflow', {
-        taskQueue: this.options.taskQueue,
-        workflowId: `delivery:${input.flowId}:${eventId}`,
-        args: [input],
-        typedSearchAttributes: new TypedSearchAttributes([
-          { key: ShopIdKey, value: input.shopId },
-          { key: FlowIdKey, value: input.flowId },
-          { key: EventTypeKey, value: eventType },
-          { key: EventIdKey, value: eventId },
-          { key: DeliveryStatusKey, value: 'delivering' },
-        ]),
-      });
-    } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-    }
   }
 }

@@ -7,6 +7,10 @@ import { DeliveryStatusKey } from './search-attributes.js';
 export interface DeliveryInput {
   shopId: string;
   flowId: string;
+  eventId: string;
+  eventType: string;
+  /** A test-run from the flow builder: one attempt, recorded apart from real deliveries. */
+  testRun?: boolean;
   /** `msg_…`, the `webhook-id` of every attempt. */
   deliveryId: string;
   url: string;
@@ -27,7 +31,7 @@ const { sendWebhook } = proxyActivities<WebhookSendActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
-const { switchOffHttpSend } = proxyActivities<FlowActivities>({
+const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<FlowActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -59,6 +63,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
     await sleep(wait);
   }
+  await markDeliveryFailed({ shopId: input.shopId, deliveryId: input.deliveryId });
   setStatus('failed');
   return { status: 'failed', attempts };
 }
@@ -67,7 +72,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
 async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
   const startedAt = Date.now();
   try {
-    return await sendWebhook({ shopId: input.shopId, flowId: input.flowId, deliveryId: input.deliveryId, url: input.url, payload: input.payload });
+    const { retryDelaysMs: _delays, ...attemptInput } = input;
+    return await sendWebhook(attemptInput);
   } catch (error) {
     return {
       attemptedAt: new Date(startedAt).toISOString(),

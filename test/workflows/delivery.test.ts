@@ -37,8 +37,9 @@ async function arrange(inbox = randomUUID()) {
     createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null),
   );
   const deliveryId = `msg_${ulid()}`;
-  const payload = JSON.stringify({ id: `evt_${ulid()}`, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });
-  return { shopId: shop.shopId, flowId, secret, deliveryId, payload, inbox, url };
+  const eventId = `evt_${ulid()}`;
+  const payload = JSON.stringify({ id: eventId, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });
+  return { shopId: shop.shopId, flowId, secret, deliveryId, eventId, payload, inbox, url };
 }
 
 async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
@@ -54,8 +55,8 @@ async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; 
 
 describe('webhook delivery workflow on the real Temporal server', () => {
   it('signs by Standard Webhooks so that the library’s own verify accepts it', async () => {
-    const { shopId, flowId, secret, deliveryId, payload, inbox, url } = await arrange();
-    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload });
+    const { shopId, flowId, eventId, secret, deliveryId, payload, inbox, url } = await arrange();
+    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
 
     expect(result.status).toBe('delivered');
     expect(status).toBe('delivered');
@@ -70,9 +71,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
-    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
-    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload });
+    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
 
     const requests = receiver.received(inbox);
     expect(requests).toHaveLength(2);
@@ -85,9 +86,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
-    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
-    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
+    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(result.status).toBe('failed');
@@ -96,9 +97,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('stops at a 410 Gone without retrying and switches the HTTP-send block off', async () => {
-    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 410 }]);
-    const { result, status } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100] });
+    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(1);
     expect(result.status).toBe('gone');
@@ -110,10 +111,10 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('treats a 3xx as a failure and does not follow the redirect', async () => {
-    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     const elsewhere = `${inbox}-elsewhere`;
     receiver.respondWith(inbox, [{ status: 302, headers: { location: receiver.url(elsewhere) } }, { status: 204 }]);
-    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100] });
+    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100] });
 
     expect(result.attempts.map((attempt) => [attempt.statusCode, attempt.verdict])).toEqual([
       [302, 'retry'],
@@ -123,9 +124,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('honours Retry-After of a 503 when it is longer than the scheduled wait', async () => {
-    const { shopId, flowId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
-    const { result } = await deliver({ shopId, flowId, deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
+    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
 
     expect(result.attempts[0]?.retryAfterSeconds).toBe(2);
     const [first, second] = receiver.received(inbox);
@@ -133,9 +134,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
-    const { shopId, flowId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, eventId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
     const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null));
-    await deliver({ shopId, flowId, deliveryId, url, payload });
+    await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
 
     const request = receiver.received(inbox)[0]!;
     const headers = request.headers as Record<string, string>;
@@ -145,8 +146,8 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('counts an unreachable or refused destination as a failed attempt', async () => {
-    const { shopId, flowId, deliveryId, payload } = await arrange();
-    const { result } = await deliver({ shopId, flowId, deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
+    const { shopId, flowId, eventId, deliveryId, payload } = await arrange();
+    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
     expect(result.status).toBe('failed');
     expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
   });

@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { Webhook } from 'standardwebhooks';
+import { request } from 'undici';
+import { createOutboundAgent, type OutboundPolicy } from '../../activities/outbound-http.js';
+import { createSql } from '../../db/client.js';
+import { createFlow } from '../../domain/flows.js';
+import { writeEvent } from '../../domain/outbox.js';
+import { createShop } from '../../domain/shops.js';
+import { withShop } from '../../domain/tenancy.js';
+import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
+import { ProcessGroup } from '../../scripts/processes.js';
+import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+
+export interface DeliveryScenarioOptions {
+  appUrl: string;
+  temporalAddress: string;
+  /** Steady commit rates in events per second, one phase each (BENCH_DELIVERY_RATE, e.g. "100,250"). */
+  rates: number[];
+  /** Length of each phase (BENCH_DELIVERY_SECONDS). */
+  secondsPerRate: number;
+  /** Parallel requests of the closed-loop baseline. */
+  baselineConcurrency: number;
+}
+
+export interface LatencyFigures {
+  p50Ms: number;
+  p99Ms: number;
+  maxMs: number;
+}
+
+export interface DeliveryPhase extends LatencyFigures {
+  targetPerSecond: number;
+  committed: number;
+  committedPerSecond: number;
+  received: number;
+  /** Distinct events received over the time from the first commit to the last receipt. */
+  receiptsPerSecond: number;
+  duplicates: number;
+  missing: number;
+}
+
+export interface BaselinePhase extends LatencyFigures {
+  /** Open loop at a target rate, or `closed loop` with `concurrency` requests in flight. */
+  mode: string;
+  requests: number;
+  requestsPerSecond: number;
+  failures: number;
+}
+
+export interface DeliveryResults {
+  payloadBytes: number;
+  baseline: BaselinePhase[];
+  delivery: DeliveryPhase[];
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+}
+
+function latencyFigures(values: number[]): LatencyFigures {
+  const sorted = [...values].sort((a, b) => a - b);
+  return { p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
+}
+
+/**
+ * Calls `fire` `rate` times a second for `seconds`, on schedule (open loop: a slow call does not
+ * hold back the next one), and resolves when every call has settled.
+ */
+async function atSteadyRate(rate: number, seconds: number, fire: (index: number) => Promise<void>): Promise<void> {
+  const total = Math.round(rate * seconds);
+  const started = performance.now();
+  const calls: Promise<void>[] = [];
+  while (calls.length < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
+    while (calls.length < due) calls.push(fire(calls.length));
+    await sleep(2);
+  }
+  await Promise.all(calls);
+}
+
+/** Resolves once the child prints a line matching `pattern`. */
+function ready(child: ChildProcess, name: string, pattern: RegExp, timeoutMs: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4_096);
+      if (!pattern.test(seen)) return;
+      clearTimeout(timer);
+      child.stderr?.off('data', onData);
+      resolve();
+    };
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before it was ready`)));
+  });
+}
+
+/**
+ * Webhook delivery end to end: events committed (one transaction each) at a steady rate into the
+ * outbox, relayed to Temporal by the real relay, POSTed by the real worker to an HTTPS receiver in
+ * this process; commit-to-receipt latency per event. Beside it, the baseline: the same signed POST
+ * of the same envelope sent directly from this process to the same receiver, with the worker's
+ * own HTTP agent.
+ */
+export async function deliveryScenario(options: DeliveryScenarioOptions): Promise<DeliveryResults> {
+  const certificate = await ensureDevCertificate();
+  const policy: OutboundPolicy = { allowLoopback: true, extraCaPem: readFileSync(certificate.certFile, 'utf8') };
+  const receiver = await WebhookReceiver.start(readCertificate(certificate));
+  const sql = createSql(options.appUrl, { max: 10, applicationName: 'shopflow-bench-delivery' });
+  const taskQueue = `bench-${randomUUID()}`;
+  const group = new ProcessGroup((name, code) => {
+    throw new Error(`${name} exited during the delivery benchmark (code ${code})`);
+  });
+  try {
+    const shop = await createShop(sql, { slug: `bench-delivery-${Date.now().toString(36)}`, name: 'Delivery benchmark shop' });
+    const inbox = `delivery-${randomUUID()}`;
+    const { secret } = await withShop(sql, shop.id, (tx) =>
+      createFlow(tx, shop.id, { name: 'Benchmark flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null),
+    );
+
+    const env = {
+      APP_DATABASE_URL: options.appUrl,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_EXTRA_CA_FILE: certificate.certFile,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    };
+    const worker = group.startTs('worker', 'workers/worker.ts', env);
+    const relay = group.startTs('relay', 'workers/relay.ts', env);
+    await Promise.all([ready(worker, 'worker', /worker polling task queue/, 90_000), ready(relay, 'relay', /outbox relay started/, 30_000)]);
+
+    let sequence = 0;
+    const commitOne = async (): Promise<{ id: string; committedAt: number }> => {
+      const number = sequence++;
+      const id = await withShop(sql, shop.id, (tx) =>
+        writeEvent(tx, {
+          shopId: shop.id,
+          type: 'product.updated',
+          resourceId: randomUUID(),
+          data: benchProduct(number),
+          changes: { fields: ['name', 'variants.price'] },
+        }),
+      );
+      return { id, committedAt: Date.now() };
+    };
+    const firstReceipts = () => {
+      const first = new Map<string, number>();
+      let total = 0;
+      for (const request of receiver.received(inbox)) {
+        total += 1;
+        const id = (JSON.parse(request.body) as { id: string }).id;
+        if (!first.has(id)) first.set(id, request.receivedAt.getTime());
+      }
+      return { first, total };
+    };
+    const drain = async (ids: string[], timeoutMs: number) => {
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const { first } = firstReceipts();
+        if (ids.every((id) => first.has(id))) return;
+        await sleep(100);
+      }
+    };
+
+    // Warm-up: the worker's first workflow tasks and TLS connections, and an envelope for the baseline.
+    const warmUp: string[] = [];
+    await atSteadyRate(50, 1, async () => {
+      warmUp.push((await commitOne()).id);
+    });
+    await drain(warmUp, 60_000);
+    const sample = receiver.received(inbox)[0];
+    if (!sample) throw new Error('the warm-up events were not delivered within 60 s');
+    const payload = sample.body;
+
+    const delivery: DeliveryPhase[] = [];
+    for (const rate of options.rates) {
+      const commits = new Map<string, number>();
+      const before = firstReceipts().total;
+      const started = Date.now();
+      await atSteadyRate(rate, options.secondsPerRate, async () => {
+        const { id, committedAt } = await commitOne();
+        commits.set(id, committedAt);
+      });
+      const lastCommit = Math.max(...commits.values());
+      const ids = [...commits.keys()];
+      await drain(ids, 60_000 + options.secondsPerRate * 1000);
+      const { first, total } = firstReceipts();
+      const latencies: number[] = [];
+      let lastReceipt = started;
+      for (const [id, committedAt] of commits) {
+        const receivedAt = first.get(id);
+        if (receivedAt === undefined) continue;
+        latencies.push(receivedAt - committedAt);
+        lastReceipt = Math.max(lastReceipt, receivedAt);
+      }
+      delivery.push({
+        targetPerSecond: rate,
+        committed: commits.size,
+        committedPerSecond: commits.size / ((lastCommit - started) / 1000),
+        received: latencies.length,
+        receiptsPerSecond: latencies.length / ((lastReceipt - started) / 1000),
+        duplicates: total - before - latencies.length,
+        missing: commits.size - latencies.length,
+        ...latencyFigures(latencies),
+      });
+    }
+    await group.stopAll();
+
+    // Baseline: the same envelope, signed the same way, POSTed straight to the same receiver.
+    const baselineInbox = `baseline-${randomUUID()}`;
+    const dispatcher = createOutboundAgent(policy);
+    const webhook = new Webhook(secret);
+    const userAgent = sample.headers['user-agent'] ?? 'Shopflow-Webhooks';
+    const postOne = async (): Promise<number | null> => {
+      const started = performance.now();
+      const id = `msg_${randomUUID()}`;
+      const now = new Date();
+      const response = await request(receiver.url(baselineInbox), {
+        method: 'POST',
+        dispatcher,
+        headers: {
+          'webhook-id': id,
+          'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+          'webhook-signature': webhook.sign(id, now, payload),
+          'content-type': 'application/json',
+          'user-agent': userAgent,
+        },
+        body: payload,
+      }).catch(() => undefined);
+      if (!response) return null;
+      await response.body.text();
+      return response.statusCode >= 200 && response.statusCode < 300 ? performance.now() - started : null;
+    };
+    const baseline: BaselinePhase[] = [];
+    const measure = async (mode: string, run: (record: (latency: number | null) => void) => Promise<void>) => {
+      const latencies: number[] = [];
+      let failures = 0;
+      const started = performance.now();
+      await run((latency) => (latency === null ? (failures += 1) : latencies.push(latency)));
+      const seconds = (performance.now() - started) / 1000;
+      baseline.push({ mode, requests: latencies.length + failures, requestsPerSecond: latencies.length / seconds, failures, ...latencyFigures(latencies) });
+    };
+    await atSteadyRate(50, 1, async () => void (await postOne()));
+    for (const rate of options.rates) {
+      await measure(`open loop at ${rate}/s`, (record) => atSteadyRate(rate, options.secondsPerRate, async () => record(await postOne())));
+    }
+    await measure(`closed loop, ${options.baselineConcurrency} in flight`, async (record) => {
+      const until = performance.now() + options.secondsPerRate * 1000;
+      await Promise.all(
+        Array.from({ length: options.baselineConcurrency }, async () => {
+          while (performance.now() < until) record(await postOne());
+        }),
+      );
+    });
+    await dispatcher.close();
+
+    const results: DeliveryResults = { payloadBytes: Buffer.byteLength(payload), baseline, delivery };
+    printDeliveryResults(results);
+    return results;
+  } finally {
+    await group.stopAll();
+    await receiver.close();
+    await sql.end();
+  }
+}
+
+export function printDeliveryResults(results: DeliveryResults): void {
+  const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(0)} ms` : '—').padStart(8);
+  const rate = (value: number) => value.toFixed(0).padStart(6);
+  console.log(`envelope ${results.payloadBytes} bytes, one flow, HTTPS receiver in the bench process`);
+  for (const row of results.baseline) {
+    console.log(
+      `${`direct POST, ${row.mode}`.padEnd(40)} ${rate(row.requestsPerSecond)} req/s                    p50 ${ms(row.p50Ms)}   p99 ${ms(row.p99Ms)}   failures ${row.failures}`,
+    );
+  }
+  for (const row of results.delivery) {
+    console.log(
+      `${`outbox → webhook at ${row.targetPerSecond}/s`.padEnd(40)} ${rate(row.committedPerSecond)} commits/s ${rate(row.receiptsPerSecond)} receipts/s   p50 ${ms(row.p50Ms)}   p99 ${ms(row.p99Ms)}   ` +
+        `missing ${row.missing}   duplicates ${row.duplicates}`,
+    );
+  }
+}
+
+/** A product snapshot of a realistic size (about 1 KiB of envelope). */
+function benchProduct(number: number): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    name: `Áo thun cotton ${number}`,
+    code: `SP${String(number).padStart(6, '0')}`,
+    status: 'active',
+    categoryId: randomUUID(),
+    variants: [0, 1, 2].map((index) => ({
+      id: randomUUID(),
+      code: `SP${String(number).padStart(6, '0')}-${index}`,
+      barcode: `893${String(number * 10 + index).padStart(10, '0')}`,
+      price: `${(149_000 + index * 10_000).toString()}.000`,
+      attributes: [{ name: 'Size', value: ['S', 'M', 'L'][index] }],
+    })),
+    updatedAt: new Date().toISOString(),
+  };
+}

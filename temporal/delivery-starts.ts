@@ -1,0 +1,58 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import type { DeliveryInput, DeliveryResult } from '../workflows/delivery.js';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+
+/** The one delivery of an event to a flow (DESIGN.md: `delivery:<flowId>:<eventId>`). */
+export function deliveryWorkflowId(flowId: string, eventId: string): string {
+  return `delivery:${flowId}:${eventId}`;
+}
+
+function searchAttributes(input: DeliveryInput): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: ShopIdKey, value: input.shopId },
+    { key: FlowIdKey, value: input.flowId },
+    { key: EventTypeKey, value: input.eventType },
+    { key: EventIdKey, value: input.eventId },
+    { key: DeliveryStatusKey, value: 'delivering' },
+  ]);
+}
+
+/**
+ * Starts the delivery workflow; "already started" means a relay (or an earlier attempt of this one)
+ * got there first, which is success. A resend of a closed delivery starts a new run of the same id.
+ */
+export async function startDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<void> {
+  try {
+    await client.workflow.start('deliveryWorkflow', {
+      taskQueue,
+      workflowId: deliveryWorkflowId(input.flowId, input.eventId),
+      args: [input],
+      typedSearchAttributes: searchAttributes(input),
+    });
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** A flow builder's test-run: the same workflow, one attempt, awaited (`flow-test:<flowId>:<uuid>`). */
+export async function runTestDelivery(client: Client, taskQueue: string, input: Omit<DeliveryInput, 'testRun' | 'retryDelaysMs'>): Promise<{ workflowId: string; result: DeliveryResult }> {
+  const full: DeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
+  const workflowId = `flow-test:${input.flowId}:${randomUUID()}`;
+  const result = await client.workflow.execute('deliveryWorkflow', {
+    taskQueue,
+    workflowId,
+    args: [full],
+    typedSearchAttributes: searchAttributes(full),
+    workflowExecutionTimeout: '1 minute',
+  });
+  return { workflowId, result: result as DeliveryResult };
+}
+
+/** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. Throws when one still runs. */
+export async function resendDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<string> {
+  const workflowId = deliveryWorkflowId(input.flowId, input.eventId);
+  await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input) });
+  return workflowId;
+}
