@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
+import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { testEnv } from '../support/environment.js';
+import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { createFlow, type FlowInput } from '../../domain/flows.js';
+import { withShop } from '../../domain/tenancy.js';
+import { OutboxRelay } from '../../workers/outbox-relay.js';
+
+let db: TestDatabase;
+let temporal: TestTemporal;
+let api: TestApi;
+let receiver: WebhookReceiver;
+let shop: ShopFixture;
+let relay: OutboxRelay;
+let connection: Connection;
+let key: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  receiver = await startTestReceiver();
+  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
+  api = await startTestApi(db.app);
+  shop = await createShopFixture(db.app);
+  key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
+  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
+  relay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200, retryDelaysMs: [300, 300, 300, 300] });
+  await relay.start();
+});
+afterAll(async () => {
+  await relay?.stop();
+  await temporal?.shutdown();
+  await connection?.close();
+  await api?.close();
+  await receiver?.close();
+  await db?.drop();
+});
+
+const call = (method: string, path: string, body: unknown) =>
+  fetch(`${api.baseUrl}/api/open/v1${path}`, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+async function flow(input: Partial<FlowInput> & { inbox: string }) {
+  return withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null));
+}
+
+describe('from the Open API to a signed webhook', () => {
+  it('delivers a product change to every flow: same event id, own webhook-id each, signed; none to a flow lacking pos.products.read', async () => {
+    const [first, second, blind] = [randomUUID(), randomUUID(), randomUUID()];
+    const flowA = await flow({ inbox: first });
+    const flowB = await flow({ inbox: second });
+    await flow({ inbox: blind, permissions: ['pos.customers.read'] });
+    const created = (await (await call('POST', '/products', { name: 'Áo khoác', variants: [{ price: '300000' }] })).json()) as { id: string; variants: { id: string }[] };
+    expect((await call('PATCH', `/products/${created.id}`, { variants: [{ id: created.variants[0]!.id, price: '280000' }] })).status).toBe(200);
+
+    const [[atA], [atB]] = await Promise.all([receiver.waitFor(first, 1), receiver.waitFor(second, 1)]);
+    const envelope = JSON.parse(atA!.body) as { id: string; type: string; changes: unknown; data: { id: string; variants: { price: string }[] } };
+    expect(envelope).toMatchObject({ type: 'product.updated', changes: { fields: ['variants.price'] }, data: { id: created.id, variants: [{ price: '280000' }] } });
+    expect((JSON.parse(atB!.body) as { id: string }).id).toBe(envelope.id);
+    expect(atA!.headers['webhook-id']).not.toBe(atB!.headers['webhook-id']);
+    expect(new Webhook(flowA.secret).verify(atA!.body, atA!.headers as Record<string, string>)).toBeTruthy();
+    expect(new Webhook(flowB.secret).verify(atB!.body, atB!.headers as Record<string, string>)).toBeTruthy();
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.received(blind)).toHaveLength(0);
+  });
+
+  it('retries a receiver failing with 500 three times, then 200: four attempts with one webhook-id', async () => {
+    const inbox = randomUUID();
+    receiver.respondWith(inbox, [{ status: 500 }, { status: 500 }, { status: 500 }, { status: 200 }]);
+    await flow({ inbox, eventType: 'customer.created' });
+    expect((await call('POST', '/customers', { name: 'Retry Me' })).status).toBe(201);
+    const requests = await receiver.waitFor(inbox, 4);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.received(inbox)).toHaveLength(4);
+    expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id)).size).toBe(1);
+  });
+
+  it('switches the flow’s HTTP-send block off at 410 Gone, and sends nothing more', async () => {
+    const inbox = randomUUID();
+    receiver.respondWith(inbox, [{ status: 410 }]);
+    const { flowId } = await flow({ inbox, eventType: 'customer.created' });
+    expect((await call('POST', '/customers', { name: 'Gone 1' })).status).toBe(201);
+    await receiver.waitFor(inbox, 1);
+    await expect
+      .poll(async () => (await withShop(db.app, shop.shopId, (tx) => tx<{ httpEnabled: boolean }[]>`select http_enabled from flows where id = ${flowId}`))[0]!.httpEnabled, { timeout: 10_000 })
+      .toBe(false);
+    expect((await call('POST', '/customers', { name: 'Gone 2' })).status).toBe(201);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(receiver.received(inbox)).toHaveLength(1);
+  });
+});
