@@ -13,6 +13,7 @@ import { geographyRoutes } from './routes/geography.js';
 import { productRoutes } from './routes/products.js';
 import { referenceListRoutes } from './routes/reference-lists.js';
 import { inventoryRoutes } from './routes/inventory.js';
+import { orderRoutes } from './routes/orders.js';
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/admin-session.js';
 import { adminFlowRoutes } from './routes/admin-flows.js';
@@ -91,6 +92,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(productRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(referenceListRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
+  await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
 
   await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
   await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.publicBaseUrl.startsWith('https:') });
