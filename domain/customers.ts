@@ -1,4 +1,4 @@
-import { resolveAddressUnits } from './geography.js';
+import { normalizeAddress, type Address, type AddressInput } from './addresses.js';
 import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
 import { recordUpdate, writeEvent, type Snapshot } from './outbox.js';
 import { normalizePhone } from './phones.js';
@@ -21,22 +21,9 @@ export interface CustomerRow {
   deletedAt: string | null;
 }
 
-export interface AddressInput {
-  recipientName?: string | null;
-  recipientPhone?: string | null;
-  addressLine: string;
-  geoSystem?: 'old' | 'new' | null;
-  provinceUnitId?: string | null;
-  districtUnitId?: string | null;
-  wardUnitId?: string | null;
-  provinceName?: string | null;
-  districtName?: string | null;
-  wardName?: string | null;
-}
-
 export interface CustomerDetail extends CustomerRow {
   contacts: { id: string; kind: 'phone' | 'email'; value: string; isPrimary: boolean }[];
-  addresses: (Required<AddressInput> & { id: string })[];
+  addresses: (Address & { id: string })[];
 }
 
 export interface NewCustomer {
@@ -121,21 +108,9 @@ export async function updateCustomer(tx: Tx, shopId: string, id: string, changes
 }
 
 /** `POST /customers/{id}/addresses`: unit ids checked against the hierarchy; an identical address is 409. */
-export async function addCustomerAddress(tx: Tx, shopId: string, customerId: string, input: AddressInput): Promise<CustomerDetail['addresses'][number]> {
+export async function addCustomerAddress(tx: Tx, shopId: string, customerId: string, input: AddressInput & { addressLine: string }): Promise<CustomerDetail['addresses'][number]> {
   const before = await lockedCustomer(tx, customerId);
-  const units = await resolveAddressUnits(tx, input);
-  const address = {
-    recipientName: input.recipientName?.trim() || null,
-    recipientPhone: input.recipientPhone ? normalizePhone(input.recipientPhone, 'recipientPhone') : null,
-    addressLine: input.addressLine.trim(),
-    geoSystem: units.geoSystem,
-    provinceUnitId: units.provinceUnitId,
-    districtUnitId: units.districtUnitId,
-    wardUnitId: units.wardUnitId,
-    provinceName: units.provinceName ?? input.provinceName ?? null,
-    districtName: units.districtName ?? input.districtName ?? null,
-    wardName: units.wardName ?? input.wardName ?? null,
-  };
+  const address = await normalizeAddress(tx, input);
   const identical = before.addresses.find((existing) => sameAddress(existing, address));
   if (identical) throw new Problem('conflict', `the customer already has this address (${identical.id})`, { extra: { addressId: identical.id } });
   const [row] = await tx<{ id: string }[]>`

@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { resolveAddressUnits } from './geography.js';
-import { normalizePhone } from './phones.js';
+import { normalizeAddress, type Address, type AddressInput } from './addresses.js';
 import { Problem, type FieldError } from './problems.js';
 import type { Tx } from './tenancy.js';
 
@@ -9,32 +8,6 @@ export interface OrderLineInput {
   quantity: string;
   unitPrice: string;
   discount?: string | undefined;
-}
-
-export interface ShippingAddressInput {
-  recipientName?: string | null | undefined;
-  recipientPhone?: string | null | undefined;
-  addressLine?: string | null | undefined;
-  geoSystem?: 'old' | 'new' | null | undefined;
-  provinceUnitId?: string | null | undefined;
-  districtUnitId?: string | null | undefined;
-  wardUnitId?: string | null | undefined;
-  provinceName?: string | null | undefined;
-  districtName?: string | null | undefined;
-  wardName?: string | null | undefined;
-}
-
-export interface ShippingAddress {
-  recipientName: string | null;
-  recipientPhone: string | null;
-  addressLine: string | null;
-  geoSystem: 'old' | 'new' | null;
-  provinceUnitId: string | null;
-  districtUnitId: string | null;
-  wardUnitId: string | null;
-  provinceName: string | null;
-  districtName: string | null;
-  wardName: string | null;
 }
 
 /** A line ready to store: the request's amounts and what the variant was called when sold. */
@@ -110,25 +83,9 @@ export async function assertCustomerNotBlocked(tx: Tx, customerId: string): Prom
   if (customer?.isBlocked) throw new Problem('customer-blocked', `customer ${customerId} is blocked`);
 }
 
-/** The address as stored: phone normalised, unit ids checked against the tree and named; null stays null. */
-export async function normalizeShippingAddress(tx: Tx, input: ShippingAddressInput | null | undefined): Promise<ShippingAddress | null> {
-  if (!input) return null;
-  const units = await resolveAddressUnits(tx, input).catch((error: unknown) => {
-    if (error instanceof Problem && error.options.errors) refuse(error.options.errors.map((item) => ({ ...item, path: `shippingAddress.${item.path}` })), error.detail);
-    throw error;
-  });
-  return {
-    recipientName: input.recipientName?.trim() || null,
-    recipientPhone: input.recipientPhone ? normalizePhone(input.recipientPhone, 'shippingAddress.recipientPhone') : null,
-    addressLine: input.addressLine?.trim() || null,
-    geoSystem: units.geoSystem,
-    provinceUnitId: units.provinceUnitId,
-    districtUnitId: units.districtUnitId,
-    wardUnitId: units.wardUnitId,
-    provinceName: units.provinceName ?? input.provinceName ?? null,
-    districtName: units.districtName ?? input.districtName ?? null,
-    wardName: units.wardName ?? input.wardName ?? null,
-  };
+/** The order's shipping address as stored; null stays null. */
+export async function normalizeShippingAddress(tx: Tx, input: AddressInput | null | undefined): Promise<Address | null> {
+  return input ? normalizeAddress(tx, input, 'shippingAddress.') : null;
 }
 
 /** Both `handlerUserId` and `handlerRoleId` at once is 400 (spec, Orders, rule 2). */

@@ -10,9 +10,8 @@ import {
   resolveLines,
   type OrderLineInput,
   type ResolvedLine,
-  type ShippingAddress,
-  type ShippingAddressInput,
 } from './order-input.js';
+import type { Address, AddressInput } from './addresses.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
 import { stockPhase, type OrderStatus } from './order-status.js';
 import { computeOrderTotals, sumAmounts } from './order-totals.js';
@@ -71,7 +70,7 @@ export interface OrderRow {
 }
 
 export interface OrderDetail extends OrderRow {
-  shippingAddress: ShippingAddress | null;
+  shippingAddress: Address | null;
   creditApplied: string;
   exchangeReturn: boolean;
   lines: OrderLine[];
@@ -93,7 +92,7 @@ export interface NewOrder {
   billFullName?: string | null | undefined;
   billPhone?: string | null | undefined;
   billEmail?: string | null | undefined;
-  shippingAddress?: ShippingAddressInput | null | undefined;
+  shippingAddress?: AddressInput | null | undefined;
   lines: OrderLineInput[];
   discount?: string | undefined;
   shippingFee?: string | undefined;
@@ -368,7 +367,7 @@ function duplicateCodeAsProblem(code: string) {
   };
 }
 
-async function writeShippingAddress(tx: Tx, orderId: string, address: ShippingAddress | null): Promise<void> {
+async function writeShippingAddress(tx: Tx, orderId: string, address: Address | null): Promise<void> {
   await tx`
     update orders set has_shipping_address = ${address !== null},
       shipping_recipient_name = ${address?.recipientName ?? null}, shipping_recipient_phone = ${address?.recipientPhone ?? null},

@@ -1,0 +1,57 @@
+import { resolveAddressUnits } from './geography.js';
+import { normalizePhone } from './phones.js';
+import { Problem } from './problems.js';
+import type { Tx } from './tenancy.js';
+
+/** Address fields as sent (spec, Address): all optional, unit ids from `GET /geo/units`. */
+export interface AddressInput {
+  recipientName?: string | null | undefined;
+  recipientPhone?: string | null | undefined;
+  addressLine?: string | null | undefined;
+  geoSystem?: 'old' | 'new' | null | undefined;
+  provinceUnitId?: string | null | undefined;
+  districtUnitId?: string | null | undefined;
+  wardUnitId?: string | null | undefined;
+  provinceName?: string | null | undefined;
+  districtName?: string | null | undefined;
+  wardName?: string | null | undefined;
+}
+
+export interface Address {
+  recipientName: string | null;
+  recipientPhone: string | null;
+  addressLine: string | null;
+  geoSystem: 'old' | 'new' | null;
+  provinceUnitId: string | null;
+  districtUnitId: string | null;
+  wardUnitId: string | null;
+  provinceName: string | null;
+  districtName: string | null;
+  wardName: string | null;
+}
+
+/**
+ * An address as stored, for customers and orders alike: phone normalised, unit ids checked against
+ * the tree, `geoSystem` inferred, unit names taken from the units (the text names otherwise).
+ * `path` prefixes the field paths of validation errors (`shippingAddress.`).
+ */
+export async function normalizeAddress(tx: Tx, input: AddressInput, path = ''): Promise<Address> {
+  const units = await resolveAddressUnits(tx, input).catch((error: unknown) => {
+    if (error instanceof Problem && error.options.errors && path) {
+      throw new Problem(error.code, error.detail, { ...error.options, errors: error.options.errors.map((item) => ({ ...item, path: `${path}${item.path}` })) });
+    }
+    throw error;
+  });
+  return {
+    recipientName: input.recipientName?.trim() || null,
+    recipientPhone: input.recipientPhone ? normalizePhone(input.recipientPhone, `${path}recipientPhone`) : null,
+    addressLine: input.addressLine?.trim() || null,
+    geoSystem: units.geoSystem,
+    provinceUnitId: units.provinceUnitId,
+    districtUnitId: units.districtUnitId,
+    wardUnitId: units.wardUnitId,
+    provinceName: units.provinceName ?? input.provinceName ?? null,
+    districtName: units.districtName ?? input.districtName ?? null,
+    wardName: units.wardName ?? input.wardName ?? null,
+  };
+}
