@@ -13,6 +13,8 @@ import { getShopScenario } from './scenarios/get-shop.js';
 import { productListScenario, syncPassScenario } from './scenarios/products.js';
 import { catalogShop, CATALOG_SIZE } from './catalog-fixture.js';
 import { freshBenchKeys } from './bench-keys.js';
+import { ordersShop } from './orders-fixture.js';
+import { orderScenarios } from './scenarios/orders.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
@@ -53,6 +55,11 @@ say('\n== GET /products?limit=100 (100,000 products in the shop) ==');
 results.productList = await productListScenario(catalogContext, catalogShopId);
 say('\n== updatedSince sync of 100,000 products ==');
 results.productSync = await syncPassScenario(catalogContext, CATALOG_SIZE);
+
+const orders = await ordersShop(sql);
+const ordersContext = { ...context, keys: await freshBenchKeys(sql, orders.shopId) };
+say('\n== POST /orders and GET /orders?limit=50 (200,000 orders in the shop) ==');
+results.orders = await orderScenarios(ordersContext, orders);
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(join(dataDir, 'bench'), { recursive: true });
