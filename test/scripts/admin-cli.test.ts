@@ -1,0 +1,72 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { hashApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
+
+let db: TestDatabase;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+/** Runs `npm run -s admin -- …` as a script would: the output is parsed, the exit code checked. */
+function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'admin.ts'), ...args], { env: { ...process.env, APP_DATABASE_URL: db.appUrl } }, (error, stdout, stderr) =>
+      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    );
+  });
+}
+
+async function json(...args: string[]): Promise<Record<string, string>> {
+  const result = await admin(...args);
+  expect(result.code, result.stderr).toBe(0);
+  expect(result.stdout.trim().split('\n')).toHaveLength(1);
+  return JSON.parse(result.stdout) as Record<string, string>;
+}
+
+describe('admin CLI', () => {
+  it('creates a shop, a person and an application with a key, each as one JSON object', async () => {
+    const shop = await json('shop:create', '--slug', 'cli-shop', '--name', 'CLI Shop');
+    expect(shop).toEqual({ id: expect.any(String), slug: 'cli-shop', name: 'CLI Shop' });
+    const user = await json('user:create', '--shop', 'cli-shop', '--email', 'Owner@CLI.test', '--name', 'Owner', '--password', 'secret-password');
+    expect(user).toEqual({ id: expect.any(String), email: 'owner@cli.test' });
+    const app = await json('app:create', '--shop', 'cli-shop', '--name', 'ERP', '--permissions', 'pos.orders.read,pos.products.read', '--as', 'owner@cli.test');
+    expect(app.key!.match(LEAK_PATTERN)).toEqual([app.key]);
+    const [stored] = await db.admin<{ keyHash: string }[]>`select key_hash from api_keys where id = ${app.keyId!}`;
+    expect(stored!.keyHash).toBe(hashApiKey(app.key!));
+
+    const rotated = await json('key:rotate', '--app', app.applicationId!, '--overlap-hours', '0');
+    expect(rotated.key).not.toBe(app.key);
+    const revoked = await json('key:revoke', '--key', rotated.keyId!);
+    expect(revoked.keyId).toBe(rotated.keyId);
+    await json('shop:set', '--shop', 'cli-shop', '--plan', 'expired', '--automation', 'off');
+    const [settings] = await db.admin<{ plan: string; automationEnabled: boolean }[]>`select plan, automation_enabled from shops where slug = 'cli-shop'`;
+    expect(settings).toEqual({ plan: 'expired', automationEnabled: false });
+  });
+
+  it('exits 2 with a usage message on bad input and 1 on a refused operation, printing nothing on stdout', async () => {
+    const unknownFlag = await admin('shop:create', '--slug', 'x', '--name', 'X', '--colour', 'red');
+    expect(unknownFlag).toMatchObject({ code: 2, stdout: '' });
+    expect(unknownFlag.stderr).toMatch(/usage: shop:create/);
+    expect(await admin('shop:set', '--shop', 'cli-shop', '--plan', 'gold')).toMatchObject({ code: 2, stdout: '' });
+    expect((await admin('nonsense')).code).toBe(2);
+    const refused = await admin('app:create', '--shop', 'cli-shop', '--name', 'Admin', '--permissions', 'settings.members');
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/insufficient-permission/);
+    expect((await admin('shop:create', '--slug', 'cli-shop', '--name', 'Again')).code).toBe(1);
+  });
+
+  it('creates flows and switches them', async () => {
+    await json('shop:create', '--slug', 'cli-flows', '--name', 'Flows');
+    const flow = await json('flow:create', '--shop', 'cli-flows', '--event', 'customer.created', '--url', 'https://hooks.example.com/x', '--on');
+    expect(flow.secret).toMatch(/^whsec_/);
+    expect(await json('flow:set', '--flow', flow.flowId!, '--state', 'off')).toEqual({ flowId: flow.flowId, state: 'off' });
+    expect((await admin('flow:create', '--shop', 'cli-flows', '--event', 'message.received', '--url', 'https://hooks.example.com/y')).code).toBe(1);
+  });
+});
