@@ -489,4 +489,24 @@ describe('handler assignment', () => {
     const handlers = await Promise.all(responses.map(async (response) => ((await response.json()) as Order).handlerUserId));
     expect(members.map((member) => handlers.filter((handler) => handler === member.id).length)).toEqual([10, 10]);
   });
+
+  it('without such roles round-robins the three users with the most orders in the last 30 days', async () => {
+    const busyShop = await createShopFixture(db.app);
+    const key = (await busyShop.newKey(['pos.orders.create', 'pos.orders.read', 'pos.products.read'])).key;
+    const warehouse = await newWarehouse(busyShop);
+    const variantId = await newVariant({ fixture: busyShop, warehouse, stock: '1000' });
+    await arrange((tx) => tx`insert into roles (shop_id, name, permissions) values (${busyShop.shopId}, 'Sales', ${['pos.orders.update']})`, busyShop);
+    const members = await Promise.all([1, 2, 3, 4].map((n) => addMember(db.app, busyShop.shopId, { email: `s${n}@${busyShop.slug}.test`, name: `S${n}`, role: 'Sales' })));
+    // Recent orders 5, 4, 3 and 1; the fourth user's many older orders do not count.
+    const history: [number, number, number][] = [[0, 5, 2], [1, 4, 3], [2, 3, 4], [3, 1, 5], [3, 10, 40]];
+    for (const [member, count, daysAgo] of history) {
+      await arrange((tx) => tx`
+        insert into orders (shop_id, code, warehouse_id, handler_user_id, created_at)
+        select ${busyShop.shopId}, ${`H${member}-${daysAgo}-`} || i, ${warehouse}, ${members[member]!.id}, now() - make_interval(days => ${daysAgo})
+        from generate_series(1, ${count}) as i`, busyShop);
+    }
+    const responses = await Promise.all(Array.from({ length: 6 }, () => call('POST', '/orders', { warehouseId: warehouse, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] }, key)));
+    const handlers = await Promise.all(responses.map(async (response) => ((await response.json()) as Order).handlerUserId));
+    expect(members.map((member) => handlers.filter((handler) => handler === member.id).length)).toEqual([2, 2, 2, 0]);
+  });
 });
