@@ -1,6 +1,6 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
 import { CONNECT_TIMEOUT_MS } from '../domain/webhook-delivery.js';
@@ -55,11 +55,13 @@ function guardedLookup(policy: OutboundPolicy): LookupFunction {
 
 /** The undici dispatcher every outbound delivery uses. */
 export function createOutboundAgent(policy: OutboundPolicy): Agent {
+  // Built once: a `ca` list in the connect options would be parsed again on every new TLS connection.
+  const secureContext = policy.extraCaPem ? createSecureContext({ ca: [...rootCertificates, policy.extraCaPem] }) : undefined;
   return new Agent({
     connect: {
       lookup: guardedLookup(policy),
       timeout: CONNECT_TIMEOUT_MS,
-      ...(policy.extraCaPem ? { ca: [...rootCertificates, policy.extraCaPem] } : {}),
+      ...(secureContext ? { secureContext } : {}),
     },
     connections: 64,
   });

@@ -50,7 +50,7 @@ export async function ordersShop(sql: Sql): Promise<OrdersFixture> {
           select ${shop.id}, 'SEED' || lpad(i::text, 7, '0'), ${warehouse!.id}, ${owner!.userId}, 'Khách ' || i,
                  100000 + (i % 50) * 1000, 100000 + (i % 50) * 1000, now() - interval '2 days', now() - interval '2 days',
                  now() - interval '1 day' + i * interval '1 millisecond'
-          from generate_series(${count + 1}, ${SEEDED_ORDERS}) as i`;
+          from generate_series(${count + 1}::int, ${SEEDED_ORDERS}::int) as i`;
         await tx`analyze orders`;
       });
     }

@@ -15,6 +15,8 @@ import { catalogShop, CATALOG_SIZE } from './catalog-fixture.js';
 import { freshBenchKeys } from './bench-keys.js';
 import { ordersShop } from './orders-fixture.js';
 import { orderScenarios } from './scenarios/orders.js';
+import { deliveryScenario } from './scenarios/delivery.js';
+import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
@@ -60,6 +62,22 @@ const orders = await ordersShop(sql);
 const ordersContext = { ...context, keys: await freshBenchKeys(sql, orders.shopId) };
 say('\n== POST /orders and GET /orders?limit=50 (200,000 orders in the shop) ==');
 results.orders = await orderScenarios(ordersContext, orders);
+
+// Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
+// BENCH_DELIVERY_RATE (events/s per phase, default "20,100,250"), BENCH_DELIVERY_SECONDS (default 10).
+const temporal = await ensureTemporal();
+say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
+try {
+  results.delivery = await deliveryScenario({
+    appUrl: database.appUrl,
+    temporalAddress: temporal.address,
+    rates: (process.env.BENCH_DELIVERY_RATE ?? '20,100,250').split(',').map(Number),
+    secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+    baselineConcurrency: context.connections,
+  });
+} finally {
+  await temporal.stop?.();
+}
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
 mkdirSync(join(dataDir, 'bench'), { recursive: true });

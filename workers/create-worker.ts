@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type NativeConnection, type WorkerOptions, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { withShop } from '../domain/tenancy.js';
@@ -28,21 +28,7 @@ export interface ShopflowWorkerOptions {
   policy: OutboundPolicy;
   /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkflowBundleWithSourceMap;
-  /** Overrides of the worker's concurrency and polling settings (benchmarks). */
-  tuning?: Partial<Pick<WorkerOptions, TuningOption>>;
 }
-
-type TuningOption =
-  | 'maxConcurrentWorkflowTaskExecutions'
-  | 'maxConcurrentActivityTaskExecutions'
-  | 'maxConcurrentWorkflowTaskPolls'
-  | 'maxConcurrentActivityTaskPolls'
-  | 'nonStickyToStickyPollRatio'
-  | 'maxCachedWorkflows'
-  | 'workflowThreadPoolSize'
-  | 'reuseV8Context'
-  | 'stickyQueueScheduleToStartTimeout'
-  | 'maxEagerActivityReservationsPerWorkflowTask';
 
 /** The Temporal worker with every workflow and activity of Shopflow. */
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
@@ -62,6 +48,5 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    ...options.tuning,
   });
 }

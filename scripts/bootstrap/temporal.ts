@@ -56,6 +56,12 @@ export async function ensureTemporal(): Promise<TemporalService> {
       // A development server: write-ahead log without fsync on every commit (several times faster).
       '--sqlite-pragma', 'journal_mode=wal',
       '--sqlite-pragma', 'synchronous=off',
+      // Eager activity execution: the worker that completes a workflow task gets the activity it just
+      // scheduled in the same answer, without a trip through the matching service (a delivery's first
+      // attempt starts about 30 ms sooner). One partition per task queue: one local server, one worker.
+      '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
+      '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
+      '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
       ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ];
     // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
