@@ -1,4 +1,4 @@
-import { proxyActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
 import type { WebhookAttempt, WebhookSendActivities } from '../activities/webhook-send.js';
 import type { FlowActivities } from '../activities/flow-steps.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
@@ -26,8 +26,10 @@ export interface DeliveryResult {
   attempts: WebhookAttempt[];
 }
 
-const { sendWebhook } = proxyActivities<WebhookSendActivities>({
-  // One attempt per activity run: the delivery schedule below is the only retry loop.
+// A local activity: it runs in the worker that runs the workflow, its result is recorded in the
+// history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
+// One attempt per run: the delivery schedule below is the only retry loop.
+const { sendWebhook } = proxyLocalActivities<WebhookSendActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
@@ -44,7 +46,6 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   const delays = input.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const longest = Math.max(...delays);
   const attempts: WebhookAttempt[] = [];
-  setStatus('delivering');
   for (let attemptIndex = 0; ; attemptIndex += 1) {
     const attempt = await attemptOnce(input);
     attempts.push(attempt);
