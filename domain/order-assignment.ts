@@ -40,10 +40,16 @@ export async function assignHandler(tx: Tx, shopId: string, choice: HandlerChoic
   }
   const ownOrders = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and r.sees_only_own_orders order by m.user_id`;
   if (ownOrders.length > 0) return nextInTurn(tx, shopId, 'own-orders-roles', ownOrders.map((row) => row.userId));
+  // One pass over the month's orders, counted per handler.
   const busiest = await tx<{ userId: string }[]>`
+    with recent as (
+      select handler_user_id as user_id, count(*) as orders from orders
+      where created_at > now() - interval '30 days' and handler_user_id is not null
+      group by handler_user_id
+    )
     select m.user_id from ${USABLE_MEMBERS(tx)}
-      and exists (select 1 from orders o where o.handler_user_id = m.user_id and o.created_at > now() - interval '30 days')
-    order by (select count(*) from orders o where o.handler_user_id = m.user_id and o.created_at > now() - interval '30 days') desc, m.user_id
+      and exists (select 1 from recent where recent.user_id = m.user_id)
+    order by (select orders from recent where recent.user_id = m.user_id) desc, m.user_id
     limit 3`;
   if (busiest.length > 0) return nextInTurn(tx, shopId, 'busiest-handlers', busiest.map((row) => row.userId).sort());
   const [fallback] = await tx<{ userId: string }[]>`

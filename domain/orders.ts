@@ -214,7 +214,8 @@ export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): P
   const charges = { discount: input.discount ?? '0', shippingFee: input.shippingFee ?? '0', freeShipping: input.freeShipping ?? false, surcharge: input.surcharge ?? '0', tax: input.tax ?? '0' };
   const totals = computeOrderTotals(lines, charges);
   const paidAmount = sumAmounts((input.payments ?? []).map((payment) => payment.amount));
-  const code = input.code ? await assertCodeFree(tx, input.code) : await nextOrderCode(tx, actor.shopId);
+  const code = input.code ? await assertCodeFree(tx, input.code) : await nextOrderCode(tx);
+  // Last before the writes: the round-robin turn stays locked until the order commits.
   const handlerUserId = await assignHandler(tx, actor.shopId, input);
 
   const [created] = await tx<{ id: string }[]>`
@@ -345,13 +346,11 @@ async function assertCodeFree(tx: Tx, code: string): Promise<string> {
 }
 
 /** `DH` and the shop's next number, six digits at least, skipping numbers a chosen code already took. */
-async function nextOrderCode(tx: Tx, shopId: string): Promise<string> {
+/** `DH` and a number from one sequence: increasing and unique, without making creations wait for each other. */
+async function nextOrderCode(tx: Tx): Promise<string> {
   for (;;) {
-    const [counter] = await tx<{ lastNumber: string }[]>`
-      insert into order_code_counters (shop_id, last_number) values (${shopId}, 1)
-      on conflict (shop_id) do update set last_number = order_code_counters.last_number + 1
-      returning last_number::text`;
-    const code = `DH${counter!.lastNumber.padStart(6, '0')}`;
+    const [next] = await tx<{ number: string }[]>`select nextval('order_code_seq')::text as number`;
+    const code = `DH${next!.number.padStart(6, '0')}`;
     const [taken] = await tx`select 1 from orders where lower(code) = lower(${code})`;
     if (!taken) return code;
   }
