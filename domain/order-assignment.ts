@@ -40,8 +40,28 @@ export async function assignHandler(tx: Tx, shopId: string, choice: HandlerChoic
   }
   const ownOrders = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and r.sees_only_own_orders order by m.user_id`;
   if (ownOrders.length > 0) return nextInTurn(tx, shopId, 'own-orders-roles', ownOrders.map((row) => row.userId));
-  // One pass over the month's orders, counted per handler.
-  const busiest = await tx<{ userId: string }[]>`
+  const busiest = await busiestHandlers(tx, shopId);
+  if (busiest.length > 0) return nextInTurn(tx, shopId, 'busiest-handlers', [...busiest].sort());
+  const [fallback] = await tx<{ userId: string }[]>`
+    select m.user_id from shop_members m join users u on u.id = m.user_id join roles r on r.id = m.role_id
+    where m.status = 'working' and not u.locked
+    order by r.name = ${OWNER_ROLE} desc, m.joined_at, m.user_id
+    limit 1`;
+  return fallback?.userId ?? null;
+}
+
+/** How long a count of the busiest handlers serves before it is made again. */
+export const BUSIEST_RECOUNT_SECONDS = 60;
+
+/**
+ * The (at most) three usable members with the most orders of the last 30 days, most first. The
+ * count is kept per shop for a minute: a month of orders is too many to count on every creation.
+ */
+async function busiestHandlers(tx: Tx, shopId: string): Promise<string[]> {
+  const [kept] = await tx<{ userIds: string[] }[]>`
+    select user_ids from busiest_handlers where counted_at > now() - make_interval(secs => ${BUSIEST_RECOUNT_SECONDS})`;
+  if (kept) return kept.userIds;
+  const counted = await tx<{ userId: string }[]>`
     with recent as (
       select handler_user_id as user_id, count(*) as orders from orders
       where created_at > now() - interval '30 days' and handler_user_id is not null
@@ -51,13 +71,11 @@ export async function assignHandler(tx: Tx, shopId: string, choice: HandlerChoic
       and exists (select 1 from recent where recent.user_id = m.user_id)
     order by (select orders from recent where recent.user_id = m.user_id) desc, m.user_id
     limit 3`;
-  if (busiest.length > 0) return nextInTurn(tx, shopId, 'busiest-handlers', busiest.map((row) => row.userId).sort());
-  const [fallback] = await tx<{ userId: string }[]>`
-    select m.user_id from shop_members m join users u on u.id = m.user_id join roles r on r.id = m.role_id
-    where m.status = 'working' and not u.locked
-    order by r.name = ${OWNER_ROLE} desc, m.joined_at, m.user_id
-    limit 1`;
-  return fallback?.userId ?? null;
+  const userIds = counted.map((row) => row.userId);
+  await tx`
+    insert into busiest_handlers (shop_id, user_ids, counted_at) values (${shopId}, ${userIds}, now())
+    on conflict (shop_id) do update set user_ids = excluded.user_ids, counted_at = excluded.counted_at`;
+  return userIds;
 }
 
 /**
