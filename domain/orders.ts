@@ -152,7 +152,7 @@ export async function listOrders(tx: Tx, query: ListQuery & OrderFilters, bindin
   const conditions = syncConditions(tx, { table: 'o', column: 'updated_at', query, position, ceilingSeconds, softDelete: true });
   if (query.status !== undefined) conditions.push(tx`o.status = ${query.status}`);
   if (query.customerId !== undefined) conditions.push(tx`o.customer_id = ${query.customerId}`);
-  if (query.code !== undefined) conditions.push(tx`lower(o.code) = lower(${query.code})`);
+  if (query.code !== undefined) conditions.push(tx`o.code_key = ${query.code.toLowerCase()}`);
   const rows = await tx<(OrderRow & { sortKey: string })[]>`
     select ${ROW_HEAD(tx)}, ${ROW_MONEY(tx)}, ${ROW_TAIL(tx)}, ${AUDIT_TIMES(tx)}, o.updated_at::text as sort_key
     from ${SOURCE(tx)}
@@ -340,7 +340,7 @@ function sameLines(stored: readonly OrderLine[], sent: readonly ResolvedLine[]):
 }
 
 async function assertCodeFree(tx: Tx, code: string): Promise<string> {
-  const [taken] = await tx`select 1 from orders where lower(code) = lower(${code})`;
+  const [taken] = await tx`select 1 from orders where code_key = ${code.toLowerCase()}`;
   if (taken) throw new Problem('duplicate-code', `order code ${code} already exists in the shop`);
   return code;
 }
@@ -351,7 +351,7 @@ async function nextOrderCode(tx: Tx): Promise<string> {
   for (;;) {
     const [next] = await tx<{ number: string }[]>`select nextval('order_code_seq')::text as number`;
     const code = `DH${next!.number.padStart(6, '0')}`;
-    const [taken] = await tx`select 1 from orders where lower(code) = lower(${code})`;
+    const [taken] = await tx`select 1 from orders where code_key = ${code.toLowerCase()}`;
     if (!taken) return code;
   }
 }

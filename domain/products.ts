@@ -149,7 +149,7 @@ export async function createProduct(tx: Tx, writer: Writer, input: ProductInput)
   }
   await lockCatalog(tx, writer.shopId);
   const code = input.code?.trim() || (await generateProductCode(tx));
-  const [taken] = await tx<{ name: string }[]>`select name from products where lower(code) = ${matchKey(code)}`;
+  const [taken] = await tx<{ name: string }[]>`select name from products where code_key = ${matchKey(code)}`;
   if (taken) throw new Problem('duplicate-code', `product code "${code}" is already used by ${taken.name}`);
   const [product] = await tx<{ id: string }[]>`
     insert into products (shop_id, code, name, description, type)
