@@ -21,10 +21,7 @@ export class ProcessGroup {
   private stopping = false;
 
   constructor(private readonly onUnexpectedExit: (name: string, code: number | null) => void) {
-    // Last resort if the launcher itself exits without stopping its children.
-    process.once('exit', () => {
-      for (const { child } of this.managed) killGroup(child, 'SIGKILL');
-    });
+    liveGroups.add(this);
   }
 
   /** Runs a TypeScript entry point of this project with tsx. */
@@ -66,6 +63,11 @@ export class ProcessGroup {
     );
   }
 
+  /** SIGKILL to every group at once (the launcher is exiting). */
+  killAll(): void {
+    for (const { child } of this.managed) killGroup(child, 'SIGKILL');
+  }
+
   /** SIGTERM to every group, then SIGKILL to whatever is still there after `graceMs`. */
   async stopAll(graceMs = 10_000): Promise<void> {
     this.stopping = true;
@@ -87,6 +89,12 @@ export class ProcessGroup {
     );
   }
 }
+
+/** Last resort if a launcher exits without stopping its children: one exit listener for every group. */
+const liveGroups = new Set<ProcessGroup>();
+process.once('exit', () => {
+  for (const group of liveGroups) group.killAll();
+});
 
 function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
   if (!child.pid) return;
