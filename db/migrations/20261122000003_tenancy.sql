@@ -7,6 +7,17 @@ CREATE FUNCTION current_shop_id() RETURNS uuid
 LANGUAGE sql STABLE PARALLEL SAFE
 AS $$ SELECT nullif(current_setting('app.shop_id', true), '')::uuid $$;
 
+-- Row-level security for a shop-owned table: enabled, forced (the owner too), current shop only.
+CREATE FUNCTION enable_shop_isolation(shop_table regclass) RETURNS void
+LANGUAGE plpgsql
+AS $$
+BEGIN
+  EXECUTE format('ALTER TABLE %s ENABLE ROW LEVEL SECURITY', shop_table);
+  EXECUTE format('ALTER TABLE %s FORCE ROW LEVEL SECURITY', shop_table);
+  EXECUTE format('CREATE POLICY shop_isolation ON %s USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
+END
+$$;
+
 CREATE TABLE shops (
   id uuid PRIMARY KEY DEFAULT gen_random_uuid(),
   slug text NOT NULL UNIQUE CHECK (slug ~ '^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$'),
@@ -102,17 +113,7 @@ CREATE TABLE shop_log (
 CREATE INDEX shop_log_shop_idx ON shop_log (shop_id, created_at);
 
 -- Row-level security: the current shop only.
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY['roles', 'shop_members', 'pages', 'shop_log'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY['roles', 'shop_members', 'pages', 'shop_log']::regclass[]) AS shop_table;
 
 ALTER TABLE shops ENABLE ROW LEVEL SECURITY;
 ALTER TABLE shops FORCE ROW LEVEL SECURITY;
@@ -195,4 +196,5 @@ $$;
 -- migrate:down
 DROP FUNCTION authenticate_api_key(text);
 DROP TABLE shop_log, api_keys, applications, pages, shop_members, roles, users, shops;
+DROP FUNCTION enable_shop_isolation(regclass);
 DROP FUNCTION current_shop_id();

@@ -80,17 +80,7 @@ CREATE TABLE events (
 CREATE INDEX events_pending_idx ON events (created_at) WHERE relayed_at IS NULL;
 CREATE INDEX events_resource_idx ON events (shop_id, resource_id, created_at);
 
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY['idempotency_keys', 'events'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY['idempotency_keys', 'events']::regclass[]) AS shop_table;
 
 -- migrate:down
 DROP TABLE events, idempotency_keys, rate_limit_counters;

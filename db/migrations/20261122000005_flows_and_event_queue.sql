@@ -29,17 +29,7 @@ ALTER TABLE webhook_signing_secrets
   ALTER COLUMN shop_id SET NOT NULL,
   ADD FOREIGN KEY (flow_id) REFERENCES flows (id) ON DELETE CASCADE;
 
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY['flows', 'webhook_signing_secrets'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY['flows', 'webhook_signing_secrets']::regclass[]) AS shop_table;
 
 -- The relay's work list: which event of which shop still waits for its deliveries to start. It
 -- holds ids only; the relay reads the event and the flows under the event's shop, through RLS.

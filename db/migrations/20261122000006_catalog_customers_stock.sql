@@ -244,22 +244,12 @@ CREATE TABLE inventory_document_lines (
   quantity numeric(18, 3) NOT NULL CHECK (quantity <> 0)
 );
 
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY[
-    'categories', 'warehouses', 'tags', 'payment_methods', 'sales_channels', 'carrier_connections',
-    'customers', 'customer_contacts', 'customer_addresses', 'attributes', 'attribute_values',
-    'products', 'product_categories', 'variants', 'match_keys', 'product_images', 'stock',
-    'inventory_documents', 'inventory_document_lines'
-  ] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY[
+  'categories', 'warehouses', 'tags', 'payment_methods', 'sales_channels', 'carrier_connections',
+  'customers', 'customer_contacts', 'customer_addresses', 'attributes', 'attribute_values',
+  'products', 'product_categories', 'variants', 'match_keys', 'product_images', 'stock',
+  'inventory_documents', 'inventory_document_lines'
+]::regclass[]) AS shop_table;
 
 -- migrate:down
 DROP TABLE inventory_document_lines, inventory_documents, stock, product_images, match_keys, variants,

@@ -44,17 +44,7 @@ CREATE TABLE delivery_attempts (
 );
 CREATE INDEX delivery_attempts_delivery_idx ON delivery_attempts (delivery_id, attempted_at);
 
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY['deliveries', 'delivery_attempts'] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY['deliveries', 'delivery_attempts']::regclass[]) AS shop_table;
 
 -- migrate:down
 DROP TABLE delivery_attempts, deliveries, admin_sessions;

@@ -134,20 +134,10 @@ CREATE TABLE order_assignment_cursors (
   PRIMARY KEY (shop_id, scope)
 );
 
-DO $$
-DECLARE
-  shop_table text;
-BEGIN
-  FOREACH shop_table IN ARRAY ARRAY[
-    'orders', 'order_lines', 'order_payments', 'order_tags', 'order_notes', 'order_returns',
-    'order_code_counters', 'order_assignment_cursors'
-  ] LOOP
-    EXECUTE format('ALTER TABLE %I ENABLE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('ALTER TABLE %I FORCE ROW LEVEL SECURITY', shop_table);
-    EXECUTE format('CREATE POLICY shop_isolation ON %I USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id())', shop_table);
-  END LOOP;
-END
-$$;
+SELECT enable_shop_isolation(shop_table) FROM unnest(ARRAY[
+  'orders', 'order_lines', 'order_payments', 'order_tags', 'order_notes', 'order_returns',
+  'order_code_counters', 'order_assignment_cursors'
+]::regclass[]) AS shop_table;
 
 -- migrate:down
 DROP TABLE order_assignment_cursors, order_code_counters, order_returns, order_notes, order_tags,

@@ -6,9 +6,7 @@ CREATE TABLE busiest_handlers (
   user_ids uuid[] NOT NULL,
   counted_at timestamptz NOT NULL
 );
-ALTER TABLE busiest_handlers ENABLE ROW LEVEL SECURITY;
-ALTER TABLE busiest_handlers FORCE ROW LEVEL SECURITY;
-CREATE POLICY shop_isolation ON busiest_handlers USING (shop_id = current_shop_id()) WITH CHECK (shop_id = current_shop_id());
+SELECT enable_shop_isolation('busiest_handlers');
 
 -- migrate:down
 DROP TABLE busiest_handlers;
