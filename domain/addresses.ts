@@ -1,33 +1,22 @@
-import { resolveAddressUnits } from './geography.js';
+import { resolveAddressUnits, type AddressUnits, type AddressUnitsInput } from './geography.js';
 import { normalizePhone } from './phones.js';
 import { Problem } from './problems.js';
 import type { Tx } from './tenancy.js';
 
 /** Address fields as sent (spec, Address): all optional, unit ids from `GET /geo/units`. */
-export interface AddressInput {
+export interface AddressInput extends AddressUnitsInput {
   recipientName?: string | null | undefined;
   recipientPhone?: string | null | undefined;
   addressLine?: string | null | undefined;
-  geoSystem?: 'old' | 'new' | null | undefined;
-  provinceUnitId?: string | null | undefined;
-  districtUnitId?: string | null | undefined;
-  wardUnitId?: string | null | undefined;
   provinceName?: string | null | undefined;
   districtName?: string | null | undefined;
   wardName?: string | null | undefined;
 }
 
-export interface Address {
+export interface Address extends AddressUnits {
   recipientName: string | null;
   recipientPhone: string | null;
   addressLine: string | null;
-  geoSystem: 'old' | 'new' | null;
-  provinceUnitId: string | null;
-  districtUnitId: string | null;
-  wardUnitId: string | null;
-  provinceName: string | null;
-  districtName: string | null;
-  wardName: string | null;
 }
 
 /**

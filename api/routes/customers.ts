@@ -4,7 +4,7 @@ import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateC
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressInput, AddressSchema, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -102,7 +102,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers/:id/addresses',
     {
       config: { permissions: ['pos.customers.update'] },
-      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: AddressInput, response: { 201: CustomerAddress, ...problemResponses } },
+      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses } },
     },
     async (request, reply) => {
       const address = await withShop(deps.sql, request.auth.shop.id, (tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));

@@ -7,7 +7,7 @@ import { createOrder, getOrder, listOrders, orderForKey, updateOrder } from '../
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressSchema, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { AddressInput, AddressSchema, IdParams, Name, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -78,19 +78,6 @@ const OrderNote = z
   .object({ id: z.uuid(), message: z.string(), createdByName: z.string().nullable(), createdByIsIntegration: z.boolean(), createdAt: Timestamp, updatedAt: Timestamp })
   .meta({ id: 'OrderNote' });
 
-const ShippingAddressInput = z.strictObject({
-  recipientName: z.string().max(255).nullish(),
-  recipientPhone: z.string().max(40).nullish(),
-  addressLine: z.string().max(500).nullish(),
-  geoSystem: z.enum(['old', 'new']).nullish(),
-  provinceUnitId: z.uuid().nullish(),
-  districtUnitId: z.uuid().nullish(),
-  wardUnitId: z.uuid().nullish(),
-  provinceName: z.string().max(255).nullish(),
-  districtName: z.string().max(255).nullish(),
-  wardName: z.string().max(255).nullish(),
-});
-
 const orderFields = {
   code: z.string().trim().min(1).max(100).optional().describe('Generated (DH000001…) when absent'),
   warehouseId: z.uuid(),
@@ -100,7 +87,7 @@ const orderFields = {
   billFullName: Name.nullish(),
   billPhone: z.string().max(40).nullish(),
   billEmail: z.string().trim().max(255).nullish(),
-  shippingAddress: ShippingAddressInput.nullish(),
+  shippingAddress: AddressInput.nullish(),
   lines: z
     .array(z.strictObject({ variantId: z.uuid(), quantity: Quantity, unitPrice: Amount, discount: Amount.optional() }))
     .min(1)

@@ -23,11 +23,11 @@ export const AddressSchema = z
   })
   .meta({ id: 'Address' });
 
-/** Address fields as sent: all optional, unit ids from `GET /geo/units`. */
+/** Address fields as sent (an order's shipping address): all optional, unit ids from `GET /geo/units`. */
 export const AddressInput = z.strictObject({
   recipientName: z.string().max(255).nullish(),
   recipientPhone: z.string().max(40).nullish(),
-  addressLine: z.string().trim().min(1).max(500),
+  addressLine: z.string().max(500).nullish(),
   geoSystem: z.enum(['old', 'new']).nullish(),
   provinceUnitId: z.uuid().nullish(),
   districtUnitId: z.uuid().nullish(),
@@ -36,3 +36,6 @@ export const AddressInput = z.strictObject({
   districtName: z.string().max(255).nullish(),
   wardName: z.string().max(255).nullish(),
 });
+
+/** A customer's delivery address needs its address line. */
+export const CustomerAddressInput = AddressInput.extend({ addressLine: z.string().trim().min(1).max(500) });

@@ -1,24 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock } from '../../domain/inventory.js';
+import { adjustStock, type StockRow } from '../../domain/inventory.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-
-interface StockRow {
-  variantId: string;
-  productId: string;
-  warehouseId: string;
-  warehouseName: string;
-  variantCode: string;
-  quantity: string;
-  reserved: string;
-  available: string;
-  inTransit: string;
-  stockChangedAt: string;
-}
 
 interface Document {
   id: string;

@@ -97,11 +97,11 @@ describe('outbox relay', () => {
     const before = await productEvent('before');
     await withShop(db.app, shop.shopId, (tx) => setFlowState(tx, later.flowId, 'on', null));
     const after = await productEvent('after');
-    const [received] = await receiver.waitFor(inbox, 1);
+    await receiver.waitFor(inbox, 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id)).toEqual([after]);
-    expect(received).toBeDefined();
-    expect(before).not.toBe(after);
+    const sent = receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id);
+    expect(sent).toEqual([after]);
+    expect(sent).not.toContain(before);
   });
 
   it('shares the work between two relays without double deliveries, and empties the queue', async () => {
