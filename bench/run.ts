@@ -20,8 +20,17 @@ import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
- * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load.
+ * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
+ * BENCH_ONLY (comma-separated: shop, products, orders, delivery) runs a subset.
  */
+const SCENARIOS = ['shop', 'products', 'orders', 'delivery'] as const;
+const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+const unknown = only?.filter((name) => !(SCENARIOS as readonly string[]).includes(name)) ?? [];
+if (unknown.length > 0) {
+  process.stderr.write(`BENCH_ONLY: unknown scenario ${unknown.join(', ')} (choose from ${SCENARIOS.join(', ')})\n`);
+  process.exit(2);
+}
+const selected = (scenario: (typeof SCENARIOS)[number]) => !only || only.includes(scenario);
 const database = await bootstrapDatabase('shopflow_bench');
 const sql = createSql(database.appUrl, { max: 5, applicationName: 'shopflow-bench' });
 
@@ -48,35 +57,43 @@ const context = createBenchContext({
 });
 
 const results: Record<string, unknown> = {};
-say('\n== GET /shop ==');
-results.getShop = await getShopScenario(context);
+if (selected('shop')) {
+  say('\n== GET /shop ==');
+  results.getShop = await getShopScenario(context);
+}
 
-const catalogShopId = await catalogShop(sql);
-const catalogContext = { ...context, keys: await freshBenchKeys(sql, catalogShopId) };
-say('\n== GET /products?limit=100 (100,000 products in the shop) ==');
-results.productList = await productListScenario(catalogContext, catalogShopId);
-say('\n== updatedSince sync of 100,000 products ==');
-results.productSync = await syncPassScenario(catalogContext, CATALOG_SIZE);
+if (selected('products')) {
+  const catalogShopId = await catalogShop(sql);
+  const catalogContext = { ...context, keys: await freshBenchKeys(sql, catalogShopId) };
+  say('\n== GET /products?limit=100 (100,000 products in the shop) ==');
+  results.productList = await productListScenario(catalogContext, catalogShopId);
+  say('\n== updatedSince sync of 100,000 products ==');
+  results.productSync = await syncPassScenario(catalogContext, CATALOG_SIZE);
+}
 
-const orders = await ordersShop(sql);
-const ordersContext = { ...context, keys: await freshBenchKeys(sql, orders.shopId) };
-say('\n== POST /orders and GET /orders?limit=50 (200,000 orders in the shop) ==');
-results.orders = await orderScenarios(ordersContext, orders);
+if (selected('orders')) {
+  const orders = await ordersShop(sql);
+  const ordersContext = { ...context, keys: await freshBenchKeys(sql, orders.shopId) };
+  say('\n== POST /orders and GET /orders?limit=50 (200,000 orders in the shop) ==');
+  results.orders = await orderScenarios(ordersContext, orders);
+}
 
-// Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
-// BENCH_DELIVERY_RATE (events/s per phase, default "20,100,250"), BENCH_DELIVERY_SECONDS (default 10).
-const temporal = await ensureTemporal();
-say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
-try {
-  results.delivery = await deliveryScenario({
-    appUrl: database.appUrl,
-    temporalAddress: temporal.address,
-    rates: (process.env.BENCH_DELIVERY_RATE ?? '20,100,250').split(',').map(Number),
-    secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
-    baselineConcurrency: context.connections,
-  });
-} finally {
-  await temporal.stop?.();
+if (selected('delivery')) {
+  // Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
+  // BENCH_DELIVERY_RATE (events/s per phase, default "20,100,250"), BENCH_DELIVERY_SECONDS (default 10).
+  const temporal = await ensureTemporal();
+  say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
+  try {
+    results.delivery = await deliveryScenario({
+      appUrl: database.appUrl,
+      temporalAddress: temporal.address,
+      rates: (process.env.BENCH_DELIVERY_RATE ?? '20,100,250').split(',').map(Number),
+      secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+      baselineConcurrency: context.connections,
+    });
+  } finally {
+    await temporal.stop?.();
+  }
 }
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -22,17 +22,27 @@ function searchAttributes(input: DeliveryInput): TypedSearchAttributes {
 /**
  * Starts the delivery workflow; "already started" means a relay (or an earlier attempt of this one)
  * got there first, which is success. A resend of a closed delivery starts a new run of the same id.
+ * `eagerStart` (only for a client on a `NativeConnection` shared with a worker of the task queue)
+ * hands the first workflow task straight to that worker in the start's answer.
  */
-export async function startDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<void> {
+export async function startDelivery(
+  client: Client,
+  taskQueue: string,
+  input: DeliveryInput,
+  { eagerStart = false } = {},
+): Promise<'started-eagerly' | 'started' | 'already-started'> {
   try {
-    await client.workflow.start('deliveryWorkflow', {
+    const handle = await client.workflow.start('deliveryWorkflow', {
       taskQueue,
       workflowId: deliveryWorkflowId(input.flowId, input.eventId),
       args: [input],
       typedSearchAttributes: searchAttributes(input),
+      requestEagerStart: eagerStart,
     });
+    return handle.eagerlyStarted ? 'started-eagerly' : 'started';
   } catch (error) {
     if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already-started';
   }
 }
 

@@ -16,6 +16,11 @@ export interface RelayOptions {
   log?: (message: string, details?: Record<string, unknown>) => void;
   /** Waits between attempts of the deliveries it starts; the production schedule when absent (tests shorten it). */
   retryDelaysMs?: number[];
+  /**
+   * Eager workflow start: `temporal` is a client on the `NativeConnection` of a worker of `taskQueue`
+   * in this process, which then runs each delivery's first task without a trip through task matching.
+   */
+  eagerStart?: boolean;
 }
 
 interface QueuedEvent {
@@ -49,11 +54,14 @@ export class OutboxRelay {
     this.loop = this.run();
   }
 
+  /** Finishes the batch in hand and stops listening; calling it again is harmless. */
   async stop(): Promise<void> {
     this.running = false;
     this.wakeUp?.();
     await this.loop;
-    await this.unlisten?.();
+    const unlisten = this.unlisten;
+    this.unlisten = undefined;
+    await unlisten?.();
   }
 
   /** Relays one batch; returns how many events it took off the queue. */
@@ -64,7 +72,7 @@ export class OutboxRelay {
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
       const deliveries: DeliveryInput[] = [];
       for (const item of queued) deliveries.push(...(await this.planDeliveries(tx, item)));
-      await Promise.all(deliveries.map((input) => startDelivery(this.options.temporal, this.options.taskQueue, input)));
+      await Promise.all(deliveries.map((input) => startDelivery(this.options.temporal, this.options.taskQueue, input, { eagerStart: this.options.eagerStart ?? false })));
       if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
       return queued.length;
     }) as Promise<number>;

@@ -12,6 +12,7 @@ import { withShop } from '../../domain/tenancy.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -39,6 +40,8 @@ export interface DeliveryPhase extends LatencyFigures {
   receiptsPerSecond: number;
   duplicates: number;
   missing: number;
+  /** CPU milliseconds per delivered event, per process group (temporal, worker, relay, postgres, bench). */
+  cpuMsPerDelivery: CpuGroups;
 }
 
 export interface BaselinePhase extends LatencyFigures {
@@ -183,6 +186,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     for (const rate of options.rates) {
       const commits = new Map<string, number>();
       const before = scan();
+      const cpuBefore = cpuSnapshot();
       const started = Date.now();
       await atSteadyRate(rate, options.secondsPerRate, async () => {
         const { id, committedAt } = await commitOne();
@@ -193,6 +197,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       // Under overload the backlog drains at the delivery capacity: allow for at least 20 deliveries a second.
       await drain(ids, 60_000 + ids.length * 50);
       const total = scan();
+      const cpu = cpuBetween(cpuBefore, cpuSnapshot());
       const latencies: number[] = [];
       let lastReceipt = started;
       for (const [id, committedAt] of commits) {
@@ -209,6 +214,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         receiptsPerSecond: latencies.length / ((lastReceipt - started) / 1000),
         duplicates: total - before - latencies.length,
         missing: commits.size - latencies.length,
+        cpuMsPerDelivery: Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10])),
         ...latencyFigures(latencies),
       });
     }
@@ -295,6 +301,8 @@ export function printDeliveryResults(results: DeliveryResults): void {
       `${`outbox → webhook at ${row.targetPerSecond}/s`.padEnd(40)} ${rate(row.committedPerSecond)} commits/s ${rate(row.receiptsPerSecond)} receipts/s   p50 ${ms(row.p50Ms)}   p99 ${ms(row.p99Ms)}   ` +
         `missing ${row.missing}   duplicates ${row.duplicates}`,
     );
+    const cpu = Object.entries(row.cpuMsPerDelivery).sort(([a], [b]) => a.localeCompare(b));
+    console.log(`${''.padEnd(40)} CPU per delivery: ${cpu.map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`).join(', ')}`);
   }
 }
 

@@ -10,6 +10,8 @@ Runtime.install({ logger: new DefaultLogger('WARN') });
 
 export interface TestTemporal {
   client: Client;
+  /** The worker's own connection: a client on it may start workflows eagerly on this worker. */
+  nativeConnection: NativeConnection;
   taskQueue: string;
   worker: Worker;
   shutdown: () => Promise<void>;
@@ -38,6 +40,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
   const running = worker.run();
   return {
     client: new Client({ connection }),
+    nativeConnection,
     taskQueue,
     worker,
     shutdown: async () => {

@@ -9,9 +9,10 @@ import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows.js';
-import { writeEvent } from '../../domain/outbox.js';
+import { newEventId, writeEvent } from '../../domain/outbox.js';
 import { withShop } from '../../domain/tenancy.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { startDelivery } from '../../temporal/delivery-starts.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;
@@ -114,5 +115,37 @@ describe('outbox relay', () => {
     expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(60);
     expect(await queueLength()).toBe(0);
+  });
+
+  it('starts a delivery eagerly on the worker whose connection the relay shares, once', async () => {
+    const inbox = randomUUID();
+    const { flowId } = await flow({ inbox, state: 'draft' });
+    const eventId = newEventId();
+    const input = { shopId: shop.shopId, flowId, eventId, eventType: 'product.updated', deliveryId: deliveryIdFor(flowId, eventId), url: receiver.url(inbox), payload: '{"id":"eager"}' };
+    const sharedClient = new Client({ connection: temporal.nativeConnection });
+    expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('started-eagerly');
+    const [request] = await receiver.waitFor(inbox, 1);
+    expect(request!.body).toBe('{"id":"eager"}');
+    expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('already-started');
+    // Without eager start the same call goes through task matching.
+    const queuedId = newEventId();
+    expect(await startDelivery(temporal.client, temporal.taskQueue, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
+    await receiver.waitFor(inbox, 2);
+  });
+
+  it('relays through a client on its worker\'s connection with eager start', async () => {
+    const inbox = randomUUID();
+    await flow({ inbox });
+    const eagerRelay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection: temporal.nativeConnection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200, eagerStart: true });
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await eagerRelay.start();
+    try {
+      const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => productEvent(`eager ${index}`)));
+      const requests = await receiver.waitFor(inbox, 10);
+      expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+      expect(await queueLength()).toBe(0);
+    } finally {
+      await eagerRelay.stop();
+    }
   });
 });

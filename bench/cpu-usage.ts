@@ -1,0 +1,46 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+
+/** CPU time per process group, read from Linux's `/proc` (the bench's "where did the time go"). */
+export type CpuGroups = Record<string, number>;
+
+const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
+
+function classify(pid: number, commandLine: string): string | undefined {
+  if (pid === process.pid) return 'bench';
+  if (commandLine.includes('workers/worker.ts')) return 'worker';
+  if (commandLine.includes('workers/relay.ts')) return 'relay';
+  if (/(^|\/)temporal\s+server/.test(commandLine)) return 'temporal';
+  if (commandLine.startsWith('postgres')) return 'postgres';
+  return undefined;
+}
+
+/** Milliseconds of CPU (user + system) each known process group has used so far. */
+export function cpuSnapshot(): Map<number, { group: string; ms: number }> {
+  const snapshot = new Map<number, { group: string; ms: number }>();
+  for (const entry of readdirSync('/proc')) {
+    const pid = Number(entry);
+    if (!Number.isInteger(pid)) continue;
+    try {
+      const commandLine = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const group = classify(pid, commandLine);
+      if (!group) continue;
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      // Fields after the parenthesised command name: utime and stime are the 12th and 13th.
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      snapshot.set(pid, { group, ms: ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND });
+    } catch {
+      // the process ended between listing and reading
+    }
+  }
+  return snapshot;
+}
+
+/** CPU milliseconds per group used between two snapshots (processes born in between count from zero). */
+export function cpuBetween(before: Map<number, { group: string; ms: number }>, after: Map<number, { group: string; ms: number }>): CpuGroups {
+  const groups: CpuGroups = {};
+  for (const [pid, { group, ms }] of after) {
+    groups[group] = (groups[group] ?? 0) + ms - (before.get(pid)?.ms ?? 0);
+  }
+  return groups;
+}
