@@ -16,6 +16,7 @@ import { freshBenchKeys } from './bench-keys.js';
 import { ordersShop } from './orders-fixture.js';
 import { orderScenarios } from './scenarios/orders.js';
 import { deliveryScenario } from './scenarios/delivery.js';
+import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
 import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
 
 /**
@@ -84,6 +85,7 @@ if (selected('delivery')) {
   const temporal = await ensureTemporal();
   say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   try {
+    results.temporalCeiling = await temporalCeilingScenario({ temporalAddress: temporal.address, seconds: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10), concurrency: context.connections });
     results.delivery = await deliveryScenario({
       appUrl: database.appUrl,
       temporalAddress: temporal.address,

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../../workflows/search-attributes.js';
+import type { CeilingSinks } from '../workflows/empty.js';
+import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
+
+export interface CeilingResults {
+  concurrency: number;
+  workflows: number;
+  workflowsPerSecond: number;
+  p50Ms: number;
+  /** CPU milliseconds per workflow: `temporal` is the dev server, `bench` this process with its worker. */
+  cpuMsPerWorkflow: CpuGroups;
+}
+
+/**
+ * The engine's own ceiling on this machine: workflows that do nothing, each with the five search
+ * attributes of a delivery, started eagerly on a worker in this process, `concurrency` at a time
+ * (closed loop) for `seconds`. A delivery is one such workflow plus its HTTPS attempt, so no delivery
+ * rate can exceed this one.
+ */
+export async function temporalCeilingScenario(options: { temporalAddress: string; seconds: number; concurrency: number }): Promise<CeilingResults> {
+  // The SDK's own INFO lines (worker state changes) would interleave with the figures.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const taskQueue = `bench-ceiling-${randomUUID()}`;
+  const waiting = new Map<string, () => void>();
+  const sinks: InjectedSinks<CeilingSinks> = {
+    bench: { finished: { fn: (info) => waiting.get(info.workflowId)?.(), callDuringReplay: false } },
+  };
+  const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  const worker = await Worker.create({
+    connection,
+    taskQueue,
+    sinks,
+    workflowBundle: await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../workflows/empty.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
+  });
+  const running = worker.run();
+  const client = new Client({ connection });
+  const runOne = async (): Promise<number> => {
+    const workflowId = `bench-ceiling:${randomUUID()}`;
+    const started = performance.now();
+    const finished = new Promise<void>((resolve) => waiting.set(workflowId, resolve));
+    await client.workflow.start('emptyWorkflow', {
+      taskQueue,
+      workflowId,
+      requestEagerStart: true,
+      typedSearchAttributes: new TypedSearchAttributes([
+        { key: ShopIdKey, value: randomUUID() },
+        { key: FlowIdKey, value: randomUUID() },
+        { key: EventTypeKey, value: 'product.updated' },
+        { key: EventIdKey, value: `evt_${randomUUID()}` },
+        { key: DeliveryStatusKey, value: 'delivering' },
+      ]),
+    });
+    await finished;
+    waiting.delete(workflowId);
+    return performance.now() - started;
+  };
+  const loop = async (until: number, record: (ms: number) => void) => {
+    while (performance.now() < until) record(await runOne());
+  };
+  try {
+    // Two seconds unmeasured: the worker's first activations compile the workflow code.
+    const warmUntil = performance.now() + 2_000;
+    await Promise.all(Array.from({ length: options.concurrency }, () => loop(warmUntil, () => {})));
+    const latencies: number[] = [];
+    const cpuBefore = cpuSnapshot();
+    const started = performance.now();
+    const until = started + options.seconds * 1_000;
+    await Promise.all(Array.from({ length: options.concurrency }, () => loop(until, (ms) => latencies.push(ms))));
+    const seconds = (performance.now() - started) / 1_000;
+    const cpu = cpuBetween(cpuBefore, cpuSnapshot());
+    latencies.sort((a, b) => a - b);
+    const results: CeilingResults = {
+      concurrency: options.concurrency,
+      workflows: latencies.length,
+      workflowsPerSecond: latencies.length / seconds,
+      p50Ms: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
+      cpuMsPerWorkflow: Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10])),
+    };
+    const perWorkflow = Object.entries(results.cpuMsPerWorkflow).map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`).join(', ');
+    console.log(
+      `${`empty workflows, ${options.concurrency} in flight`.padEnd(40)} ${results.workflowsPerSecond.toFixed(0).padStart(6)} workflows/s   p50 ${results.p50Ms.toFixed(0)} ms   CPU per workflow: ${perWorkflow}`,
+    );
+    return results;
+  } finally {
+    worker.shutdown();
+    await running;
+    await connection.close();
+  }
+}
