@@ -10,10 +10,9 @@ import { bootstrapDatabase } from './bootstrap/index.js';
 import { ensureTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
-import { envelope, type EventType } from '../domain/event-catalogue.js';
-import { SAMPLE_READERS } from '../domain/flow-samples.js';
-import { createFlow, deliveryIdFor, getFlow, sampleEvent, setFlowState } from '../domain/flows.js';
-import { runTestDelivery } from '../temporal/delivery-starts.js';
+import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
+import { createFlow, setFlowState } from '../domain/flows.js';
+import { resendDelivery, runTestDelivery } from '../temporal/delivery-starts.js';
 
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on
@@ -151,23 +150,21 @@ const COMMANDS: Record<string, Command> = {
     run: async (sql, f) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOf(sql, 'flow', flowId);
+      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId));
       return withTemporal(async (client, taskQueue) => {
-        const { flow, event, slug } = await withShop(sql, shopId, async (tx) => {
-          const flow = await getFlow(tx, flowId);
-          const [shop] = await tx<{ slug: string }[]>`select slug from shops where id = ${shopId}`;
-          return { flow, event: await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS), slug: shop!.slug };
-        });
-        const { workflowId, result } = await runTestDelivery(client, taskQueue, {
-          shopId,
-          flowId,
-          eventId: event.id,
-          eventType: event.type,
-          deliveryId: deliveryIdFor(flowId, event.id),
-          url: flow.url,
-          payload: envelope(event, { id: shopId, slug }, flow.permissions),
-        });
+        const { workflowId, result } = await runTestDelivery(client, taskQueue, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };
       });
+    },
+  },
+  'delivery:resend': {
+    usage: '--flow ID --delivery MSG',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const shopId = await shopOf(sql, 'flow', flowId);
+      const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, shopId, flowId, required(f, 'delivery')));
+      const workflowId = await withTemporal((client, taskQueue) => resendDelivery(client, taskQueue, resend));
+      return { deliveryId: resend.deliveryId, workflowId };
     },
   },
   'page:create': {

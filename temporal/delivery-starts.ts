@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { Problem } from '../domain/problems.js';
 import type { DeliveryInput, DeliveryResult } from '../workflows/delivery.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
 
@@ -60,9 +61,14 @@ export async function runTestDelivery(client: Client, taskQueue: string, input: 
   return { workflowId, result: result as DeliveryResult };
 }
 
-/** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. Throws when one still runs. */
+/** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. 409 while one still runs. */
 export async function resendDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<string> {
   const workflowId = deliveryWorkflowId(input.flowId, input.eventId);
-  await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input) });
+  try {
+    await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input) });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Problem('conflict', 'this delivery is still running');
+    throw error;
+  }
   return workflowId;
 }

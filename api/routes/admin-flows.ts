@@ -1,17 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { deliveryHistory } from '../../domain/deliveries.js';
-import { EVENT_TYPES, envelope, type EventType, type StoredEvent } from '../../domain/event-catalogue.js';
-import { SAMPLE_READERS } from '../../domain/flow-samples.js';
-import { createFlow, deleteFlow, deliveryIdFor, getFlow, listFlows, sampleEvent, setFlowState, updateFlow } from '../../domain/flows.js';
+import { EVENT_TYPES, type EventType } from '../../domain/event-catalogue.js';
+import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } from '../../domain/flows.js';
 import { assertHolds } from '../../domain/permissions.js';
-import { Problem } from '../../domain/problems.js';
 import { withShop } from '../../domain/tenancy.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
 import { resendDelivery, runTestDelivery } from '../../temporal/delivery-starts.js';
+import { resendRequest, testRunRequest } from '../../domain/delivery-requests.js';
 import { IdParams, Name } from '../schemas/common.js';
 
 export interface AdminFlowDeps {
@@ -124,22 +123,10 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request) => {
       manage(request);
-      const { flow, event, slug } = await inShop(request, async (tx) => {
-        const flow = await getFlow(tx, request.params.id);
-        const [shop] = await tx<{ slug: string }[]>`select slug from shops where id = ${request.admin.shopId}`;
-        return { flow, event: await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS), slug: shop!.slug };
-      });
-      const { workflowId, result } = await runTestDelivery(deps.temporal, deps.taskQueue, {
-        shopId: request.admin.shopId,
-        flowId: flow.id,
-        eventId: event.id,
-        eventType: event.type,
-        deliveryId: deliveryIdFor(flow.id, event.id),
-        url: flow.url,
-        payload: envelope(event, { id: request.admin.shopId, slug }, flow.permissions),
-      });
+      const testRun = await inShop(request, (tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
+      const { workflowId, result } = await runTestDelivery(deps.temporal, deps.taskQueue, testRun);
       const attempt = result.attempts[0]!;
-      return { eventId: event.id, workflowId, status: result.status, attempt };
+      return { eventId: testRun.eventId, workflowId, status: result.status, attempt };
     },
   );
 
@@ -193,31 +180,9 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request, reply) => {
       manage(request);
-      const input = await inShop(request, async (tx) => {
-        const flow = await getFlow(tx, request.params.id);
-        const [row] = await tx<(StoredEvent & { status: string; slug: string })[]>`
-          select d.status, e.id, e.type, e.created_at, e.changes, e.data, s.slug
-          from deliveries d join events e on e.id = d.event_id join shops s on s.id = d.shop_id
-          where d.delivery_id = ${request.params.deliveryId} and d.flow_id = ${flow.id} and not d.test_run`;
-        if (!row) throw new Problem('not-found', `no delivery ${request.params.deliveryId} of this flow`);
-        if (row.status !== 'failed') throw new Problem('conflict', `only a failed delivery can be resent (this one is ${row.status})`);
-        return {
-          shopId: request.admin.shopId,
-          flowId: flow.id,
-          eventId: row.id,
-          eventType: row.type,
-          deliveryId: request.params.deliveryId,
-          url: flow.url,
-          payload: envelope(row, { id: request.admin.shopId, slug: row.slug }, flow.permissions),
-        };
-      });
-      try {
-        const workflowId = await resendDelivery(deps.temporal, deps.taskQueue, input);
-        return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
-      } catch (error) {
-        if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Problem('conflict', 'this delivery is still running');
-        throw error;
-      }
+      const input = await inShop(request, (tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
+      const workflowId = await resendDelivery(deps.temporal, deps.taskQueue, input);
+      return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
     },
   );
 };

@@ -4,6 +4,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
+import { randomUUID } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
+import { startTestWorker } from '../support/temporal.js';
+import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
+import { deliveryIdFor } from '../../domain/flows.js';
+import { newEventId as randomEventId, writeEvent } from '../../domain/outbox.js';
+import { withShop } from '../../domain/tenancy.js';
+import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
+import { deliveryWorkflow } from '../../workflows/delivery.js';
 
 let db: TestDatabase;
 
@@ -15,9 +24,11 @@ afterAll(async () => {
 });
 
 /** Runs `npm run -s admin -- …` as a script would: the output is parsed, the exit code checked. */
+let extraEnv: Record<string, string> = {};
+
 function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'admin.ts'), ...args], { env: { ...process.env, APP_DATABASE_URL: db.appUrl } }, (error, stdout, stderr) =>
+    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'admin.ts'), ...args], { env: { ...process.env, APP_DATABASE_URL: db.appUrl, ...extraEnv } }, (error, stdout, stderr) =>
       resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });
@@ -68,5 +79,50 @@ describe('admin CLI', () => {
     expect(flow.secret).toMatch(/^whsec_/);
     expect(await json('flow:set', '--flow', flow.flowId!, '--state', 'off')).toEqual({ flowId: flow.flowId, state: 'off' });
     expect((await admin('flow:create', '--shop', 'cli-flows', '--event', 'message.received', '--url', 'https://hooks.example.com/y')).code).toBe(1);
+  });
+
+  it('test-runs a flow and resends a failed delivery through the running worker', async () => {
+    const temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
+    const receiver = await startTestReceiver();
+    extraEnv = { TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    try {
+      const shop = await json('shop:create', '--slug', 'cli-deliveries', '--name', 'Deliveries');
+      const inbox = randomUUID();
+      const { flowId, secret } = await json('flow:create', '--shop', 'cli-deliveries', '--event', 'product.updated', '--url', receiver.url(inbox), '--on');
+      const testRun = await json('flow:test', '--flow', flowId!);
+      expect(testRun).toMatchObject({ status: 'delivered', statusCode: 200, verdict: 'delivered', workflowId: expect.stringMatching(/^flow-test:/) });
+      const [sample] = receiver.received(inbox);
+      expect(new Webhook(secret!).verify(sample!.body, sample!.headers as Record<string, string>)).toMatchObject({ type: 'product.updated', apiVersion: 'v1' });
+
+      // A delivery whose (shortened) schedule ran out against a failing receiver.
+      const eventId = await withShop(db.app, shop.id!, (tx) =>
+        writeEvent(tx, { shopId: shop.id!, type: 'product.updated', resourceId: randomUUID(), data: { id: randomUUID(), name: 'Dép lê' }, changes: { fields: ['name'] } }),
+      );
+      const deliveryId = deliveryIdFor(flowId!, eventId);
+      receiver.respondWith(inbox, [{ status: 500, body: 'down' }]);
+      const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
+        taskQueue: temporal.taskQueue,
+        workflowId: deliveryWorkflowId(flowId!, eventId),
+        args: [{ shopId: shop.id!, flowId: flowId!, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: '{}', retryDelaysMs: [] }],
+      });
+      expect(failed.status).toBe('failed');
+
+      receiver.respondWith(inbox, [{ status: 200 }]);
+      expect(await json('delivery:resend', '--flow', flowId!, '--delivery', deliveryId)).toEqual({ deliveryId, workflowId: deliveryWorkflowId(flowId!, eventId) });
+      const resent = (await receiver.waitFor(inbox, 3))[2]!;
+      expect(resent.headers['webhook-id']).toBe(deliveryId);
+      expect(JSON.parse(resent.body)).toMatchObject({ id: eventId, data: { name: 'Dép lê' } });
+      await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId!, eventId)).result();
+
+      const again = await admin('delivery:resend', '--flow', flowId!, '--delivery', deliveryId);
+      expect(again.code).toBe(1);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toContain('only a failed delivery can be resent (this one is delivered) (conflict)');
+      expect((await admin('delivery:resend', '--flow', flowId!, '--delivery', deliveryIdFor(flowId!, randomEventId()))).stderr).toContain('(not-found)');
+    } finally {
+      extraEnv = {};
+      await receiver.close();
+      await temporal.shutdown();
+    }
   });
 });
