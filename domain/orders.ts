@@ -184,12 +184,10 @@ export async function lockedOrder(tx: Tx, id: string): Promise<OrderDetail> {
   return getOrder(tx, id);
 }
 
-/**
- * Whether the order has a shipment that has not ended. Shipments do not exist yet: the shipments
- * issue wires this to its table; until then no order has one.
- */
-export async function hasLiveShipment(_tx: Tx, _orderId: string): Promise<boolean> {
-  return false;
+/** Whether the order has a shipment that has not ended (DESIGN.md's final shipment states). */
+export async function hasLiveShipment(tx: Tx, orderId: string): Promise<boolean> {
+  const [row] = await tx<{ live: boolean }[]>`select exists (select 1 from shipments where order_id = ${orderId} and not ended) as live`;
+  return row!.live;
 }
 
 /**

@@ -375,6 +375,31 @@ describe('PATCH /orders/{id}', () => {
     await expectProblem(await call('PATCH', `/orders/${order.id}`, { note: 'too late' }), 409, 'conflict');
   });
 
+  it('refuses goods changes while a shipment has not ended (409 order-has-live-shipment), and allows them once it has', async () => {
+    const variantId = await newVariant({ stock: '5' });
+    const order = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+    await setStatus(order.id, 'ready_to_ship');
+    const shipmentId = await arrange(async (tx) => {
+      const [connection] = await tx<{ id: string }[]>`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'Carrier A') returning id`;
+      const [shipment] = await tx<{ id: string }[]>`
+        insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status)
+        values (${shop.shopId}, ${order.id}, ${connection!.id}, 'carrier_a', 'A123456', 'pending') returning id`;
+      return shipment!.id;
+    });
+    const twoUnits = { lines: [{ variantId, quantity: '2', unitPrice: '100000' }] };
+    for (const status of ['pending', 'delivering', 'delivery_failed', 'returning', 'exception']) {
+      await arrange((tx) => tx`update shipments set status = ${status} where id = ${shipmentId}`);
+      await expectProblem(await call('PATCH', `/orders/${order.id}`, twoUnits), 409, 'order-has-live-shipment');
+      await expectProblem(await call('PATCH', `/orders/${order.id}`, { warehouseId: await newWarehouse(shop) }), 409, 'order-has-live-shipment');
+    }
+    expect(await stockOf(variantId)).toEqual({ quantity: '5', reserved: '1' });
+    // Fields other than the goods stay editable.
+    expect((await call('PATCH', `/orders/${order.id}`, { note: 'call before delivery' })).status).toBe(200);
+    await arrange((tx) => tx`update shipments set status = 'cancelled' where id = ${shipmentId}`);
+    expect(await (await call('PATCH', `/orders/${order.id}`, twoUnits)).json()).toMatchObject({ lines: [{ variantId, quantity: '2' }] });
+    expect(await stockOf(variantId)).toEqual({ quantity: '5', reserved: '2' });
+  });
+
   it('needs pos.orders.assign for the handler; an unusable user is 400', async () => {
     const variantId = await newVariant({ stock: '5' });
     const order = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
