@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { adjustStock } from './inventory.js';
 import { lockedOrder, getOrder, type OrderActor, type OrderDetail } from './orders.js';
-import { assertTransition, stockPhase, type OrderStatus } from './order-status.js';
+import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
 import { diffSnapshots, recordUpdate, writeEvent, type Snapshot } from './outbox.js';
 import { Problem } from './problems.js';
@@ -21,7 +21,7 @@ export async function changeOrderStatus(
 ): Promise<OrderDetail> {
   const before = await lockedOrder(tx, id);
   if (request.status === 'deleted') throw new Problem('order-status-not-allowed', 'an order reaches deleted only by DELETE /orders/{id}');
-  assertTransition(before.status, request.status, actor.permissions);
+  assertTransition(before.status, request.status, actor.permissions, await shopStatusMatrix(tx));
   await moveGoods(tx, actor.shopId, before, request.status);
   await tx`update orders set status = ${request.status}, updated_at = clock_timestamp() where id = ${id}`;
   const after = await getOrder(tx, id);
@@ -74,7 +74,7 @@ export interface ReturnInput {
  * line total × returned / quantity, rounded to three decimals), and `exchangeReturn` becomes true
  * when every return of the order is an exchange. Emits `order.updated`.
  */
-export async function recordReturn(tx: Tx, shopId: string, orderId: string, input: ReturnInput): Promise<OrderDetail> {
+export async function recordReturn(tx: Tx, shopId: string, orderId: string, input: ReturnInput): Promise<{ returnId: string; order: OrderDetail }> {
   const before = await lockedOrder(tx, orderId);
   if (stockPhase(before.status) !== 'out') throw new Problem('conflict', `order ${before.code} in state ${before.status} has no goods with the customer`);
   const stocked = new Set((await stockedLinesOf(tx, orderId)).map((line) => line.variantId));
@@ -98,11 +98,13 @@ export async function recordReturn(tx: Tx, shopId: string, orderId: string, inpu
     shopId,
     moves.filter(({ line }) => stocked.has(line.variantId)).map(({ line, quantity }) => ({ variantId: line.variantId, warehouseId: before.warehouseId, quantityDelta: quantity.toFixed() })),
   );
-  await tx`insert into order_returns (shop_id, order_id, exchange, amount, credit_order_id) values (${shopId}, ${orderId}, ${input.exchange}, ${amount.toFixed()}, ${input.creditOrderId ?? null})`;
+  const [created] = await tx<{ id: string }[]>`
+    insert into order_returns (shop_id, order_id, exchange, amount, credit_order_id)
+    values (${shopId}, ${orderId}, ${input.exchange}, ${amount.toFixed()}, ${input.creditOrderId ?? null}) returning id`;
   await tx`update orders set returned_amount = returned_amount + ${amount.toFixed()}::numeric, updated_at = clock_timestamp() where id = ${orderId}`;
   const after = await finishReturnChange(tx, shopId, before);
   if (input.creditOrderId) await creditOrder(tx, shopId, input.creditOrderId, amount);
-  return after;
+  return { returnId: created!.id, order: after };
 }
 
 /** A review switching one return between refund and exchange; `order.updated` names `exchangeReturn` when the order's flag flips. */

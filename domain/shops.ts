@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isUuid } from './ids.js';
 import type { Sql } from '../db/client.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Problem } from './problems.js';
@@ -16,15 +17,16 @@ export interface ShopSettings {
   suspended?: boolean;
   automationEnabled?: boolean;
   recomputeCeilingSeconds?: number;
+  /** No order edit may set a price off the list or a discount. */
+  lockPrices?: boolean;
 }
 
 export const OWNER_ROLE = 'Owner';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** A shop by slug or id; 404 when there is none. */
 export async function findShop(sql: Sql, slugOrId: string): Promise<ShopSummary> {
   const [shop] = await sql.begin(async (tx) => {
-    if (UUID.test(slugOrId)) {
+    if (isUuid(slugOrId)) {
       await tx`select set_config('app.shop_id', ${slugOrId}, true)`;
       return tx<ShopSummary[]>`select id, slug, name from shops where id = ${slugOrId}`;
     }
@@ -60,6 +62,7 @@ export async function updateShopSettings(sql: Sql, shopId: string, changes: Shop
         suspended = coalesce(${changes.suspended ?? null}, suspended),
         automation_enabled = coalesce(${changes.automationEnabled ?? null}, automation_enabled),
         recompute_ceiling_seconds = coalesce(${changes.recomputeCeilingSeconds ?? null}, recompute_ceiling_seconds),
+        lock_prices = coalesce(${changes.lockPrices ?? null}, lock_prices),
         updated_at = now()
       where id = ${shopId}`;
     await writeShopLog(tx, { shopId, actorUserId, action: 'shop.settings_changed', subjectType: 'shop', subjectId: shopId, details: { ...changes } });
@@ -76,7 +79,7 @@ function isCheckViolation(error: unknown): boolean {
 
 /** The shop owning an application or key, found by its id alone (operators' CLI). */
 export async function shopOf(sql: Sql, kind: 'application' | 'api_key' | 'flow', id: string): Promise<string> {
-  if (!UUID.test(id)) throw new Problem('validation-failed', `${id} is not a valid id`);
+  if (!isUuid(id)) throw new Problem('validation-failed', `${id} is not a valid id`);
   const [row] = await sql.begin(async (tx) => {
     if (kind === 'application') {
       await tx`select set_config('app.application_id', ${id}, true)`;

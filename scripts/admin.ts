@@ -12,6 +12,9 @@ import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
 import { createFlow, setFlowState } from '../domain/flows.js';
+import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/order-status.js';
+import { recordReturn, reviewReturn } from '../domain/order-lifecycle.js';
+import { isUuid } from '../domain/ids.js';
 import { resendDelivery, runTestDelivery } from '../temporal/delivery-starts.js';
 
 /**
@@ -29,7 +32,7 @@ const COMMANDS: Record<string, Command> = {
     run: (sql, f) => createShop(sql, { slug: required(f, 'slug'), name: required(f, 'name') }),
   },
   'shop:set': {
-    usage: '--shop S [--plan active|expired] [--suspended true|false] [--automation on|off] [--recompute-ceiling-minutes 0-10]',
+    usage: '--shop S [--plan active|expired] [--suspended true|false] [--automation on|off] [--recompute-ceiling-minutes 0-10] [--lock-prices true|false]',
     run: async (sql, f) => {
       const shop = await findShop(sql, required(f, 'shop'));
       const ceiling = f['recompute-ceiling-minutes'];
@@ -38,8 +41,20 @@ const COMMANDS: Record<string, Command> = {
         suspended: booleanFlag(f, 'suspended', ['true', 'false']),
         automationEnabled: booleanFlag(f, 'automation', ['on', 'off']),
         recomputeCeilingSeconds: ceiling === undefined ? undefined : integerFlag('recompute-ceiling-minutes', ceiling, 0, 10) * 60,
+        lockPrices: booleanFlag(f, 'lock-prices', ['true', 'false']),
       });
       return { id: shop.id, slug: shop.slug, updated: true };
+    },
+  },
+  'shop:order-statuses': {
+    usage: '--shop S [--remove FROM:TO,FROM:TO] [--restore FROM:TO,FROM:TO] [--as EMAIL]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const actor = await actorId(sql, shop.id, f.as);
+      const matrix = await withShop(sql, shop.id, (tx) =>
+        changeShopStatusMatrix(tx, shop.id, { remove: transitionsFlag(f, 'remove'), restore: transitionsFlag(f, 'restore') }, actor),
+      );
+      return { shopId: shop.id, matrix };
     },
   },
   'user:create': {
@@ -167,6 +182,33 @@ const COMMANDS: Record<string, Command> = {
       return { deliveryId: resend.deliveryId, workflowId };
     },
   },
+  'order:return': {
+    usage: '--shop S --order ID --lines LINE:QTY,LINE:QTY [--exchange] [--credit-order ID]',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const orderId = uuidFlag(f, 'order');
+      const lines = list(required(f, 'lines')).map((pair) => {
+        const [lineId, quantity, extra] = pair.split(':');
+        if (extra !== undefined || !isUuid(lineId) || !QUANTITY.test(quantity ?? '')) {
+          throw new UsageError(`--lines: ${pair} is not LINE:QTY (a line id, a quantity with at most three decimals)`);
+        }
+        return { lineId: lineId!, quantity: quantity! };
+      });
+      const creditOrderId = f['credit-order'] === undefined ? undefined : uuidFlag(f, 'credit-order');
+      const { returnId, order } = await withShop(sql, shop.id, (tx) => recordReturn(tx, shop.id, orderId, { lines, exchange: f.exchange !== undefined, creditOrderId }));
+      return { returnId, orderId, returnedAmount: order.returnedAmount, exchangeReturn: order.exchangeReturn };
+    },
+  },
+  'order:return-review': {
+    usage: '--shop S --return ID --exchange true|false',
+    run: async (sql, f) => {
+      const shop = await findShop(sql, required(f, 'shop'));
+      const returnId = uuidFlag(f, 'return');
+      const exchange = booleanFlag(f, 'exchange', ['true', 'false']) ?? fail('--exchange is required');
+      const order = await withShop(sql, shop.id, (tx) => reviewReturn(tx, shop.id, returnId, exchange));
+      return { returnId, orderId: order.id, exchangeReturn: order.exchangeReturn };
+    },
+  },
   'page:create': {
     usage: '--shop S --name N',
     run: async (sql, f) => {
@@ -212,8 +254,27 @@ function required(flags: Flags, name: string): string {
   return value;
 }
 
+const QUANTITY = /^\d{1,12}(\.\d{1,3})?$/;
+
+function uuidFlag(flags: Flags, name: string): string {
+  const value = required(flags, name);
+  if (!isUuid(value)) throw new UsageError(`--${name} must be an id (uuid)`);
+  return value;
+}
+
 function list(value: string): string[] {
   return value.split(',').map((item) => item.trim()).filter(Boolean);
+}
+
+/** `from:to` pairs of order statuses, comma-separated. */
+function transitionsFlag(flags: Flags, name: string): Transition[] {
+  return list(flags[name] ?? '').map((pair) => {
+    const [from, to, extra] = pair.split(':');
+    if (extra !== undefined || !isOrderStatus(from) || !isOrderStatus(to)) {
+      throw new UsageError(`--${name}: ${pair} is not FROM:TO with order statuses (${ORDER_STATUSES.join(', ')})`);
+    }
+    return [from, to] as const;
+  });
 }
 
 function pagesFlag(flags: Flags): 'all' | string[] | undefined {

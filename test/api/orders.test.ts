@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adjustStock } from '../../domain/inventory.js';
-import { recordReturn, reviewReturn } from '../../domain/order-lifecycle.js';
+import { changeShopStatusMatrix } from '../../domain/order-status.js';
 import { ALL_PERMISSIONS } from '../../domain/permissions.js';
 import { createProduct } from '../../domain/products.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
@@ -10,6 +10,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 
 interface Order {
   id: string;
@@ -299,6 +300,28 @@ describe('order status', () => {
     expect((await setStatus(order.id, 'cancelled')).status).toBe(200);
   });
 
+  it("follows the shop's narrowed matrix, which can only remove moves of the default", async () => {
+    const variantId = await newVariant({ stock: '5' });
+    const order = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+    const matrix = await arrange((tx) => changeShopStatusMatrix(tx, shop.shopId, { remove: [['new', 'confirmed'], ['new', 'packing']] }, null));
+    try {
+      expect(matrix.new).toEqual(['waiting_stock', 'ready_to_ship', 'cancelled']);
+      const refused = await expectProblem(await setStatus(order.id, 'confirmed'), 422, 'order-status-not-allowed');
+      expect(refused.detail).toBe('this shop does not allow an order to move from new to confirmed');
+      await expectProblem(await setStatus(order.id, 'packing'), 422, 'order-status-not-allowed');
+      expect(await (await call('GET', `/orders/${order.id}`)).json()).toMatchObject({ status: 'new' });
+      await expect(arrange((tx) => changeShopStatusMatrix(tx, shop.shopId, { remove: [['new', 'delivered']] }, null))).rejects.toMatchObject({
+        code: 'validation-failed',
+        options: { errors: [{ path: 'remove.0', message: 'new → delivered is not a move of the default matrix' }] },
+      });
+      expect((await setStatus(order.id, 'waiting_stock')).status).toBe(200);
+    } finally {
+      await arrange((tx) => changeShopStatusMatrix(tx, shop.shopId, { restore: [['new', 'confirmed'], ['new', 'packing']] }, null));
+    }
+    const later = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+    expect((await setStatus(later.id, 'confirmed')).status).toBe(200);
+  });
+
   it('ships reserved goods out of quantity, emits order.status_changed, and cancelling after shipping needs pos.orders.delete', async () => {
     const variantId = await newVariant({ stock: '5' });
     const order = await createOrder({ lines: [{ variantId, quantity: '2', unitPrice: '100000' }] });
@@ -462,18 +485,28 @@ describe('order notes', () => {
 });
 
 describe('returns', () => {
-  it('records returned goods and money; switching refund and exchange names exchangeReturn', async () => {
+  it('records returned goods and money through the admin CLI; switching refund and exchange names exchangeReturn', async () => {
     const variantId = await newVariant({ stock: '5' });
     const order = await createOrder({ lines: [{ variantId, quantity: '3', unitPrice: '100000', discount: '30000' }] });
     const replacement = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
     await setStatus(order.id, 'confirmed');
     await setStatus(order.id, 'shipped');
     const lineId = order.lines![0]!.id!;
-    const returned = await arrange((tx) => recordReturn(tx, shop.shopId, order.id, { lines: [{ lineId, quantity: '1' }], exchange: true, creditOrderId: replacement.id }));
-    expect(returned).toMatchObject({ returnedAmount: '90000', exchangeReturn: true, lines: [{ returnedQuantity: '1' }] });
+    const cli = (...args: string[]) => runAdminCli(db.appUrl, args);
+
+    const tooMany = await cli('order:return', '--shop', shop.slug, '--order', order.id, '--lines', `${lineId}:4`);
+    expect({ code: tooMany.code, stdout: tooMany.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(tooMany.stderr).toContain('0 of 3 already returned (validation-failed)');
+    expect((await cli('order:return', '--shop', shop.slug, '--order', order.id, '--lines', `${lineId}:1.2345`)).code).toBe(2);
+    const unshipped = await cli('order:return', '--shop', shop.slug, '--order', replacement.id, '--lines', `${replacement.lines![0]!.id!}:1`);
+    expect(unshipped.stderr).toContain('has no goods with the customer (conflict)');
+
+    const returned = await adminCliJson(db.appUrl, ['order:return', '--shop', shop.slug, '--order', order.id, '--lines', `${lineId}:1`, '--exchange', '--credit-order', replacement.id]);
+    expect(returned).toEqual({ returnId: expect.any(String), orderId: order.id, returnedAmount: '90000', exchangeReturn: true });
+    expect(await (await call('GET', `/orders/${order.id}`)).json()).toMatchObject({ returnedAmount: '90000', exchangeReturn: true, lines: [{ returnedQuantity: '1' }] });
     expect(await stockOf(variantId)).toEqual({ quantity: '3', reserved: '1' });
-    const [row] = await db.admin<{ id: string }[]>`select id from order_returns where order_id = ${order.id}`;
-    await arrange((tx) => reviewReturn(tx, shop.shopId, row!.id, false));
+    const reviewed = await adminCliJson(db.appUrl, ['order:return-review', '--shop', shop.slug, '--return', returned.returnId!, '--exchange', 'false']);
+    expect(reviewed).toEqual({ returnId: returned.returnId, orderId: order.id, exchangeReturn: false });
     const updates = (await eventsOf(order.id)).filter((event) => event.type === 'order.updated').map((event) => event.changes);
     expect(updates).toEqual([{ fields: ['returnedAmount', 'exchangeReturn', 'lines'] }, { fields: ['exchangeReturn'] }]);
     const credited = (await (await call('GET', `/orders/${replacement.id}`)).json()) as Order;

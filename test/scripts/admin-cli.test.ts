@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -23,23 +21,9 @@ afterAll(async () => {
   await db?.drop();
 });
 
-/** Runs `npm run -s admin -- …` as a script would: the output is parsed, the exit code checked. */
 let extraEnv: Record<string, string> = {};
-
-function admin(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'admin.ts'), ...args], { env: { ...process.env, APP_DATABASE_URL: db.appUrl, ...extraEnv } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
-    );
-  });
-}
-
-async function json(...args: string[]): Promise<Record<string, string>> {
-  const result = await admin(...args);
-  expect(result.code, result.stderr).toBe(0);
-  expect(result.stdout.trim().split('\n')).toHaveLength(1);
-  return JSON.parse(result.stdout) as Record<string, string>;
-}
+const admin = (...args: string[]) => runAdminCli(db.appUrl, args, extraEnv);
+const json = (...args: string[]) => adminCliJson(db.appUrl, args, extraEnv);
 
 describe('admin CLI', () => {
   it('creates a shop, a person and an application with a key, each as one JSON object', async () => {
@@ -79,6 +63,23 @@ describe('admin CLI', () => {
     expect(flow.secret).toMatch(/^whsec_/);
     expect(await json('flow:set', '--flow', flow.flowId!, '--state', 'off')).toEqual({ flowId: flow.flowId, state: 'off' });
     expect((await admin('flow:create', '--shop', 'cli-flows', '--event', 'message.received', '--url', 'https://hooks.example.com/y')).code).toBe(1);
+  });
+
+  it("narrows a shop's order status matrix and locks its prices", async () => {
+    await json('shop:create', '--slug', 'cli-statuses', '--name', 'Statuses');
+    const narrowed = (await json('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new:confirmed,shipped:returning')) as unknown as { matrix: Record<string, string[]> };
+    expect(narrowed.matrix.new).toEqual(['waiting_stock', 'packing', 'ready_to_ship', 'cancelled']);
+    expect(narrowed.matrix.shipped).toEqual(['delivered', 'cancelled']);
+    const restored = (await json('shop:order-statuses', '--shop', 'cli-statuses', '--restore', 'new:confirmed')) as unknown as { matrix: Record<string, string[]> };
+    expect(restored.matrix.new).toContain('confirmed');
+    expect(restored.matrix.shipped).toEqual(['delivered', 'cancelled']);
+    const widening = await admin('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new:delivered');
+    expect({ code: widening.code, stdout: widening.stdout }).toEqual({ code: 1, stdout: '' });
+    expect(widening.stderr).toContain('(validation-failed)');
+    expect((await admin('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new>confirmed')).code).toBe(2);
+    expect(await json('shop:set', '--shop', 'cli-statuses', '--lock-prices', 'true')).toMatchObject({ slug: 'cli-statuses', updated: true });
+    const [shop] = await db.admin<{ lockPrices: boolean }[]>`select lock_prices from shops where slug = 'cli-statuses'`;
+    expect(shop!.lockPrices).toBe(true);
   });
 
   it('test-runs a flow and resends a failed delivery through the running worker', async () => {
