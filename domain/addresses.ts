@@ -1,6 +1,5 @@
 import { resolveAddressUnits, type AddressUnits, type AddressUnitsInput } from './geography.js';
 import { normalizePhone } from './phones.js';
-import { Problem } from './problems.js';
 import type { Tx } from './tenancy.js';
 
 /** Address fields as sent (spec, Address): all optional, unit ids from `GET /geo/units`. */
@@ -25,12 +24,7 @@ export interface Address extends AddressUnits {
  * `path` prefixes the field paths of validation errors (`shippingAddress.`).
  */
 export async function normalizeAddress(tx: Tx, input: AddressInput, path = ''): Promise<Address> {
-  const units = await resolveAddressUnits(tx, input).catch((error: unknown) => {
-    if (error instanceof Problem && error.options.errors && path) {
-      throw new Problem(error.code, error.detail, { ...error.options, errors: error.options.errors.map((item) => ({ ...item, path: `${path}${item.path}` })) });
-    }
-    throw error;
-  });
+  const units = await resolveAddressUnits(tx, input, path);
   return {
     recipientName: input.recipientName?.trim() || null,
     recipientPhone: input.recipientPhone ? normalizePhone(input.recipientPhone, `${path}recipientPhone`) : null,

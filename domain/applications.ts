@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createKey, type Actor, type IssuedKey } from './api-keys.js';
 import { CHAT_PERMISSIONS, assertMayGrant } from './permissions.js';
-import { Problem } from './problems.js';
+import { Problem, refuseAbsent } from './problems.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from './tenancy.js';
 import { memberPermissions } from './users.js';
@@ -26,8 +26,8 @@ async function resolvePages(tx: Tx, input: ApplicationInput, granter: string[] |
     ? (await tx<{ id: string }[]>`select id from pages order by created_at`).map((page) => page.id)
     : [];
   if (input.pages === undefined || input.pages === 'all') return visible;
-  const unseen = input.pages.filter((pageId) => !visible.includes(pageId));
-  if (unseen.length > 0) throw new Problem('validation-failed', `pages not available to the granting person: ${unseen.join(', ')}`, { errors: [{ path: 'pages', message: 'unknown or not visible page' }] });
+  // A page the granting person does not see is as absent to them as one of another shop: detail only.
+  refuseAbsent(input.pages.flatMap((id, index) => (visible.includes(id) ? [] : [{ path: `pages.${index}`, noun: 'page visible to the granting person', id }])));
   return [...new Set(input.pages)];
 }
 

@@ -2,9 +2,10 @@ import { createHash, randomUUID } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from './api-keys.js';
 import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from './event-catalogue.js';
+import { isUuid } from './ids.js';
 import { newEventId } from './outbox.js';
 import { assertMayGrant } from './permissions.js';
-import { Problem } from './problems.js';
+import { Problem, refuseAbsent } from './problems.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from './tenancy.js';
 import { memberPermissions } from './users.js';
@@ -53,6 +54,17 @@ function validateDestination(url: string): void {
   if (parsed.protocol !== 'https:') throw new Problem('validation-failed', 'the HTTP-send address must use https', { errors: [{ path: 'url', message: 'must be an https URL' }] });
 }
 
+/**
+ * The chat pages a flow names must be the shop's: the foreign key alone would accept another shop's
+ * page (it does not see row-level security). 400, detail only, otherwise.
+ */
+async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefined; pageIds?: string[] | undefined }): Promise<void> {
+  const named = [...(pages.pageId ? [{ path: 'pageId', id: pages.pageId }] : []), ...(pages.pageIds ?? []).map((id, index) => ({ path: `pageIds.${index}`, id }))];
+  if (named.length === 0) return;
+  const known = await tx<{ id: string }[]>`select id from pages where id = any(${named.map((page) => page.id).filter(isUuid)}::uuid[])`;
+  refuseAbsent(named.filter((page) => !known.some((row) => row.id === page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
+}
+
 /** A flow with its HTTP-send block and first signing secret (shown once here). */
 export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor): Promise<{ flowId: string; secret: string }> {
   if (!isEventType(input.eventType)) {
@@ -62,6 +74,7 @@ export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor
     throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
   }
   validateDestination(input.url);
+  await assertShopPages(tx, input);
   const permissions = [...new Set(input.permissions ?? EVENT_READ_PERMISSIONS[input.eventType])].sort();
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
   const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
@@ -152,6 +165,7 @@ export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<F
   if (needsPage(eventType) && !pageId) throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
   const url = changes.url ?? current.url;
   validateDestination(url);
+  await assertShopPages(tx, changes);
   const permissions = [...new Set(changes.permissions ?? current.permissions)].sort();
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
   await tx`

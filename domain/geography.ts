@@ -108,10 +108,13 @@ const SLOTS: readonly { slot: Slot; level: GeoLevel; noun: string }[] = [
  * the province and a ward's the district; in `new` there is no district and a ward's parent is the
  * province. The ids may stop above the ward (a province alone, or a province and district in `old`);
  * the names of the missing levels are then null, for the caller to take from its text. Without any
- * unit id the address is text only: everything is null. Refusals are `validation-failed` with the
- * offending field in `errors[].path`.
+ * unit id the address is text only: everything is null. Refusals are `validation-failed`: a
+ * well-formed id naming no unit comes first and alone, with `detail` only (a reference to a record
+ * that does not exist, spec Errors); the rest (an id that is not a uuid, a unit of the wrong level,
+ * system or parent) name the offending field in `errors[].path`. `path` prefixes the field paths
+ * (`shippingAddress.`).
  */
-export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInput): Promise<AddressUnits> {
+export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInput, path = ''): Promise<AddressUnits> {
   const ids = { provinceUnitId: input.provinceUnitId ?? null, districtUnitId: input.districtUnitId ?? null, wardUnitId: input.wardUnitId ?? null };
   const given = SLOTS.filter(({ slot }) => ids[slot] !== null);
   if (given.length === 0) {
@@ -119,7 +122,7 @@ export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInpu
   }
 
   const refuse = (errors: FieldError[]): never => {
-    throw new Problem('validation-failed', 'The administrative units of the address do not fit together', { errors });
+    throw new Problem('validation-failed', 'The administrative units of the address do not fit together', { errors: errors.map((error) => ({ ...error, path: `${path}${error.path}` })) });
   };
 
   const wellFormed = given.map(({ slot }) => ids[slot]!).filter((id) => UUID_PATTERN.test(id));
@@ -127,11 +130,16 @@ export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInpu
   const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
   const unitOf = (slot: Slot) => (ids[slot] === null ? null : (byId.get(ids[slot].toLowerCase()) ?? null));
 
-  // Each id names a unit of its level.
+  // Each id names a unit, of its level.
+  const absent = given.filter(({ slot }) => UUID_PATTERN.test(ids[slot]!) && !unitOf(slot));
+  if (absent.length > 0) {
+    const described = absent.map(({ slot }) => `${path}${slot}: no such administrative unit; take ids from GET /geo/units (${ids[slot]!})`);
+    throw new Problem('validation-failed', described.join('; '));
+  }
   const errors: FieldError[] = [];
   for (const { slot, level, noun } of given) {
     const unit = unitOf(slot);
-    if (!unit) errors.push({ path: slot, message: 'no such administrative unit; take ids from GET /geo/units' });
+    if (!unit) errors.push({ path: slot, message: 'must be a uuid from GET /geo/units' });
     else if (unit.level !== level) errors.push({ path: slot, message: `the unit ${unit.name} is not ${noun}` });
   }
   if (errors.length > 0) refuse(errors);

@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
 import { writeEvent, type Snapshot } from './outbox.js';
-import { Problem, type FieldError } from './problems.js';
+import { describeAbsent, Problem, refuseAbsent, type AbsentReference, type FieldError } from './problems.js';
 import type { Tx } from './tenancy.js';
 
 /** One variant in one warehouse (DESIGN.md, Shapes the spec leaves open); also the `data` of `inventory.stock_changed`. */
@@ -253,10 +253,61 @@ async function lockedDocument(tx: Tx, id: string): Promise<InventoryDocument> {
 
 /**
  * The rules a document must meet when created, checked again when posted (a warehouse may have
- * been deleted, a variant removed, meanwhile). On posting there is no body to point into, so a
- * reference that became unusable is 409 `conflict` instead of 400.
+ * been deleted, a variant removed, meanwhile). Ids that name nothing in the shop come first and
+ * alone, as `detail` only (a business rejection, spec Errors); the rest are field `errors[]`. On
+ * posting there is no body to point into, so either kind is 409 `conflict` instead of 400.
  */
 async function assertUsable(tx: Tx, input: NewInventoryDocument, stage: 'create' | 'post'): Promise<void> {
+  const warehouseSlots = warehouseSlotsOf(input);
+  const warehouses = await tx<StoredWarehouse[]>`
+    select id, deleted_at is not null as deleted from warehouses where id = any(${warehouseSlots.map((slot) => slot.id)}::uuid[])`;
+  const variants = await tx<StoredVariant[]>`
+    select v.id, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
+    from variants v join products p on p.id = v.product_id
+    where v.id = any(${[...new Set(input.lines.map((line) => line.variantId))]}::uuid[])`;
+
+  const absent: AbsentReference[] = [
+    ...warehouseSlots.filter((slot) => !warehouses.some((warehouse) => warehouse.id === slot.id)).map((slot) => ({ ...slot, noun: 'warehouse' })),
+    ...input.lines.flatMap((line, index) => (variants.some((variant) => variant.id === line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }])),
+  ];
+  if (absent.length > 0) {
+    if (stage === 'post') throw noLongerPostable(describeAbsent(absent));
+    refuseAbsent(absent);
+  }
+
+  const errors = [...shapeErrors(input), ...deletedWarehouseErrors(warehouseSlots, warehouses), ...unstockableVariantErrors(input.lines, variants)];
+  if (errors.length > 0) {
+    if (stage === 'post') throw noLongerPostable(errors.map((error) => `${error.path} ${error.message}`).join('; '));
+    throw new Problem('validation-failed', 'The inventory document is invalid', { errors });
+  }
+  const removed = input.lines.filter((line) => variants.find((variant) => variant.id === line.variantId)!.removed).map((line) => line.variantId);
+  if (removed.length > 0) throw new Problem('variant-removed', `variants removed from their product: ${removed.join(', ')}`);
+}
+
+interface StoredWarehouse {
+  id: string;
+  deleted: boolean;
+}
+
+interface StoredVariant {
+  id: string;
+  removed: boolean;
+  productDeleted: boolean;
+  service: boolean;
+}
+
+function noLongerPostable(why: string): Problem {
+  return new Problem('conflict', `the document can no longer be posted: ${why}`);
+}
+
+/** The warehouses the document names: the source, and a target that differs from it. */
+function warehouseSlotsOf(input: NewInventoryDocument): { path: string; id: string }[] {
+  const target = input.targetWarehouseId ?? null;
+  return [{ path: 'warehouseId', id: input.warehouseId }, ...(target === null || target === input.warehouseId ? [] : [{ path: 'targetWarehouseId', id: target }])];
+}
+
+/** What is wrong with the body itself: the target warehouse for the kind, the quantities, a variant on two lines. */
+function shapeErrors(input: NewInventoryDocument): FieldError[] {
   const errors: FieldError[] = [];
   const target = input.targetWarehouseId ?? null;
   if (input.kind === 'transfer') {
@@ -275,36 +326,21 @@ async function assertUsable(tx: Tx, input: NewInventoryDocument, stage: 'create'
     if (seen.has(line.variantId)) errors.push({ path: `lines.${index}.variantId`, message: 'the variant is already on another line' });
     seen.add(line.variantId);
   });
+  return errors;
+}
 
-  const warehouseIds = [input.warehouseId, ...(target === null || target === input.warehouseId ? [] : [target])];
-  const warehouses = await tx<{ id: string; deleted: boolean }[]>`
-    select id, deleted_at is not null as deleted from warehouses where id = any(${warehouseIds}::uuid[])`;
-  const warehouseProblem = (id: string) => {
-    const found = warehouses.find((warehouse) => warehouse.id === id);
-    return !found ? 'no such warehouse in the shop' : found.deleted ? 'the warehouse is deleted' : null;
-  };
-  const sourceProblem = warehouseProblem(input.warehouseId);
-  if (sourceProblem) errors.push({ path: 'warehouseId', message: sourceProblem });
-  const targetProblem = target !== null && target !== input.warehouseId ? warehouseProblem(target) : null;
-  if (targetProblem) errors.push({ path: 'targetWarehouseId', message: targetProblem });
+/** Warehouses of the shop that were deleted (every slot names a stored warehouse by now). */
+function deletedWarehouseErrors(slots: readonly { path: string; id: string }[], warehouses: readonly StoredWarehouse[]): FieldError[] {
+  return slots.filter((slot) => warehouses.find((warehouse) => warehouse.id === slot.id)!.deleted).map((slot) => ({ path: slot.path, message: 'the warehouse is deleted' }));
+}
 
-  const variants = await tx<{ id: string; removed: boolean; productDeleted: boolean; service: boolean }[]>`
-    select v.id, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
-    from variants v join products p on p.id = v.product_id
-    where v.id = any(${[...seen]}::uuid[])`;
-  const removed: string[] = [];
-  input.lines.forEach((line, index) => {
-    const variant = variants.find((found) => found.id === line.variantId);
+/** Variants of the shop that cannot hold stock: of a deleted product, or a service. */
+function unstockableVariantErrors(lines: NewInventoryDocument['lines'], variants: readonly StoredVariant[]): FieldError[] {
+  return lines.flatMap((line, index) => {
+    const variant = variants.find((found) => found.id === line.variantId)!;
     const path = `lines.${index}.variantId`;
-    if (!variant) errors.push({ path, message: 'no such variant in the shop' });
-    else if (variant.productDeleted) errors.push({ path, message: "the variant's product is deleted" });
-    else if (variant.service) errors.push({ path, message: 'a service has no stock' });
-    else if (variant.removed) removed.push(line.variantId);
+    if (variant.productDeleted) return [{ path, message: "the variant's product is deleted" }];
+    if (variant.service) return [{ path, message: 'a service has no stock' }];
+    return [];
   });
-
-  if (errors.length > 0) {
-    if (stage === 'post') throw new Problem('conflict', `the document can no longer be posted: ${errors.map((error) => `${error.path} ${error.message}`).join('; ')}`);
-    throw new Problem('validation-failed', 'The inventory document is invalid', { errors });
-  }
-  if (removed.length > 0) throw new Problem('variant-removed', `variants removed from their product: ${removed.join(', ')}`);
 }

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { normalizeAddress, type Address, type AddressInput } from './addresses.js';
-import { Problem, type FieldError } from './problems.js';
+import { Problem, refuseAbsent, type AbsentReference, type FieldError } from './problems.js';
 import type { Tx } from './tenancy.js';
 
 export interface OrderLineInput {
@@ -40,8 +40,7 @@ export async function resolveLines(tx: Tx, lines: readonly OrderLineInput[]): Pr
     from variants v join products p on p.id = v.product_id
     where v.id = any(${ids}::uuid[])`;
   const byId = new Map(variants.map((variant) => [variant.id, variant]));
-  const missing = ids.filter((id) => !byId.has(id));
-  if (missing.length > 0) throw new Problem('validation-failed', `variant ${missing.join(', ')} does not exist in this shop`);
+  refuseAbsent(lines.flatMap((line, index) => (byId.has(line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }])));
   const removed = variants.filter((variant) => variant.removed);
   if (removed.length > 0) throw new Problem('variant-removed', `variant ${removed.map((variant) => variant.code).join(', ')} was removed from its product`);
   return lines.map((line) => {
@@ -66,15 +65,24 @@ export function overridesPrices(lines: readonly ResolvedLine[] | undefined, orde
   return offList || (orderDiscount !== undefined && !new Decimal(orderDiscount).isZero());
 }
 
-/** Each id must name a row of the shop in `table` (row-level security hides other shops'): 400 with the field's path otherwise. */
+/**
+ * Each id must name a row of the shop in `table` (row-level security hides other shops'; a deleted
+ * warehouse or customer counts as absent): 400 with `detail` naming each path and id otherwise.
+ */
 export async function assertReferences(tx: Tx, references: readonly { table: 'warehouses' | 'customers' | 'sales_channels' | 'payment_methods' | 'tags' | 'roles'; id: string; path: string }[]): Promise<void> {
-  const errors: FieldError[] = [];
+  const absent: AbsentReference[] = [];
   for (const reference of references) {
     const live = reference.table === 'warehouses' || reference.table === 'customers' ? tx`and deleted_at is null` : tx``;
     const [row] = await tx`select 1 from ${tx(reference.table)} where id = ${reference.id} ${live}`;
-    if (!row) errors.push({ path: reference.path, message: `no such ${reference.table.replace(/_/g, ' ').replace(/s$/, '')} in this shop` });
+    if (!row) absent.push({ path: reference.path, noun: reference.table.replace(/_/g, ' ').replace(/s$/, ''), id: reference.id });
   }
-  if (errors.length > 0) refuse(errors);
+  refuseAbsent(absent);
+}
+
+/** A user id must name a member of the shop (row-level security hides other shops' members): 400, detail only, otherwise. */
+export async function assertMember(tx: Tx, userId: string, path: string): Promise<void> {
+  const [row] = await tx`select 1 from shop_members where user_id = ${userId}`;
+  if (!row) refuseAbsent([{ path, noun: 'staff member', id: userId }]);
 }
 
 /** 422 `customer-blocked` for a blocked customer. */

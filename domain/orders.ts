@@ -2,6 +2,7 @@ import { Decimal } from 'decimal.js';
 import { assignHandler, isUsableHandler, nextInTurn, usableMembersOfRole } from './order-assignment.js';
 import {
   assertCustomerNotBlocked,
+  assertMember,
   assertOneHandlerChoice,
   assertReferences,
   fieldError,
@@ -313,15 +314,20 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
   return after;
 }
 
-/** A handler named in an edit: needs `pos.orders.assign`; an unusable user or a role without usable members is 400. */
+/**
+ * A handler named in an edit: needs `pos.orders.assign`. A user or role absent from the shop is 400
+ * with detail only; an unusable member or a role without usable members is 400 on the field.
+ */
 async function chosenHandler(tx: Tx, actor: OrderActor, changes: OrderChanges): Promise<string | undefined> {
   if (!changes.handlerUserId && !changes.handlerRoleId) return undefined;
   assertHolds(actor.permissions, ['pos.orders.assign'], 'choosing the handler of an order');
   assertOneHandlerChoice(changes);
   if (changes.handlerUserId) {
+    await assertMember(tx, changes.handlerUserId, 'handlerUserId');
     if (!(await isUsableHandler(tx, changes.handlerUserId))) fieldError('handlerUserId', 'this user cannot handle orders (not a working member, locked, or without pos.orders.update)');
     return changes.handlerUserId;
   }
+  await assertReferences(tx, [{ table: 'roles', id: changes.handlerRoleId!, path: 'handlerRoleId' }]);
   const members = await usableMembersOfRole(tx, changes.handlerRoleId!);
   if (members.length === 0) fieldError('handlerRoleId', 'this role has no member who can handle orders');
   return nextInTurn(tx, actor.shopId, `role:${changes.handlerRoleId!}`, members);

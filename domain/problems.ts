@@ -64,3 +64,23 @@ export class Problem extends Error {
     this.title = PROBLEMS[code].title;
   }
 }
+
+/** An id the request sends in `path` that names no `noun` of the shop (or one of another shop, which row-level security hides). */
+export interface AbsentReference {
+  path: string;
+  noun: string;
+  id: string;
+}
+
+/** `lines.0.variantId: no such variant in this shop (3f2…)`, joined with `; `. */
+export function describeAbsent(references: readonly AbsentReference[]): string {
+  return references.map(({ path, noun, id }) => `${path}: no such ${noun} in this shop (${id})`).join('; ');
+}
+
+/**
+ * 400 `validation-failed` when any reference is absent: a business rejection, not the shape of a
+ * field, so `detail` only and no `errors[]` (spec, Errors; docs/decisions.md, API contract).
+ */
+export function refuseAbsent(references: readonly AbsentReference[]): void {
+  if (references.length > 0) throw new Problem('validation-failed', describeAbsent(references));
+}

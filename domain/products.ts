@@ -3,7 +3,7 @@ import { escapeLike } from './customers.js';
 import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
 import { recordUpdate, writeEvent, type Snapshot } from './outbox.js';
 import { assertHolds } from './permissions.js';
-import { Problem } from './problems.js';
+import { Problem, refuseAbsent } from './problems.js';
 import {
   assertDistinctCombinations,
   assertMatchKeysFree,
@@ -294,13 +294,11 @@ async function writeProduct(
   await rebuildMatchKeys(tx, product.id);
 }
 
+/** The product's categories, in the order sent; an id naming no category of the shop is 400 (detail only). */
 async function replaceCategories(tx: Tx, shopId: string, productId: string, categoryIds: string[]): Promise<void> {
   const unique = [...new Set(categoryIds)];
   const known = await tx<{ id: string }[]>`select id from categories where id = any(${unique})`;
-  const missing = unique.filter((id) => !known.some((row) => row.id === id));
-  if (missing.length > 0) {
-    throw new Problem('validation-failed', `unknown categories: ${missing.join(', ')}`, { errors: missing.map((id) => ({ path: `categoryIds.${categoryIds.indexOf(id)}`, message: 'not a category of this shop' })) });
-  }
+  refuseAbsent(categoryIds.flatMap((id, index) => (known.some((row) => row.id === id) ? [] : [{ path: `categoryIds.${index}`, noun: 'category', id }])));
   await tx`delete from product_categories where product_id = ${productId}`;
   for (const [position, categoryId] of unique.entries()) {
     await tx`insert into product_categories (shop_id, product_id, category_id, position) values (${shopId}, ${productId}, ${categoryId}, ${position})`;

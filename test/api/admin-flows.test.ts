@@ -6,7 +6,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { startTestWorker, type TestTemporal } from '../support/temporal.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { expectProblem } from '../support/problems.js';
+import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { withShop } from '../../domain/tenancy.js';
 import { addMember } from '../../domain/users.js';
@@ -118,6 +118,18 @@ describe('flows in the admin API', () => {
     expect(rotated.secret).not.toBe(secret);
     expect((await admin(session, 'DELETE', `/flows/${flow.id}`)).status).toBe(204);
     await expectProblem(await admin(session, 'GET', `/flows/${flow.id}`), 404, 'not-found');
+  });
+
+  it('refuses a chat page absent from the shop (another shop\'s included) with 400, detail only', async () => {
+    const session = await logIn('admin@shop.test');
+    const other = await createShopFixture(db.app);
+    const insertPage = (shopId: string) => withShop(db.app, shopId, async (tx) => (await tx<{ id: string }[]>`insert into pages (shop_id, name) values (${shopId}, 'Fanpage') returning id`)[0]!.id);
+    const [page, foreignPage] = [await insertPage(shop.shopId), await insertPage(other.shopId)];
+    const message = { name: 'Messages', eventType: 'message.received', url: receiver.url('pages') };
+    await expectAbsentReference(await admin(session, 'POST', '/flows', { ...message, pageId: foreignPage }), 'pageId', foreignPage);
+    const { flow } = await newFlow(session, { ...message, pageId: page });
+    const missing = randomUUID();
+    await expectAbsentReference(await admin(session, 'PATCH', `/flows/${flow.id}`, { pageIds: [page, missing] }), 'pageIds.1', missing);
   });
 
   it('lets a viewer see flows but not change them', async () => {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { expectProblem } from '../support/problems.js';
+import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import { deleteCustomer } from '../../domain/customers.js';
 import { withShop } from '../../domain/tenancy.js';
 
@@ -188,6 +188,9 @@ describe('editing customers', () => {
     await expectProblem(await call('POST', `/customers/${randomUUID()}/addresses`, { addressLine: 'x' }), 404, 'not-found');
     const customer = await createCustomer({ name: 'No Address' });
     await expectProblem(await call('POST', `/customers/${customer.id}/addresses`, { provinceName: 'Hà Nội' }), 400, 'validation-failed');
+    // A unit id naming no unit: detail only, with the field's path.
+    const missing = randomUUID();
+    await expectAbsentReference(await call('POST', `/customers/${customer.id}/addresses`, { addressLine: 'x', wardUnitId: missing }), 'wardUnitId', missing);
   });
 });
 

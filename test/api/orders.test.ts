@@ -9,7 +9,8 @@ import { addMember } from '../../domain/users.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { expectProblem } from '../support/problems.js';
+import { geoUnitId } from '../../domain/geography.js';
+import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 
 interface Order {
@@ -178,8 +179,9 @@ describe('POST /orders', () => {
       [{ lines: [{ ...line, quantity: '1.2345' }] }, 'lines.0.quantity'],
       [{ lines: [{ ...line, quantity: '-1' }] }, 'lines.0.quantity'],
       [{ lines: [line], billPhone: '09abc' }, 'billPhone'],
-      [{ lines: [line], warehouseId: randomUUID() }, 'warehouseId'],
       [{ lines: [line], handlerUserId: shop.ownerId, handlerRoleId: randomUUID() }, 'handlerRoleId'],
+      // A unit that exists but in the wrong slot is about the field: errors[] under the address's prefix.
+      [{ lines: [line], shippingAddress: { provinceUnitId: geoUnitId('new', '00004') } }, 'shippingAddress.provinceUnitId'],
     ];
     for (const [body, path] of cases) {
       const problem = await expectProblem(await call('POST', '/orders', { warehouseId, ...body }), 400, 'validation-failed');
@@ -187,21 +189,27 @@ describe('POST /orders', () => {
     }
   });
 
-  it('refuses references of another shop with 400', async () => {
+  it('refuses references of another shop or absent from it with 400, detail only', async () => {
     const foreignVariant = await newVariant({ fixture: other, stock: '5', warehouse: await newWarehouse(other) });
-    const problem = await expectProblem(await call('POST', '/orders', { warehouseId, lines: [{ variantId: foreignVariant, quantity: '1', unitPrice: '100000' }] }), 400, 'validation-failed');
-    expect(problem.errors).toBeUndefined();
+    await expectAbsentReference(await call('POST', '/orders', { warehouseId, lines: [{ variantId: foreignVariant, quantity: '1', unitPrice: '100000' }] }), 'lines.0.variantId', foreignVariant);
     const variantId = await newVariant({ stock: '5' });
     const line = { variantId, quantity: '1', unitPrice: '100000' };
     const [foreignCustomer] = await arrange((tx) => tx<{ id: string }[]>`insert into customers (shop_id, name) values (${other.shopId}, 'X') returning id`, other);
     const [foreignMethod] = await arrange((tx) => tx<{ id: string }[]>`insert into payment_methods (shop_id, name) values (${other.shopId}, 'X') returning id`, other);
-    for (const [body, path] of [
-      [{ customerId: foreignCustomer!.id }, 'customerId'],
-      [{ payments: [{ methodId: foreignMethod!.id, amount: '1' }] }, 'payments.0.methodId'],
-      [{ tagIds: [randomUUID()] }, 'tagIds.0'],
-    ] as const) {
-      const refused = await expectProblem(await call('POST', '/orders', { warehouseId, lines: [line], ...body }), 400, 'validation-failed');
-      expect((refused.errors as { path: string }[]).map((error) => error.path)).toEqual([path]);
+    const [tag] = await arrange((tx) => tx<{ id: string }[]>`insert into tags (shop_id, name) values (${shop.shopId}, 'Known') returning id`);
+    const missing = randomUUID();
+    const cases: [Record<string, unknown>, string, string][] = [
+      [{ warehouseId: missing }, 'warehouseId', missing],
+      [{ customerId: foreignCustomer!.id }, 'customerId', foreignCustomer!.id],
+      [{ salesChannelId: missing }, 'salesChannelId', missing],
+      [{ payments: [{ methodId: foreignMethod!.id, amount: '1' }] }, 'payments.0.methodId', foreignMethod!.id],
+      // One tag of the shop, one missing: only the missing one is named.
+      [{ tagIds: [tag!.id, missing] }, 'tagIds.1', missing],
+      [{ shippingAddress: { provinceUnitId: missing } }, 'shippingAddress.provinceUnitId', missing],
+    ];
+    for (const [body, path, id] of cases) {
+      const refused = await expectAbsentReference(await call('POST', '/orders', { warehouseId, lines: [line], ...body }), path, id);
+      expect(refused.detail).not.toContain(tag!.id);
     }
   });
 
@@ -433,6 +441,10 @@ describe('PATCH /orders/{id}', () => {
     const refused = await expectProblem(await call('PATCH', `/orders/${order.id}`, { handlerUserId: viewer.id }), 400, 'validation-failed');
     expect(refused.errors).toEqual([{ path: 'handlerUserId', message: expect.any(String) }]);
     await expectProblem(await call('PATCH', `/orders/${order.id}`, { handlerRoleId: role!.id }), 400, 'validation-failed');
+    // A user or role absent from the shop (another shop's owner included) is detail only.
+    await expectAbsentReference(await call('PATCH', `/orders/${order.id}`, { handlerUserId: other.ownerId }), 'handlerUserId', other.ownerId);
+    const missingRole = randomUUID();
+    await expectAbsentReference(await call('PATCH', `/orders/${order.id}`, { handlerRoleId: missingRole }), 'handlerRoleId', missingRole);
     expect(await (await call('PATCH', `/orders/${order.id}`, { handlerUserId: seller.id })).json()).toMatchObject({ handlerUserId: seller.id, handlerName: 'Seller' });
   });
 

@@ -58,7 +58,12 @@ describe('granting limits', () => {
     const withoutChat = await create(['pos.orders.read'], shop.ownerId, { pages: 'all' });
     const pages = await withShop(db.app, shop.shopId, (tx) => tx<{ id: string; pageIds: string[] }[]>`select id, page_ids from applications where id in (${withChat.applicationId}, ${withoutChat.applicationId})`);
     expect(Object.fromEntries(pages.map((row) => [row.id, row.pageIds]))).toEqual({ [withChat.applicationId]: [page!.id], [withoutChat.applicationId]: [] });
-    await expect(create(['social.pages.read'], shop.ownerId, { pages: ['00000000-0000-4000-8000-000000000000'] })).rejects.toMatchObject({ code: 'validation-failed' });
+    // A page absent from the shop: detail only, naming the path and the id.
+    const missing = '00000000-0000-4000-8000-000000000000';
+    const refused = await create(['social.pages.read'], shop.ownerId, { pages: [page!.id, missing] }).then(() => null, (caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'validation-failed', detail: expect.stringContaining(`pages.1: no such page`) });
+    expect((refused as { detail: string }).detail).toContain(missing);
+    expect((refused as { options: { errors?: unknown } }).options.errors).toBeUndefined();
   });
 });
 

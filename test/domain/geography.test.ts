@@ -103,8 +103,12 @@ describe('resolveAddressUnits', () => {
     await expectRefused({ geoSystem: 'new', provinceUnitId: OLD.hanoi, districtUnitId: OLD.baDinh, wardUnitId: OLD.phucXa }, ['geoSystem']);
   });
 
-  it('refuses unknown ids and units of the wrong level', async () => {
-    await expectRefused({ provinceUnitId: '00000000-0000-4000-8000-000000000000', wardUnitId: NEW.baDinh }, ['provinceUnitId']);
+  it('refuses unknown ids with detail only, malformed ids and units of the wrong level on the field', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000000';
+    const refused = await resolve({ provinceUnitId: unknown, wardUnitId: NEW.hanoi }).then(() => null, (caught: unknown) => caught);
+    expect(refused).toMatchObject({ code: 'validation-failed', status: 400, detail: `provinceUnitId: no such administrative unit; take ids from GET /geo/units (${unknown})` });
+    expect((refused as { options: { errors?: unknown } }).options.errors).toBeUndefined();
+    await expect(resolveAddressUnits(db.app, { wardUnitId: unknown }, 'shippingAddress.')).rejects.toMatchObject({ detail: expect.stringContaining(`shippingAddress.wardUnitId: no such administrative unit`) });
     await expectRefused({ provinceUnitId: 'not-a-uuid' }, ['provinceUnitId']);
     await expectRefused({ provinceUnitId: NEW.baDinh, wardUnitId: NEW.hanoi }, ['provinceUnitId', 'wardUnitId']);
   });

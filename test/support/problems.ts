@@ -11,3 +11,12 @@ export async function expectProblem(response: Response, status: number, code: Pr
   expect(typeof body.detail).toBe('string');
   return body;
 }
+
+/** A 400 `validation-failed` for an id absent from the shop: `detail` names the path and the id, and there is no `errors[]`. */
+export async function expectAbsentReference(response: Response, path: string, id: string): Promise<Record<string, unknown>> {
+  const body = await expectProblem(response, 400, 'validation-failed');
+  expect(body.detail).toContain(`${path}: no such`);
+  expect(body.detail).toContain(id);
+  expect(body).not.toHaveProperty('errors');
+  return body;
+}
