@@ -3,6 +3,7 @@ import { createShop, findShop } from '../domain/shops.js';
 import { Problem } from '../domain/problems.js';
 import { withShop } from '../domain/tenancy.js';
 import { step } from '../scripts/bootstrap/progress.js';
+import { settle } from './settle.js';
 
 export const CATALOG_SIZE = 100_000;
 
@@ -11,14 +12,14 @@ export const CATALOG_SIZE = 100_000;
  * once and kept between runs. Their updatedAt lie a day back, one millisecond apart, so a sync pass
  * with updatedSince sees them all (older than the safety delay).
  */
-export async function catalogShop(sql: Sql): Promise<string> {
+export async function catalogShop(sql: Sql, owner: Sql): Promise<string> {
   const shop = await findShop(sql, 'bench-catalog').catch(async (error: unknown) => {
     if (error instanceof Problem && error.code === 'not-found') return createShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalogue' });
     throw error;
   });
-  await withShop(sql, shop.id, async (tx) => {
+  const seeded = await withShop(sql, shop.id, async (tx) => {
     const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from products`;
-    if (count >= CATALOG_SIZE) return;
+    if (count >= CATALOG_SIZE) return false;
     await step(`seeding ${CATALOG_SIZE.toLocaleString('en')} products for the benchmarks (once)`, async () => {
       await tx`delete from products`;
       await tx`
@@ -28,9 +29,9 @@ export async function catalogShop(sql: Sql): Promise<string> {
       await tx`
         insert into variants (shop_id, product_id, position, code, price, combo_key)
         select shop_id, id, 0, code || '-1', 100000 + (hashtext(code) & 1023) * 1000, '' from products`;
-      await tx`analyze products`;
-      await tx`analyze variants`;
     });
+    return true;
   });
+  if (seeded) await settle(owner, ['products', 'variants']);
   return shop.id;
 }

@@ -7,6 +7,7 @@ import { createShop, findShop } from '../domain/shops.js';
 import { withShop } from '../domain/tenancy.js';
 import { addMember } from '../domain/users.js';
 import { step } from '../scripts/bootstrap/progress.js';
+import { settle } from './settle.js';
 
 export const SEEDED_ORDERS = 200_000;
 
@@ -15,20 +16,22 @@ export interface OrdersFixture {
   warehouseId: string;
   /** Five variants with plenty of stock, and their list prices. */
   variants: { id: string; price: string }[];
+  /** Whether this run seeded the orders. */
+  seeded: boolean;
 }
 
 /**
  * The benchmark order shop: a warehouse, five stocked variants, an owner to handle orders, and
  * 200,000 orders written with set-based SQL once and kept between runs.
  */
-export async function ordersShop(sql: Sql): Promise<OrdersFixture> {
+export async function ordersShop(sql: Sql, owner: Sql): Promise<OrdersFixture> {
   const shop = await findShop(sql, 'bench-orders').catch(async (error: unknown) => {
     if (!(error instanceof Problem && error.code === 'not-found')) throw error;
     const created = await createShop(sql, { slug: 'bench-orders', name: 'Benchmark orders' });
     await addMember(sql, created.id, { email: 'owner@bench-orders.test', name: 'Bench Owner' });
     return created;
   });
-  return withShop(sql, shop.id, async (tx) => {
+  const fixture = await withShop(sql, shop.id, async (tx) => {
     let [warehouse] = await tx<{ id: string }[]>`select id from warehouses limit 1`;
     if (!warehouse) [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Bench warehouse') returning id`;
     const variants: { id: string; price: string }[] = [...(await tx<{ id: string; price: string }[]>`select id, api_decimal(price) as price from variants order by code limit 5`)];
@@ -51,11 +54,12 @@ export async function ordersShop(sql: Sql): Promise<OrdersFixture> {
                  100000 + (i % 50) * 1000, 100000 + (i % 50) * 1000, now() - interval '2 days', now() - interval '2 days',
                  now() - interval '1 day' + i * interval '1 millisecond'
           from generate_series(${count + 1}::int, ${SEEDED_ORDERS}::int) as i`;
-        await tx`analyze orders`;
       });
     }
-    return { shopId: shop.id, warehouseId: warehouse!.id, variants };
+    return { shopId: shop.id, warehouseId: warehouse!.id, variants, seeded: count < SEEDED_ORDERS };
   });
+  if (fixture.seeded) await settle(owner, ['orders']);
+  return fixture;
 }
 
 /** The body of the `POST /orders` scenario: five lines at list price. */

@@ -34,6 +34,7 @@ if (unknown.length > 0) {
 const selected = (scenario: (typeof SCENARIOS)[number]) => !only || only.includes(scenario);
 const database = await bootstrapDatabase('shopflow_bench');
 const sql = createSql(database.appUrl, { max: 5, applicationName: 'shopflow-bench' });
+const ownerSql = createSql(database.adminUrl, { max: 1, applicationName: 'shopflow-bench-maintenance' });
 
 const keys = await step('creating benchmark shops and keys', async () => {
   const created: string[] = [];
@@ -64,7 +65,7 @@ if (selected('shop')) {
 }
 
 if (selected('products')) {
-  const catalogShopId = await catalogShop(sql);
+  const catalogShopId = await catalogShop(sql, ownerSql);
   const catalogContext = { ...context, keys: await freshBenchKeys(sql, catalogShopId) };
   say('\n== GET /products?limit=100 (100,000 products in the shop) ==');
   results.productList = await productListScenario(catalogContext, catalogShopId);
@@ -73,7 +74,7 @@ if (selected('products')) {
 }
 
 if (selected('orders')) {
-  const orders = await ordersShop(sql);
+  const orders = await ordersShop(sql, ownerSql);
   const ordersContext = { ...context, keys: await freshBenchKeys(sql, orders.shopId) };
   say('\n== POST /orders and GET /orders?limit=50 (200,000 orders in the shop) ==');
   results.orders = await orderScenarios(ordersContext, orders);
@@ -102,6 +103,6 @@ const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().repla
 mkdirSync(join(dataDir, 'bench'), { recursive: true });
 writeFileSync(outFile, JSON.stringify(results, null, 2));
 say(`\nresults written to ${outFile}`);
-await sql.end();
+await Promise.all([sql.end(), ownerSql.end()]);
 await database.stop();
 process.exit(0);
