@@ -23,8 +23,8 @@ export interface CeilingResults {
  * rate can exceed this one.
  */
 export async function temporalCeilingScenario(options: { temporalAddress: string; seconds: number; concurrency: number }): Promise<CeilingResults> {
-  // The SDK's own INFO lines (worker state changes) would interleave with the figures.
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The SDK's own lines (worker state, "no activities registered") would interleave with the figures.
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
   const taskQueue = `bench-ceiling-${randomUUID()}`;
   const waiting = new Map<string, () => void>();
   const sinks: InjectedSinks<CeilingSinks> = {
