@@ -261,11 +261,16 @@ describe('POST /orders', () => {
     const statuses = responses.map((response) => response.status);
     expect(statuses.every((status) => status === 201 || status === 409)).toBe(true);
     expect(statuses).toContain(201);
+    // A request arriving while the first still runs is told so, not run again.
+    for (const response of responses.filter((candidate) => candidate.status === 409)) await expectProblem(response, 409, 'idempotency-key-in-progress');
     const [count] = await db.admin<{ n: number }[]>`select count(*)::int as n from order_lines where variant_id = ${variantId}`;
     expect(count!.n).toBe(1);
     const replay = await call('POST', '/orders', body, fullKey, { 'idempotency-key': key });
     expect(replay.status).toBe(201);
     expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    const created = (await responses.find((response) => response.status === 201)!.json()) as Order;
+    expect(((await replay.json()) as Order).id).toBe(created.id);
+    await expectProblem(await call('POST', '/orders', { ...body, note: 'another order' }, fullKey, { 'idempotency-key': key }), 422, 'idempotency-key-reused');
     expect(await stockOf(variantId)).toEqual({ quantity: '100', reserved: '1' });
   });
 });
