@@ -9,19 +9,13 @@ import {
 } from '../domain/webhook-delivery.js';
 import { Context } from '@temporalio/activity';
 import type { DeliveryRef } from '../domain/deliveries.js';
+import type { DeliveryRequest } from '../domain/delivery-requests.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
-export interface WebhookAttemptInput {
-  shopId: string;
-  flowId: string;
-  eventId: string;
-  eventType: string;
+/** One event for one flow (`deliveryId` is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt sends the same bytes). */
+export interface WebhookAttemptInput extends DeliveryRequest {
+  /** A test-run from the flow builder: recorded apart from real deliveries. */
   testRun?: boolean;
-  /** `msg_…`: the `webhook-id`, the same on every attempt of one delivery. */
-  deliveryId: string;
-  url: string;
-  /** The envelope, serialised once so every attempt sends the same bytes. */
-  payload: string;
 }
 
 /** One attempt as recorded in the workflow history and the delivery history. */

@@ -1,14 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type NativeConnection, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { Sql } from '../db/client.js';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { withShop } from '../domain/tenancy.js';
 import { recordAttempt } from '../domain/deliveries.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/webhook-send.js';
 import { createFlowActivities } from '../activities/flow-steps.js';
-import type { Settings } from '../config/settings.js';
+import { loadSettings, type Settings } from '../config/settings.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
@@ -49,4 +49,25 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
   });
+}
+
+/**
+ * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
+ * logging at WARN (it logs every bundle and state change at INFO), the database pool, the Temporal
+ * connection, and the worker on them.
+ */
+export async function prepareWorkerProcess(applicationName: string): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
+  const settings = loadSettings();
+  Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
+  if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
+  const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName });
+  const connection = await NativeConnection.connect({ address: settings.TEMPORAL_ADDRESS });
+  const worker = await createShopflowWorker({
+    connection,
+    namespace: settings.TEMPORAL_NAMESPACE,
+    taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    sql,
+    policy: outboundPolicyFrom(settings),
+  });
+  return { settings, sql, connection, worker };
 }

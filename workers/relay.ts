@@ -1,26 +1,12 @@
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { loadSettings } from '../config/settings.js';
-import { createSql } from '../db/client.js';
 import { OutboxRelay } from './outbox-relay.js';
-import { createShopflowWorker, outboundPolicyFrom } from './create-worker.js';
+import { prepareWorkerProcess } from './create-worker.js';
 
-const settings = loadSettings();
-Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
-if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
-const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-relay' });
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
 // which roughly quarters commit-to-receipt latency. Stand-alone workers (workers/worker.ts) take
 // the rest: retries, test-runs, resends, and whatever this worker has no free slot for.
-const connection = await NativeConnection.connect({ address: settings.TEMPORAL_ADDRESS });
-const worker = await createShopflowWorker({
-  connection,
-  namespace: settings.TEMPORAL_NAMESPACE,
-  taskQueue: settings.TEMPORAL_TASK_QUEUE,
-  sql,
-  policy: outboundPolicyFrom(settings),
-});
+const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-relay');
 const relay = new OutboxRelay({
   sql,
   temporal: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),

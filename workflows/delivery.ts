@@ -1,20 +1,11 @@
 import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
-import type { WebhookAttempt, WebhookSendActivities } from '../activities/webhook-send.js';
+import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/webhook-send.js';
 import type { FlowActivities } from '../activities/flow-steps.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
 import { DeliveryStatusKey } from './search-attributes.js';
 
-export interface DeliveryInput {
-  shopId: string;
-  flowId: string;
-  eventId: string;
-  eventType: string;
-  /** A test-run from the flow builder: one attempt, recorded apart from real deliveries. */
-  testRun?: boolean;
-  /** `msg_…`, the `webhook-id` of every attempt. */
-  deliveryId: string;
-  url: string;
-  payload: string;
+/** A delivery: what each attempt sends, and the waits between attempts (types only: workflows import no code from activities). */
+export interface DeliveryInput extends WebhookAttemptInput {
   /** Waits between attempts; the production schedule unless a test run needs a shorter one. */
   retryDelaysMs?: number[];
 }

@@ -1,24 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock, type StockRow } from '../../domain/inventory.js';
+import { adjustStock, type InventoryDocument as Document, type StockRow } from '../../domain/inventory.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-
-interface Document {
-  id: string;
-  kind: string;
-  status: string;
-  warehouseId: string;
-  targetWarehouseId: string | null;
-  note: string | null;
-  lines: { variantId: string; quantity: string }[];
-  createdAt: string;
-  postedAt: string | null;
-  receivedAt: string | null;
-}
 
 let db: TestDatabase;
 let api: TestApi;
