@@ -1,6 +1,6 @@
 import { envelope, type EventType, type StoredEvent } from './event-catalogue.js';
 import { SAMPLE_READERS } from './flow-samples.js';
-import { deliveryIdFor, getFlow, sampleEvent } from './flows.js';
+import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
 import { Problem } from './problems.js';
 import type { Tx } from './tenancy.js';
 
@@ -15,25 +15,41 @@ export interface DeliveryRequest {
   payload: string;
 }
 
-async function shopSlug(tx: Tx, shopId: string): Promise<string> {
-  const [shop] = await tx<{ slug: string }[]>`select slug from shops where id = ${shopId}`;
+/** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */
+function deliveryRequest(shop: { id: string; slug: string }, flow: { id: string; url: string; permissions: readonly string[] }, event: StoredEvent): DeliveryRequest {
+  return {
+    shopId: shop.id,
+    flowId: flow.id,
+    eventId: event.id,
+    eventType: event.type,
+    deliveryId: deliveryIdFor(flow.id, event.id),
+    url: flow.url,
+    payload: envelope(event, shop, flow.permissions),
+  };
+}
+
+async function shopOf(tx: Tx, shopId: string): Promise<{ id: string; slug: string }> {
+  const [shop] = await tx<{ id: string; slug: string }[]>`select id, slug from shops where id = ${shopId}`;
   if (!shop) throw new Problem('not-found', `no shop ${shopId}`);
-  return shop.slug;
+  return shop;
+}
+
+/** The relay's work for one outbox event (the current shop's): one request per matching flow; none once the event is gone. */
+export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
+  const [event] = await tx<(StoredEvent & { shopId: string; shopSlug: string })[]>`
+    select e.id, e.type, e.created_at, e.changes, e.data, s.id as shop_id, s.slug as shop_slug
+    from events e join shops s on s.id = e.shop_id
+    where e.id = ${eventId}`;
+  if (!event) return [];
+  const shop = { id: event.shopId, slug: event.shopSlug };
+  return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
 }
 
 /** A test-run: a sample event of the flow's trigger type, rendered for the flow's account. */
 export async function testRunRequest(tx: Tx, shopId: string, flowId: string): Promise<DeliveryRequest> {
   const flow = await getFlow(tx, flowId);
   const event = await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS);
-  return {
-    shopId,
-    flowId,
-    eventId: event.id,
-    eventType: event.type,
-    deliveryId: deliveryIdFor(flowId, event.id),
-    url: flow.url,
-    payload: envelope(event, { id: shopId, slug: await shopSlug(tx, shopId) }, flow.permissions),
-  };
+  return deliveryRequest(await shopOf(tx, shopId), flow, event);
 }
 
 /**
@@ -45,16 +61,8 @@ export async function resendRequest(tx: Tx, shopId: string, flowId: string, deli
   const [row] = await tx<(StoredEvent & { status: string })[]>`
     select d.status, e.id, e.type, e.created_at, e.changes, e.data
     from deliveries d join events e on e.id = d.event_id
-    where d.delivery_id = ${deliveryId} and d.flow_id = ${flow.id} and not d.test_run`;
+    where d.delivery_id = ${deliveryId} and d.flow_id = ${flowId} and not d.test_run`;
   if (!row) throw new Problem('not-found', `no delivery ${deliveryId} of this flow`);
   if (row.status !== 'failed') throw new Problem('conflict', `only a failed delivery can be resent (this one is ${row.status})`);
-  return {
-    shopId,
-    flowId: flow.id,
-    eventId: row.id,
-    eventType: row.type,
-    deliveryId,
-    url: flow.url,
-    payload: envelope(row, { id: shopId, slug: await shopSlug(tx, shopId) }, flow.permissions),
-  };
+  return deliveryRequest(await shopOf(tx, shopId), flow, row);
 }

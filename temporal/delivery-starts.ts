@@ -10,7 +10,8 @@ export function deliveryWorkflowId(flowId: string, eventId: string): string {
   return `delivery:${flowId}:${eventId}`;
 }
 
-function searchAttributes(input: DeliveryInput): TypedSearchAttributes {
+/** What an operator filters deliveries by in the Temporal Web UI; `DeliveryStatus` starts as `delivering`. */
+export function searchAttributes(input: Pick<DeliveryInput, 'shopId' | 'flowId' | 'eventType' | 'eventId'>): TypedSearchAttributes {
   return new TypedSearchAttributes([
     { key: ShopIdKey, value: input.shopId },
     { key: FlowIdKey, value: input.flowId },
@@ -21,8 +22,9 @@ function searchAttributes(input: DeliveryInput): TypedSearchAttributes {
 }
 
 /**
- * Starts the delivery workflow; "already started" means a relay (or an earlier attempt of this one)
- * got there first, which is success. A resend of a closed delivery starts a new run of the same id.
+ * Starts the delivery workflow. "Already started" — running or closed, since the relay starts with
+ * REJECT_DUPLICATE — means a relay (or an earlier attempt of this one) got there first, which is
+ * success: a delivery that finished in the milliseconds before a relay crashed is not sent again.
  * `eagerStart` (only for a client on a `NativeConnection` shared with a worker of the task queue)
  * hands the first workflow task straight to that worker in the start's answer.
  */
@@ -38,6 +40,7 @@ export async function startDelivery(
       workflowId: deliveryWorkflowId(input.flowId, input.eventId),
       args: [input],
       typedSearchAttributes: searchAttributes(input),
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       requestEagerStart: eagerStart,
     });
     return handle.eagerlyStarted ? 'started-eagerly' : 'started';
@@ -65,7 +68,8 @@ export async function runTestDelivery(client: Client, taskQueue: string, input: 
 export async function resendDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<string> {
   const workflowId = deliveryWorkflowId(input.flowId, input.eventId);
   try {
-    await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input) });
+    // ALLOW_DUPLICATE: a closed delivery may run again; a running one cannot ("already started").
+    await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Problem('conflict', 'this delivery is still running');
     throw error;

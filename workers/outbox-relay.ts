@@ -1,8 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
-import { envelope, type StoredEvent } from '../domain/event-catalogue.js';
-import { deliveryIdFor, matchingFlows } from '../domain/flows.js';
-import type { Tx } from '../domain/tenancy.js';
+import { requestsForEvent } from '../domain/delivery-requests.js';
 import type { DeliveryInput } from '../workflows/delivery.js';
 import { startDelivery } from '../temporal/delivery-starts.js';
 
@@ -39,6 +37,8 @@ export class OutboxRelay {
   private readonly pollIntervalMs: number;
   private running = false;
   private wakeUp: (() => void) | undefined;
+  /** A NOTIFY arrived while a batch was in hand: run another batch at once instead of waiting. */
+  private notified = false;
   private loop: Promise<void> | undefined;
   private unlisten: (() => Promise<void>) | undefined;
 
@@ -49,7 +49,10 @@ export class OutboxRelay {
 
   async start(): Promise<void> {
     this.running = true;
-    const subscription = await this.options.sql.listen('shopflow_events', () => this.wakeUp?.());
+    const subscription = await this.options.sql.listen('shopflow_events', () => {
+      this.notified = true;
+      this.wakeUp?.();
+    });
     this.unlisten = subscription.unlisten;
     this.loop = this.run();
   }
@@ -71,7 +74,11 @@ export class OutboxRelay {
         select event_id, shop_id from event_queue order by created_at limit ${this.batchSize} for update skip locked`;
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
       const deliveries: DeliveryInput[] = [];
-      for (const item of queued) deliveries.push(...(await this.planDeliveries(tx, item)));
+      for (const item of queued) {
+        await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
+        const requests = await requestsForEvent(tx, item.eventId);
+        deliveries.push(...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)));
+      }
       await Promise.all(deliveries.map((input) => startDelivery(this.options.temporal, this.options.taskQueue, input, { eagerStart: this.options.eagerStart ?? false })));
       if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
       return queued.length;
@@ -81,12 +88,13 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     while (this.running) {
       let relayed = 0;
+      this.notified = false;
       try {
         relayed = await this.relayBatch();
       } catch (error) {
         this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
       }
-      if (relayed === 0 && this.running) {
+      if (relayed === 0 && !this.notified && this.running) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.pollIntervalMs);
           this.wakeUp = () => {
@@ -96,25 +104,5 @@ export class OutboxRelay {
         });
       }
     }
-  }
-
-  private async planDeliveries(tx: Tx, item: QueuedEvent): Promise<DeliveryInput[]> {
-    await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
-    const [event] = await tx<(StoredEvent & { shopSlug: string })[]>`
-      select e.id, e.type, e.created_at, e.changes, e.data, s.slug as shop_slug
-      from events e join shops s on s.id = e.shop_id
-      where e.id = ${item.eventId}`;
-    if (!event) return [];
-    const flows = await matchingFlows(tx, event);
-    return flows.map((flow) => ({
-      shopId: item.shopId,
-      flowId: flow.id,
-      eventId: event.id,
-      eventType: event.type,
-      deliveryId: deliveryIdFor(flow.id, event.id),
-      url: flow.url,
-      payload: envelope(event, { id: item.shopId, slug: event.shopSlug }, flow.permissions),
-      ...(this.options.retryDelaysMs ? { retryDelaysMs: this.options.retryDelaysMs } : {}),
-    }));
   }
 }

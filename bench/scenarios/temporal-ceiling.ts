@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
-import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../../workflows/search-attributes.js';
+import { searchAttributes } from '../../temporal/delivery-starts.js';
 import type { CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 
@@ -47,13 +46,7 @@ export async function temporalCeilingScenario(options: { temporalAddress: string
       taskQueue,
       workflowId,
       requestEagerStart: true,
-      typedSearchAttributes: new TypedSearchAttributes([
-        { key: ShopIdKey, value: randomUUID() },
-        { key: FlowIdKey, value: randomUUID() },
-        { key: EventTypeKey, value: 'product.updated' },
-        { key: EventIdKey, value: `evt_${randomUUID()}` },
-        { key: DeliveryStatusKey, value: 'delivering' },
-      ]),
+      typedSearchAttributes: searchAttributes({ shopId: randomUUID(), flowId: randomUUID(), eventType: 'product.updated', eventId: `evt_${randomUUID()}` }),
     });
     await finished;
     waiting.delete(workflowId);

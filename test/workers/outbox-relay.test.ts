@@ -12,7 +12,7 @@ import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../d
 import { newEventId, writeEvent } from '../../domain/outbox.js';
 import { withShop } from '../../domain/tenancy.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
-import { startDelivery } from '../../temporal/delivery-starts.js';
+import { deliveryWorkflowId, startDelivery } from '../../temporal/delivery-starts.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;
@@ -65,11 +65,15 @@ describe('outbox relay', () => {
     expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('started-eagerly');
     const [request] = await receiver.waitFor(inbox, 1);
     expect(request!.body).toBe('{"id":"eager"}');
+    // A relay that crashed before dequeuing starts it again after it closed: nothing is sent twice.
+    expect(await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result()).toMatchObject({ status: 'delivered' });
     expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('already-started');
     // Without eager start the same call goes through task matching.
     const queuedId = newEventId();
     expect(await startDelivery(temporal.client, temporal.taskQueue, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
     await receiver.waitFor(inbox, 2);
+    await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, queuedId)).result();
+    expect(receiver.received(inbox)).toHaveLength(2);
   });
 
   it('delivers an event to every matching flow: one envelope id, one webhook-id per flow, signed', async () => {
