@@ -23,8 +23,9 @@ const refuse = () => new Problem('invalid-credentials', 'the shop, e-mail or pas
 
 /** E-mail and password of a working, unlocked member of the shop; returns the session token (for the cookie). */
 export async function logIn(sql: Sql, input: { shop: string; email: string; password: string }): Promise<{ token: string; session: AdminSession }> {
-  const shop = await findShop(sql, input.shop).catch(() => {
-    throw refuse();
+  // An unknown shop looks like a wrong password; any other failure (the database) is not hidden as one.
+  const shop = await findShop(sql, input.shop).catch((error: unknown) => {
+    throw error instanceof Problem && error.code === 'not-found' ? refuse() : error;
   });
   const email = input.email.trim().toLowerCase();
   return withShop(sql, shop.id, async (tx) => {

@@ -78,7 +78,7 @@ export async function rotateKey(tx: Tx, applicationId: string, actor: Actor, ove
   }
   const [expiry] = await tx<{ at: Date }[]>`select now() + make_interval(secs => ${overlapHours * 3600}) as at`;
   await tx`
-    update api_keys set expires_at = least(coalesce(expires_at, ${expiry!.at}), ${expiry!.at})
+    update api_keys set expires_at = least(expires_at, ${expiry!.at})
     where application_id = ${applicationId} and revoked_at is null and (expires_at is null or expires_at > now())`;
   const issued = await insertKey(tx, application.shopId, applicationId, actor);
   await writeShopLog(tx, {

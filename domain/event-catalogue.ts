@@ -21,7 +21,8 @@ export type EventType = keyof typeof EVENT_READ_PERMISSIONS;
 export const EVENT_TYPES = Object.keys(EVENT_READ_PERMISSIONS) as EventType[];
 
 export function isEventType(value: string): value is EventType {
-  return value in EVENT_READ_PERMISSIONS;
+  // Own keys only: `in` would also accept inherited names such as `constructor`.
+  return Object.hasOwn(EVENT_READ_PERMISSIONS, value);
 }
 
 /** Message events belong to a chat page; a flow listening to them must name one. */

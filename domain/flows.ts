@@ -9,7 +9,7 @@ import { Problem, refuseAbsent } from './problems.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from './tenancy.js';
 import { memberPermissions } from './users.js';
-import { generateSigningSecret } from './webhook-secrets.js';
+import { addSigningSecret } from './webhook-secrets.js';
 
 export type FlowState = 'draft' | 'on' | 'off';
 
@@ -79,13 +79,12 @@ export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
   const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
   const flowId = randomUUID();
-  const secret = generateSigningSecret();
   const state = input.state ?? 'draft';
   await tx`
     insert into flows (id, shop_id, name, event_type, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
     values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
             ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
-  await tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shopId}, ${secret})`;
+  const secret = await addSigningSecret(tx, flowId, shopId);
   await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.created', subjectType: 'flow', subjectId: flowId, details: { eventType: input.eventType, state } });
   return { flowId, secret };
 }
@@ -168,24 +167,21 @@ export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<F
   await assertShopPages(tx, changes);
   const permissions = [...new Set(changes.permissions ?? current.permissions)].sort();
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
-  await tx`
+  // The account's pages follow the trigger page only when the edit names one; otherwise they stay.
+  const pageIds = changes.pageIds ?? (changes.pageId === undefined ? current.pageIds : pageId ? [pageId] : []);
+  const [updated] = await tx<{ shopId: string }[]>`
     update flows set name = ${changes.name ?? current.name}, event_type = ${eventType}, page_id = ${pageId}, url = ${url},
-      permissions = ${permissions}, page_ids = ${changes.pageIds ?? (pageId ? [pageId] : current.pageIds)}, saved_by = ${actor}, updated_at = now()
-    where id = ${flowId}`;
-  await writeShopLog(tx, { shopId: (await shopOfFlow(tx, flowId)), actorUserId: actor, action: 'flow.updated', subjectType: 'flow', subjectId: flowId });
+      permissions = ${permissions}, page_ids = ${pageIds}, saved_by = ${actor}, updated_at = now()
+    where id = ${flowId}
+    returning shop_id`;
+  await writeShopLog(tx, { shopId: updated!.shopId, actorUserId: actor, action: 'flow.updated', subjectType: 'flow', subjectId: flowId });
   return getFlow(tx, flowId);
 }
 
 export async function deleteFlow(tx: Tx, flowId: string, actor: Actor): Promise<void> {
-  const shopId = await shopOfFlow(tx, flowId);
-  await tx`delete from flows where id = ${flowId}`;
-  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.deleted', subjectType: 'flow', subjectId: flowId });
-}
-
-async function shopOfFlow(tx: Tx, flowId: string): Promise<string> {
-  const [flow] = await tx<{ shopId: string }[]>`select shop_id from flows where id = ${flowId}`;
-  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
-  return flow.shopId;
+  const [deleted] = await tx<{ shopId: string }[]>`delete from flows where id = ${flowId} returning shop_id`;
+  if (!deleted) throw new Problem('not-found', `no flow ${flowId}`);
+  await writeShopLog(tx, { shopId: deleted.shopId, actorUserId: actor, action: 'flow.deleted', subjectType: 'flow', subjectId: flowId });
 }
 
 /**

@@ -6,9 +6,11 @@ import type { Actor } from './api-keys.js';
 
 export const SECRET_OVERLAP_HOURS = 24;
 
-/** `whsec_` + base64 of 32 random bytes (Standard Webhooks symmetric secret). */
-export function generateSigningSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64')}`;
+/** A new signing secret for the flow's HTTP-send block: `whsec_` + base64 of 32 random bytes (Standard Webhooks, symmetric). */
+export async function addSigningSecret(tx: Tx, flowId: string, shopId: string): Promise<string> {
+  const secret = `whsec_${randomBytes(32).toString('base64')}`;
+  await tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shopId}, ${secret})`;
+  return secret;
 }
 
 /** The secrets that sign a flow's deliveries now, newest first (two during a rotation's overlap). */
@@ -26,10 +28,9 @@ export async function rotateSigningSecret(tx: Tx, flowId: string, actor: Actor):
   if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
   await tx`
     update webhook_signing_secrets
-    set expires_at = least(coalesce(expires_at, 'infinity'), now() + make_interval(hours => ${SECRET_OVERLAP_HOURS}))
+    set expires_at = least(expires_at, now() + make_interval(hours => ${SECRET_OVERLAP_HOURS}))
     where flow_id = ${flowId} and (expires_at is null or expires_at > now())`;
-  const secret = generateSigningSecret();
-  await tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${flow.shopId}, ${secret})`;
+  const secret = await addSigningSecret(tx, flowId, flow.shopId);
   await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.secret_rotated', subjectType: 'flow', subjectId: flowId });
   return secret;
 }
