@@ -31,6 +31,17 @@ describe('row-level security', () => {
     for (const table of tables) expect(table, table.relname).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
   });
 
+  it('an unknown API key finds nothing and leaves the transaction\'s shop setting alone', async () => {
+    const shop = await createShopFixture(db.app);
+    const [result] = await db.app.begin(async (tx) => {
+      await tx`select set_config('app.shop_id', ${shop.shopId}, true)`;
+      const found = await tx`select * from authenticate_api_key(${'0'.repeat(64)})`;
+      const [setting] = await tx<{ shopId: string }[]>`select current_setting('app.shop_id', true) as shop_id`;
+      return [{ found: found.length, shopId: setting!.shopId }];
+    });
+    expect(result).toEqual({ found: 0, shopId: shop.shopId });
+  });
+
   it('shows the application role no shop rows at all without app.shop_id', async () => {
     const shop = await createShopFixture(db.app);
     await shop.newKey(['pos.orders.read']);
