@@ -7,7 +7,7 @@ import { createShop, findShop, shopOf, updateShopSettings } from '../domain/shop
 import { withShop } from '../domain/tenancy.js';
 import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/users.js';
 import { bootstrapDatabase } from './bootstrap/index.js';
-import { ensureTemporal } from './bootstrap/temporal.js';
+import { runningLocalTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
@@ -233,7 +233,8 @@ function fail(message: string): never {
 /** A Temporal client on which a worker polls (the one of `npm run dev`), for commands that run workflows. */
 async function withTemporal<T>(work: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
   const settings = loadSettings();
-  const address = process.env.TEMPORAL_ADDRESS ?? (await ensureTemporal()).address;
+  // Only a server that is already up: a worker must poll it, so starting one here could not help.
+  const address = process.env.TEMPORAL_ADDRESS ?? (await runningLocalTemporal())?.address ?? fail('Temporal is not running: start the stack with npm run dev first');
   const connection = await Connection.connect({ address });
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({

@@ -35,10 +35,9 @@ export async function ensureTemporal(): Promise<TemporalService> {
     await waitFor(`Temporal at ${address}`, () => isServing(address), 10_000);
     return { address, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233' };
   }
+  const local = await runningLocalTemporal();
+  if (local) return local;
   const running = readState();
-  if (running && isAlive(running.pid) && (await isServing(`127.0.0.1:${running.port}`))) {
-    return { address: `127.0.0.1:${running.port}`, uiUrl: `http://127.0.0.1:${running.uiPort}` };
-  }
   const cli = await findTemporalCli();
   const port = await freePort(running?.port ?? 7233);
   const uiPort = await freePort(running?.uiPort ?? 8233);
@@ -85,6 +84,13 @@ export async function ensureTemporal(): Promise<TemporalService> {
     uiUrl: `http://127.0.0.1:${uiPort}`,
     stop: () => stopServer(pid),
   };
+}
+
+/** The project's dev server when it is already up (`npm run dev`), without starting one. */
+export async function runningLocalTemporal(): Promise<TemporalService | undefined> {
+  const running = readState();
+  if (!running || !isAlive(running.pid) || !(await isServing(`127.0.0.1:${running.port}`))) return undefined;
+  return { address: `127.0.0.1:${running.port}`, uiUrl: `http://127.0.0.1:${running.uiPort}` };
 }
 
 /** Stops the project's Temporal dev server if it is running. */
