@@ -1,6 +1,6 @@
 import { normalizeAddress, type Address, type AddressInput } from './addresses.js';
-import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
-import { recordUpdate, writeEvent, type Snapshot } from './outbox.js';
+import { escapeLike, syncedPage, type CursorBinding, type ListQuery, type Page } from './listing.js';
+import { recordUpdate, writeEvent } from './outbox.js';
 import { normalizePhone } from './phones.js';
 import { Problem } from './problems.js';
 import type { Tx } from './tenancy.js';
@@ -46,20 +46,22 @@ const ROW_COLUMNS = (tx: Tx) => tx`
 
 /** `GET /customers`: sorted by (updatedAt, id); `phone` exact in any accepted form; `search` in names. */
 export async function listCustomers(tx: Tx, query: ListQuery & CustomerFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<CustomerRow>> {
-  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
-  const conditions = syncConditions(tx, { table: 'c', column: 'updated_at', query, position, ceilingSeconds, softDelete: true });
-  if (query.phone !== undefined) {
-    const phone = normalizePhone(query.phone, 'phone');
-    conditions.push(tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${phone})`);
-  }
-  if (query.search) conditions.push(tx`lower(c.name) like ${`%${escapeLike(query.search.toLowerCase())}%`}`);
-  const rows = await tx<(CustomerRow & { sortKey: string })[]>`
-    select ${ROW_COLUMNS(tx)}, c.updated_at::text as sort_key
-    from customers c
-    where ${whereAll(tx, conditions)}
-    order by c.updated_at, c.id
-    limit ${query.limit + 1}`;
-  return toPage(rows, query.limit, binding, (row) => ({ sortKey: row.sortKey, id: row.id }), ({ sortKey: _sortKey, ...row }) => row);
+  return syncedPage<CustomerRow>(
+    tx,
+    {
+      table: 'c',
+      column: 'updated_at',
+      softDelete: true,
+      source: tx`customers c`,
+      columns: ROW_COLUMNS(tx),
+      filters: () => [
+        // Normalised here, after the cursor is accepted: a bad cursor is refused first.
+        ...(query.phone === undefined ? [] : [tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${normalizePhone(query.phone, 'phone')})`]),
+        ...(query.search ? [tx`lower(c.name) like ${`%${escapeLike(query.search.toLowerCase())}%`}`] : []),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }
 
 /** `GET /customers/{id}`: contacts, and addresses most recently used first. 404 for another shop's id. */
@@ -90,7 +92,7 @@ export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer)
     await tx`insert into customer_contacts (shop_id, customer_id, kind, value, is_primary) values (${shopId}, ${created!.id}, 'phone', ${phone.value}, ${phone.isPrimary})`;
   }
   const detail = await getCustomer(tx, created!.id);
-  await writeEvent(tx, { shopId, type: 'customer.created', resourceId: detail.id, data: detail as unknown as Snapshot });
+  await writeEvent(tx, { shopId, type: 'customer.created', resourceId: detail.id, data: detail });
   return detail;
 }
 
@@ -129,7 +131,7 @@ export async function deleteCustomer(tx: Tx, shopId: string, id: string): Promis
   await lockedCustomer(tx, id);
   await tx`update customers set deleted_at = coalesce(deleted_at, clock_timestamp()), updated_at = clock_timestamp() where id = ${id}`;
   const after = await getCustomer(tx, id);
-  await writeEvent(tx, { shopId, type: 'customer.deleted', resourceId: id, data: after as unknown as Snapshot });
+  await writeEvent(tx, { shopId, type: 'customer.deleted', resourceId: id, data: after });
   return after;
 }
 
@@ -140,7 +142,7 @@ async function lockedCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
 
 async function finishUpdate(tx: Tx, shopId: string, before: CustomerDetail): Promise<CustomerDetail> {
   const after = await getCustomer(tx, before.id);
-  await recordUpdate(tx, { shopId, resource: 'customer', resourceId: before.id, before: before as unknown as Snapshot, after: after as unknown as Snapshot });
+  await recordUpdate(tx, { shopId, resource: 'customer', resourceId: before.id, before, after });
   return after;
 }
 
@@ -169,8 +171,4 @@ function sameAddress(a: Omit<CustomerDetail['addresses'][number], 'id'>, b: Omit
   const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
   const fields = ['recipientName', 'recipientPhone', 'addressLine', 'provinceUnitId', 'districtUnitId', 'wardUnitId', 'provinceName', 'districtName', 'wardName'] as const;
   return fields.every((field) => norm(a[field]) === norm(b[field]));
-}
-
-export function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

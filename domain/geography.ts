@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../db/client.js';
+import { isUuid } from './ids.js';
 import { Problem, type FieldError } from './problems.js';
 import type { Tx } from './tenancy.js';
 
@@ -24,11 +25,9 @@ export interface GeoUnit {
  */
 export const GEO_UNIT_NAMESPACE = '7f740362-35d7-402b-90a1-e6191ee7c735';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** RFC 9562 UUID version 5: SHA-1 of the namespace's 16 bytes followed by the UTF-8 name. */
 export function uuidV5(name: string, namespace: string): string {
-  if (!UUID_PATTERN.test(namespace)) throw new Error(`not a UUID: ${namespace}`);
+  if (!isUuid(namespace)) throw new Error(`not a UUID: ${namespace}`);
   const hash = createHash('sha1').update(Buffer.from(namespace.replaceAll('-', ''), 'hex')).update(name, 'utf8').digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
@@ -65,7 +64,7 @@ export function toSearchName(text: string): string {
 export async function listGeoUnits(sql: Sql | Tx, query: { system: GeoSystem; parentId?: string | undefined; search?: string | undefined }): Promise<GeoUnit[]> {
   const { system, parentId } = query;
   if (parentId !== undefined) {
-    const [parent] = UUID_PATTERN.test(parentId) ? await sql<{ system: GeoSystem }[]>`select system from geo_units where id = ${parentId}` : [];
+    const [parent] = isUuid(parentId) ? await sql<{ system: GeoSystem }[]>`select system from geo_units where id = ${parentId}` : [];
     if (!parent || parent.system !== system) throw new Problem('not-found', `No geo unit ${parentId} in the ${system} system`);
   }
   const search = query.search === undefined ? '' : toSearchName(query.search);
@@ -125,13 +124,13 @@ export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInpu
     throw new Problem('validation-failed', 'The administrative units of the address do not fit together', { errors: errors.map((error) => ({ ...error, path: `${path}${error.path}` })) });
   };
 
-  const wellFormed = given.map(({ slot }) => ids[slot]!).filter((id) => UUID_PATTERN.test(id));
+  const wellFormed = given.map(({ slot }) => ids[slot]!).filter(isUuid);
   const rows = wellFormed.length === 0 ? [] : await sql<(GeoUnit & { id: string })[]>`select id, system, level, parent_id, name from geo_units where id = any(${wellFormed}::uuid[])`;
   const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
   const unitOf = (slot: Slot) => (ids[slot] === null ? null : (byId.get(ids[slot].toLowerCase()) ?? null));
 
   // Each id names a unit, of its level.
-  const absent = given.filter(({ slot }) => UUID_PATTERN.test(ids[slot]!) && !unitOf(slot));
+  const absent = given.filter(({ slot }) => isUuid(ids[slot]!) && !unitOf(slot));
   if (absent.length > 0) {
     const described = absent.map(({ slot }) => `${path}${slot}: no such administrative unit; take ids from GET /geo/units (${ids[slot]!})`);
     throw new Problem('validation-failed', described.join('; '));

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
-import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
-import { writeEvent, type Snapshot } from './outbox.js';
+import { syncedPage, type CursorBinding, type ListQuery, type Page } from './listing.js';
+import { writeEvent } from './outbox.js';
 import { describeAbsent, Problem, refuseAbsent, type AbsentReference, type FieldError } from './problems.js';
 import type { Tx } from './tenancy.js';
 
@@ -79,18 +79,22 @@ const STOCK_SOURCE = (tx: Tx) => tx`
  * a deleted warehouse leave the list.
  */
 export async function listStock(tx: Tx, query: ListQuery & StockFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<StockRow>> {
-  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
-  const conditions = syncConditions(tx, { table: 'stock', column: 'stock_changed_at', query, position, ceilingSeconds, softDelete: false });
-  conditions.push(tx`v.removed_at is null and p.deleted_at is null and w.deleted_at is null`);
-  if (query.warehouseId !== undefined) conditions.push(tx`stock.warehouse_id = ${query.warehouseId}`);
-  if (query.variantId !== undefined) conditions.push(tx`stock.variant_id = ${query.variantId}`);
-  const rows = await tx<(StockRow & { id: string; sortKey: string })[]>`
-    select ${STOCK_COLUMNS(tx)}, stock.id, stock.stock_changed_at::text as sort_key
-    from ${STOCK_SOURCE(tx)}
-    where ${whereAll(tx, conditions)}
-    order by stock.stock_changed_at, stock.id
-    limit ${query.limit + 1}`;
-  return toPage(rows, query.limit, binding, (row) => ({ sortKey: row.sortKey, id: row.id }), ({ sortKey: _sortKey, id: _id, ...row }) => row);
+  return syncedPage<StockRow>(
+    tx,
+    {
+      table: 'stock',
+      column: 'stock_changed_at',
+      softDelete: false,
+      source: STOCK_SOURCE(tx),
+      columns: STOCK_COLUMNS(tx),
+      filters: () => [
+        tx`v.removed_at is null and p.deleted_at is null and w.deleted_at is null`,
+        ...(query.warehouseId === undefined ? [] : [tx`stock.warehouse_id = ${query.warehouseId}`]),
+        ...(query.variantId === undefined ? [] : [tx`stock.variant_id = ${query.variantId}`]),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }
 
 /** One stock row (by `stock.id`) in the list's shape, whatever the state of its variant or warehouse. */
@@ -111,9 +115,9 @@ export async function getStockRow(tx: Tx, stockId: string): Promise<StockRow> {
  * `available` (shipping reserved goods: quantity and reserved both down) is not refused.
  *
  * The caller vouches that the variants and warehouses belong to the shop (foreign keys do not see
- * row-level security). Returns the touched rows after the moves, in locking order.
+ * row-level security).
  */
-export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockMove[]): Promise<(StockRow & { stockId: string; changed: boolean })[]> {
+export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockMove[]): Promise<void> {
   const merged = new Map<string, { variantId: string; warehouseId: string; quantity: Decimal; reserved: Decimal; inTransit: Decimal }>();
   for (const move of moves) {
     const key = `${move.variantId}/${move.warehouseId}`;
@@ -127,7 +131,6 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
     .filter((move) => !move.quantity.isZero() || !move.reserved.isZero() || !move.inTransit.isZero())
     .sort((a, b) => compare(a.variantId, b.variantId) || compare(a.warehouseId, b.warehouseId));
 
-  const touched: (StockRow & { stockId: string; changed: boolean })[] = [];
   for (const move of ordered) {
     // Creates the row when missing, and locks it either way (the no-op update keeps stock_changed_at).
     const [before] = await tx<{ id: string; quantity: string; reserved: string; inTransit: string }[]>`
@@ -155,12 +158,11 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
         reserved = reserved + ${move.reserved.toFixed()}::numeric,
         in_transit = in_transit + ${move.inTransit.toFixed()}::numeric
       where id = ${before!.id}`;
-    const row = await getStockRow(tx, before!.id);
-    const changed = !move.quantity.isZero() || !move.inTransit.isZero();
-    if (changed) await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data: row as unknown as Snapshot });
-    touched.push({ ...row, stockId: before!.id, changed });
+    // Only a change of quantity or in-transit amount is an event (a reservation alone is not).
+    if (!move.quantity.isZero() || !move.inTransit.isZero()) {
+      await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data: await getStockRow(tx, before!.id) });
+    }
   }
-  return touched;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -55,18 +55,75 @@ export function decodeCursor(cursor: string, binding: CursorBinding): Position {
   return { sortKey: decoded.k, id: decoded.i };
 }
 
+/** A piece of SQL: a condition, a column list, a `from` clause. */
+type Fragment = postgres.PendingQuery<postgres.Row[]>;
+
+/** One synchronised list: what it selects and from where, sorted by (`alias.column`, `alias.id`). */
+export interface SyncedList {
+  /** The alias (or table name) in `source` that holds the sort column, `id` and, with `softDelete`, `deleted_at`. */
+  table: string;
+  /** The sort timestamp. */
+  column: string;
+  /** Whether rows with `deleted_at` set are left out unless `includeDeleted`. */
+  softDelete: boolean;
+  /** What follows `from`. */
+  source: Fragment;
+  /** What the rows show (the position columns are added and taken off again). */
+  columns: Fragment;
+  /**
+   * The list's own conditions, built only once the cursor is accepted (so a bad cursor is refused
+   * before a bad filter value).
+   */
+  filters?: () => Fragment[];
+}
+
+/**
+ * One page of a synchronised list: after the cursor's position, the `updatedSince` window and the
+ * soft-delete rule (see syncConditions), the list's filters, `limit + 1` rows in (column, id) order.
+ */
+export async function syncedPage<T extends object>(
+  tx: Tx,
+  list: SyncedList,
+  options: { query: ListQuery; binding: CursorBinding; ceilingSeconds: number },
+): Promise<Page<T>> {
+  const { query, binding, ceilingSeconds } = options;
+  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
+  const conditions = [...syncConditions(tx, { table: list.table, column: list.column, query, position, ceilingSeconds, softDelete: list.softDelete }), ...(list.filters?.() ?? [])];
+  const column = tx(`${list.table}.${list.column}`);
+  const id = tx(`${list.table}.id`);
+  const rows = await tx<(T & PositionColumns)[]>`
+    select ${list.columns}, ${column}::text as page_sort_key, ${id}::text as page_position_id
+    from ${list.source}
+    where ${whereAll(tx, conditions)}
+    order by ${column}, ${id}
+    limit ${query.limit + 1}`;
+  return toPage(
+    rows,
+    query.limit,
+    binding,
+    (row) => ({ sortKey: row.pageSortKey, id: row.pagePositionId }),
+    ({ pageSortKey: _sortKey, pagePositionId: _id, ...row }) => row as T,
+  );
+}
+
+/** The position of a row, selected beside the list's own columns (camel-cased by the client). */
+interface PositionColumns {
+  pageSortKey: string;
+  pagePositionId: string;
+}
+
 /**
  * The conditions every synchronised list shares, on `column` (the sort timestamp) and `id`:
  * after the cursor's position; `updatedSince` inclusive, then only rows older than the safety
  * delay (the shop's recompute ceiling + 15 s); soft-deleted rows only with `includeDeleted`.
  */
-export function syncConditions(
+function syncConditions(
   tx: Tx,
-  options: { table: string; column: string; query: ListQuery; position?: Position; ceilingSeconds: number; softDelete: boolean },
-): postgres.PendingQuery<postgres.Row[]>[] {
+  options: { table: string; column: string; query: ListQuery; position: Position | undefined; ceilingSeconds: number; softDelete: boolean },
+): Fragment[] {
   const column = tx(`${options.table}.${options.column}`);
   const id = tx(`${options.table}.id`);
-  const conditions: postgres.PendingQuery<postgres.Row[]>[] = [];
+  const conditions: Fragment[] = [];
   // Bound as text: postgres.js would send a timestamptz parameter through Date, dropping microseconds.
   if (options.position) conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`);
   if (options.query.updatedSince) {
@@ -78,7 +135,7 @@ export function syncConditions(
 }
 
 /** Joins conditions with `and` (`true` when there are none). */
-export function whereAll(tx: Tx, conditions: postgres.PendingQuery<postgres.Row[]>[]): postgres.PendingQuery<postgres.Row[]> {
+function whereAll(tx: Tx, conditions: Fragment[]): Fragment {
   return conditions.reduce((all, condition) => tx`${all} and ${condition}`, tx`true`);
 }
 
@@ -91,4 +148,9 @@ export function toPage<Row, T>(rows: Row[], limit: number, binding: CursorBindin
   const shown = more ? rows.slice(0, limit) : rows;
   const last = shown.at(-1);
   return { data: shown.map(present), nextCursor: more && last ? encodeCursor(position(last), binding) : null };
+}
+
+/** `text` with `\`, `%` and `_` escaped, for a `like` pattern. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
 }

@@ -21,6 +21,8 @@ export interface ResolvedLine {
   unitPrice: string;
   discount: string;
   listPrice: string;
+  /** Whether the line holds stock (a service holds none). */
+  stocked: boolean;
 }
 
 const refuse = (errors: FieldError[], detail = errors.map((error) => `${error.path}: ${error.message}`).join('; ')): never => {
@@ -33,8 +35,9 @@ const refuse = (errors: FieldError[], detail = errors.map((error) => `${error.pa
  */
 export async function resolveLines(tx: Tx, lines: readonly OrderLineInput[]): Promise<ResolvedLine[]> {
   const ids = [...new Set(lines.map((line) => line.variantId))];
-  const variants = await tx<{ id: string; productId: string; code: string; name: string | null; productName: string; price: string; removed: boolean }[]>`
+  const variants = await tx<{ id: string; productId: string; code: string; name: string | null; productName: string; price: string; removed: boolean; stocked: boolean }[]>`
     select v.id, v.product_id, v.code, p.name as product_name, v.price::text as price, v.removed_at is not null or p.deleted_at is not null as removed,
+      p.type <> 'service' as stocked,
       (select string_agg(v.attributes ->> a.name, ' / ' order by a.ordinality)
        from unnest(p.attribute_names) with ordinality as a(name, ordinality) where coalesce(v.attributes ->> a.name, '') <> '') as name
     from variants v join products p on p.id = v.product_id
@@ -55,6 +58,7 @@ export async function resolveLines(tx: Tx, lines: readonly OrderLineInput[]): Pr
       unitPrice: line.unitPrice,
       discount: line.discount ?? '0',
       listPrice: variant.price,
+      stocked: variant.stocked,
     };
   });
 }
@@ -69,15 +73,24 @@ export function overridesPrices(lines: readonly ResolvedLine[] | undefined, orde
  * Each id must name a row of the shop in `table` (row-level security hides other shops'; a deleted
  * warehouse or customer counts as absent): 400 with `detail` naming each path and id otherwise.
  */
-export async function assertReferences(tx: Tx, references: readonly { table: 'warehouses' | 'customers' | 'sales_channels' | 'payment_methods' | 'tags' | 'roles'; id: string; path: string }[]): Promise<void> {
-  const absent: AbsentReference[] = [];
-  for (const reference of references) {
-    const live = reference.table === 'warehouses' || reference.table === 'customers' ? tx`and deleted_at is null` : tx``;
-    const [row] = await tx`select 1 from ${tx(reference.table)} where id = ${reference.id} ${live}`;
-    if (!row) absent.push({ path: reference.path, noun: reference.table.replace(/_/g, ' ').replace(/s$/, ''), id: reference.id });
+export async function assertReferences(tx: Tx, references: readonly { table: ReferencedTable; id: string; path: string }[]): Promise<void> {
+  const present = new Map<ReferencedTable, Set<string>>();
+  for (const table of new Set(references.map((reference) => reference.table))) {
+    const ids = [...new Set(references.filter((reference) => reference.table === table).map((reference) => reference.id))];
+    const live = table === 'warehouses' || table === 'customers' ? tx`and t.deleted_at is null` : tx``;
+    // The ids come back as sent (not as stored), so any spelling PostgreSQL accepts for a uuid matches.
+    const found = await tx<{ given: string }[]>`
+      select given from unnest(${ids}::text[]) as given
+      where exists (select 1 from ${tx(table)} t where t.id = given::uuid ${live})`;
+    present.set(table, new Set(found.map((row) => row.given)));
   }
+  const absent: AbsentReference[] = references
+    .filter((reference) => !present.get(reference.table)!.has(reference.id))
+    .map((reference) => ({ path: reference.path, noun: reference.table.replace(/_/g, ' ').replace(/s$/, ''), id: reference.id }));
   refuseAbsent(absent);
 }
+
+type ReferencedTable = 'warehouses' | 'customers' | 'sales_channels' | 'payment_methods' | 'tags' | 'roles';
 
 /** A user id must name a member of the shop (row-level security hides other shops' members): 400, detail only, otherwise. */
 export async function assertMember(tx: Tx, userId: string, path: string): Promise<void> {

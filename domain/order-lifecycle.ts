@@ -3,7 +3,7 @@ import { adjustStock } from './inventory.js';
 import { lockedOrder, getOrder, type OrderActor, type OrderDetail } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
-import { diffSnapshots, recordUpdate, writeEvent, type Snapshot } from './outbox.js';
+import { diffSnapshots, recordUpdate, writeEvent } from './outbox.js';
 import { Problem } from './problems.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from './tenancy.js';
@@ -29,8 +29,8 @@ export async function changeOrderStatus(
     shopId: actor.shopId,
     type: 'order.status_changed',
     resourceId: id,
-    data: after as unknown as Snapshot,
-    changes: diffSnapshots(before as unknown as Snapshot, after as unknown as Snapshot)!,
+    data: after,
+    changes: diffSnapshots(before, after)!,
   });
   await writeShopLog(tx, {
     shopId: actor.shopId,
@@ -51,7 +51,7 @@ export async function deleteOrder(tx: Tx, shopId: string, id: string): Promise<O
   await moveGoods(tx, shopId, before, 'deleted');
   await tx`update orders set status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id}`;
   const after = await getOrder(tx, id);
-  await writeEvent(tx, { shopId, type: 'order.deleted', resourceId: id, data: after as unknown as Snapshot });
+  await writeEvent(tx, { shopId, type: 'order.deleted', resourceId: id, data: after });
   return after;
 }
 
@@ -122,7 +122,7 @@ async function finishReturnChange(tx: Tx, shopId: string, before: OrderDetail): 
       updated_at = clock_timestamp()
     where id = ${before.id}`;
   const after = await getOrder(tx, before.id);
-  await recordUpdate(tx, { shopId, resource: 'order', resourceId: before.id, before: before as unknown as Snapshot, after: after as unknown as Snapshot });
+  await recordUpdate(tx, { shopId, resource: 'order', resourceId: before.id, before, after });
   return after;
 }
 
@@ -130,5 +130,5 @@ async function creditOrder(tx: Tx, shopId: string, orderId: string, amount: Deci
   const before = await lockedOrder(tx, orderId);
   await tx`update orders set credit_applied = credit_applied + ${amount.toFixed()}::numeric, updated_at = clock_timestamp() where id = ${orderId}`;
   const after = await getOrder(tx, orderId);
-  await recordUpdate(tx, { shopId, resource: 'order', resourceId: orderId, before: before as unknown as Snapshot, after: after as unknown as Snapshot });
+  await recordUpdate(tx, { shopId, resource: 'order', resourceId: orderId, before, after });
 }

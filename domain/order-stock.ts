@@ -1,5 +1,6 @@
 import { Decimal } from 'decimal.js';
 import type { StockMove } from './inventory.js';
+import type { ResolvedLine } from './order-input.js';
 import type { StockPhase } from './order-status.js';
 import type { Tx } from './tenancy.js';
 
@@ -17,6 +18,11 @@ export async function stockedLinesOf(tx: Tx, orderId: string): Promise<StockedLi
     from order_lines l join variants v on v.id = l.variant_id join products p on p.id = v.product_id
     where l.order_id = ${orderId} and p.type <> 'service'
     order by l.position`;
+}
+
+/** The stocked lines of an order about to be written, from its resolved lines (nothing returned yet). */
+export function stockedLinesIn(lines: readonly ResolvedLine[]): StockedLine[] {
+  return lines.filter((line) => line.stocked).map((line) => ({ variantId: line.variantId, quantity: line.quantity, returnedQuantity: '0' }));
 }
 
 /**

@@ -13,12 +13,12 @@ import {
   type ResolvedLine,
 } from './order-input.js';
 import type { Address, AddressInput } from './addresses.js';
-import { goodsMoves, stockedLinesOf } from './order-stock.js';
+import { goodsMoves, stockedLinesIn, stockedLinesOf } from './order-stock.js';
 import { stockPhase, type OrderStatus } from './order-status.js';
 import { computeOrderTotals, sumAmounts } from './order-totals.js';
 import { adjustStock } from './inventory.js';
-import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
-import { recordUpdate, writeEvent, type Snapshot } from './outbox.js';
+import { syncedPage, type CursorBinding, type ListQuery, type Page } from './listing.js';
+import { recordUpdate, writeEvent } from './outbox.js';
 import { assertHolds } from './permissions.js';
 import { normalizePhone } from './phones.js';
 import { Problem } from './problems.js';
@@ -149,18 +149,22 @@ const SOURCE = (tx: Tx) => tx`
 
 /** `GET /orders`: (updatedAt, id) order; rows without lines, payments, shipping address, credit and exchange flag. */
 export async function listOrders(tx: Tx, query: ListQuery & OrderFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<OrderRow>> {
-  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
-  const conditions = syncConditions(tx, { table: 'o', column: 'updated_at', query, position, ceilingSeconds, softDelete: true });
-  if (query.status !== undefined) conditions.push(tx`o.status = ${query.status}`);
-  if (query.customerId !== undefined) conditions.push(tx`o.customer_id = ${query.customerId}`);
-  if (query.code !== undefined) conditions.push(tx`o.code_key = ${query.code.toLowerCase()}`);
-  const rows = await tx<(OrderRow & { sortKey: string })[]>`
-    select ${ROW_HEAD(tx)}, ${ROW_MONEY(tx)}, ${ROW_TAIL(tx)}, ${AUDIT_TIMES(tx)}, o.updated_at::text as sort_key
-    from ${SOURCE(tx)}
-    where ${whereAll(tx, conditions)}
-    order by o.updated_at, o.id
-    limit ${query.limit + 1}`;
-  return toPage(rows, query.limit, binding, (row) => ({ sortKey: row.sortKey, id: row.id }), ({ sortKey: _sortKey, ...row }) => row);
+  return syncedPage<OrderRow>(
+    tx,
+    {
+      table: 'o',
+      column: 'updated_at',
+      softDelete: true,
+      source: SOURCE(tx),
+      columns: tx`${ROW_HEAD(tx)}, ${ROW_MONEY(tx)}, ${ROW_TAIL(tx)}, ${AUDIT_TIMES(tx)}`,
+      filters: () => [
+        ...(query.status === undefined ? [] : [tx`o.status = ${query.status}`]),
+        ...(query.customerId === undefined ? [] : [tx`o.customer_id = ${query.customerId}`]),
+        ...(query.code === undefined ? [] : [tx`o.code_key = ${query.code.toLowerCase()}`]),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }
 
 /** `GET /orders/{id}`: the detail form; 404 for another shop's id. */
@@ -232,9 +236,9 @@ export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): P
   await writeLines(tx, actor.shopId, orderId, lines, totals.lineTotals);
   await writePayments(tx, actor.shopId, orderId, input.payments ?? []);
   await writeTags(tx, actor.shopId, orderId, input.tagIds ?? []);
-  await adjustStock(tx, actor.shopId, goodsMoves(await stockedLinesOf(tx, orderId), input.warehouseId, 'none', 'reserved'));
+  await adjustStock(tx, actor.shopId, goodsMoves(stockedLinesIn(lines), input.warehouseId, 'none', 'reserved'));
   const detail = await getOrder(tx, orderId);
-  await writeEvent(tx, { shopId: actor.shopId, type: 'order.created', resourceId: orderId, data: detail as unknown as Snapshot });
+  await writeEvent(tx, { shopId: actor.shopId, type: 'order.created', resourceId: orderId, data: detail });
   return detail;
 }
 
@@ -306,11 +310,12 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
   }
   if (goodsChange) {
     const release = goodsMoves(stockBefore, before.warehouseId, 'reserved', 'none');
-    const reserve = goodsMoves(await stockedLinesOf(tx, id), warehouseId, 'none', 'reserved');
+    // New lines were written just above; otherwise the stored ones stay, in another warehouse.
+    const reserve = goodsMoves(lines ? stockedLinesIn(lines) : stockBefore, warehouseId, 'none', 'reserved');
     await adjustStock(tx, actor.shopId, [...release, ...reserve]);
   }
   const after = await getOrder(tx, id);
-  await recordUpdate(tx, { shopId: actor.shopId, resource: 'order', resourceId: id, before: before as unknown as Snapshot, after: after as unknown as Snapshot });
+  await recordUpdate(tx, { shopId: actor.shopId, resource: 'order', resourceId: id, before, after });
   return after;
 }
 
@@ -381,23 +386,31 @@ async function writeShippingAddress(tx: Tx, orderId: string, address: Address | 
     where id = ${orderId}`;
 }
 
+// Each writes its rows in one statement; positions count from 0 (`with ordinality` from 1).
+
 async function writeLines(tx: Tx, shopId: string, orderId: string, lines: readonly ResolvedLine[], lineTotals: readonly string[]): Promise<void> {
-  for (const [position, line] of lines.entries()) {
-    await tx`
-      insert into order_lines (shop_id, order_id, position, variant_id, product_id, variant_code, variant_name, product_name, quantity, unit_price, discount, line_total)
-      values (${shopId}, ${orderId}, ${position}, ${line.variantId}, ${line.productId}, ${line.variantCode}, ${line.variantName},
-        ${line.productName}, ${line.quantity}, ${line.unitPrice}, ${line.discount}, ${lineTotals[position]!})`;
-  }
+  if (lines.length === 0) return;
+  const column = <K extends keyof ResolvedLine>(key: K) => lines.map((line) => line[key]);
+  await tx`
+    insert into order_lines (shop_id, order_id, position, variant_id, product_id, variant_code, variant_name, product_name, quantity, unit_price, discount, line_total)
+    select ${shopId}, ${orderId}, l.position - 1, l.variant_id, l.product_id, l.variant_code, l.variant_name, l.product_name, l.quantity, l.unit_price, l.discount, l.line_total
+    from unnest(${column('variantId')}::uuid[], ${column('productId')}::uuid[], ${column('variantCode')}::text[], ${column('variantName')}::text[],
+      ${column('productName')}::text[], ${column('quantity')}::numeric[], ${column('unitPrice')}::numeric[], ${column('discount')}::numeric[], ${[...lineTotals]}::numeric[])
+      with ordinality as l(variant_id, product_id, variant_code, variant_name, product_name, quantity, unit_price, discount, line_total, position)`;
 }
 
 async function writePayments(tx: Tx, shopId: string, orderId: string, payments: readonly { methodId: string; amount: string }[]): Promise<void> {
-  for (const [position, payment] of payments.entries()) {
-    await tx`insert into order_payments (shop_id, order_id, position, method_id, amount) values (${shopId}, ${orderId}, ${position}, ${payment.methodId}, ${payment.amount})`;
-  }
+  if (payments.length === 0) return;
+  await tx`
+    insert into order_payments (shop_id, order_id, position, method_id, amount)
+    select ${shopId}, ${orderId}, p.position - 1, p.method_id, p.amount
+    from unnest(${payments.map((payment) => payment.methodId)}::uuid[], ${payments.map((payment) => payment.amount)}::numeric[]) with ordinality as p(method_id, amount, position)`;
 }
 
 async function writeTags(tx: Tx, shopId: string, orderId: string, tagIds: readonly string[]): Promise<void> {
-  for (const [position, tagId] of [...new Set(tagIds)].entries()) {
-    await tx`insert into order_tags (shop_id, order_id, position, tag_id) values (${shopId}, ${orderId}, ${position}, ${tagId})`;
-  }
+  if (tagIds.length === 0) return;
+  await tx`
+    insert into order_tags (shop_id, order_id, position, tag_id)
+    select ${shopId}, ${orderId}, t.position - 1, t.tag_id
+    from unnest(${[...new Set(tagIds)]}::uuid[]) with ordinality as t(tag_id, position)`;
 }

@@ -41,7 +41,10 @@ function itemizedChanges(name: string, before: unknown, after: unknown): string[
  * What changed between two snapshots in the resource's `GET` shape: `fields` in the order of the
  * `after` shape, `status` as {from, to} when it changed; null when no `data` field changed.
  */
-export function diffSnapshots(before: Snapshot, after: Snapshot): Changes | null {
+export function diffSnapshots(beforeShape: object, afterShape: object): Changes | null {
+  // Every resource shape is a plain JSON object: read it field by field.
+  const before = beforeShape as Snapshot;
+  const after = afterShape as Snapshot;
   const fields: string[] = [];
   for (const name of new Set([...Object.keys(after), ...Object.keys(before)])) {
     if (IGNORED_FIELDS.has(name)) continue;
@@ -60,7 +63,8 @@ export interface EventInput {
   shopId: string;
   type: string;
   resourceId: string;
-  data: Snapshot;
+  /** The resource in its `GET` shape. */
+  data: object;
   changes?: Changes;
 }
 
@@ -77,7 +81,7 @@ export async function writeEvent(tx: Tx, event: EventInput): Promise<string> {
  * The emission rules for an edit: `<resource>.updated` with its changes when a `data` field
  * changed, nothing otherwise. Returns the event id, or null when nothing was emitted.
  */
-export async function recordUpdate(tx: Tx, input: { shopId: string; resource: string; resourceId: string; before: Snapshot; after: Snapshot }): Promise<string | null> {
+export async function recordUpdate(tx: Tx, input: { shopId: string; resource: string; resourceId: string; before: object; after: object }): Promise<string | null> {
   const type = `${input.resource}.updated`;
   const changes = diffSnapshots(input.before, input.after);
   if (changes) return writeEvent(tx, { shopId: input.shopId, type, resourceId: input.resourceId, data: input.after, changes });
