@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { escapeLike } from './customers.js';
-import { decodeCursor, syncConditions, toPage, whereAll, type CursorBinding, type ListQuery, type Page } from './listing.js';
-import { recordUpdate, writeEvent, type Snapshot } from './outbox.js';
+import { escapeLike, syncedPage, type CursorBinding, type ListQuery, type Page } from './listing.js';
+import { recordUpdate, writeEvent } from './outbox.js';
 import { assertHolds } from './permissions.js';
 import { Problem, refuseAbsent } from './problems.js';
 import {
@@ -105,20 +104,22 @@ const ROW_COLUMNS = (tx: Tx) => tx`
 
 /** `GET /products`: (updatedAt, id) order; `search` in name or code; `categoryId`. */
 export async function listProducts(tx: Tx, query: ListQuery & ProductFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<ProductRow>> {
-  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
-  const conditions = syncConditions(tx, { table: 'p', column: 'updated_at', query, position, ceilingSeconds, softDelete: true });
-  if (query.search) {
-    const pattern = `%${escapeLike(query.search.trim().toLowerCase())}%`;
-    conditions.push(tx`(lower(p.name) like ${pattern} or lower(p.code) like ${pattern})`);
-  }
-  if (query.categoryId) conditions.push(tx`exists (select 1 from product_categories pc where pc.product_id = p.id and pc.category_id = ${query.categoryId})`);
-  const rows = await tx<(ProductRow & { sortKey: string })[]>`
-    select ${ROW_COLUMNS(tx)}, p.updated_at::text as sort_key
-    from products p
-    where ${whereAll(tx, conditions)}
-    order by p.updated_at, p.id
-    limit ${query.limit + 1}`;
-  return toPage(rows, query.limit, binding, (row) => ({ sortKey: row.sortKey, id: row.id }), ({ sortKey: _sortKey, ...row }) => row);
+  const pattern = query.search ? `%${escapeLike(query.search.trim().toLowerCase())}%` : undefined;
+  return syncedPage<ProductRow>(
+    tx,
+    {
+      table: 'p',
+      column: 'updated_at',
+      softDelete: true,
+      source: tx`products p`,
+      columns: ROW_COLUMNS(tx),
+      filters: () => [
+        ...(pattern === undefined ? [] : [tx`(lower(p.name) like ${pattern} or lower(p.code) like ${pattern})`]),
+        ...(query.categoryId ? [tx`exists (select 1 from product_categories pc where pc.product_id = p.id and pc.category_id = ${query.categoryId})`] : []),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }
 
 /** `GET /products/{id}`: variants in order (removed ones not shown), attributes in the product's order. */
@@ -157,7 +158,7 @@ export async function createProduct(tx: Tx, writer: Writer, input: ProductInput)
     returning id`;
   await writeProduct(tx, writer, { id: product!.id, code, name: input.name, attributeNames: [] }, { categoryIds: input.categoryIds ?? [], variants: input.variants });
   const detail = await getProduct(tx, product!.id);
-  await writeEvent(tx, { shopId: writer.shopId, type: 'product.created', resourceId: detail.id, data: detail as unknown as Snapshot });
+  await writeEvent(tx, { shopId: writer.shopId, type: 'product.created', resourceId: detail.id, data: detail });
   return detail;
 }
 
@@ -175,19 +176,20 @@ export async function updateProduct(tx: Tx, writer: Writer, id: string, changes:
     where id = ${id}`;
   await writeProduct(tx, writer, { ...current, name: changes.name ?? current.name }, { categoryIds: changes.categoryIds, variants: changes.variants ?? [] });
   const after = await getProduct(tx, id);
-  const changed = await recordUpdate(tx, { shopId: writer.shopId, resource: 'product', resourceId: id, before: before as unknown as Snapshot, after: after as unknown as Snapshot });
+  const changed = await recordUpdate(tx, { shopId: writer.shopId, resource: 'product', resourceId: id, before: before, after: after });
   // Only a change of the product's data resurfaces it in synchronisation.
   if (changed) await tx`update products set updated_at = clock_timestamp() where id = ${id}`;
   return after;
 }
 
-/** `DELETE /products/{id}`: soft; `product.deleted` carries the record with `deletedAt`. Codes stay taken. */
-export async function deleteProduct(tx: Tx, shopId: string, id: string): Promise<void> {
+/** `DELETE /products/{id}`: soft; returns the record with `deletedAt`, which `product.deleted` carries too. Codes stay taken. */
+export async function deleteProduct(tx: Tx, shopId: string, id: string): Promise<ProductDetail> {
   const [deleted] = await tx<{ id: string }[]>`
     update products set deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id} and deleted_at is null returning id`;
   if (!deleted) throw new Problem('not-found', `no product ${id}`);
   const after = await getProduct(tx, id);
-  await writeEvent(tx, { shopId, type: 'product.deleted', resourceId: id, data: after as unknown as Snapshot });
+  await writeEvent(tx, { shopId, type: 'product.deleted', resourceId: id, data: after });
+  return after;
 }
 
 /** Catalog writes of one shop queue up: the match-key registry and combinations are checked against a stable state. */

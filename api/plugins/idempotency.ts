@@ -19,6 +19,16 @@ function requestHash(request: FastifyRequest): string {
   return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`).digest('hex');
 }
 
+/**
+ * The bytes Fastify would send for `payload` with `statusCode`: the route's response serializer
+ * for that status (the JSON default without one), so a stored response equals the one sent
+ * without an Idempotency-Key.
+ */
+function serialized(reply: FastifyReply, statusCode: number, payload: unknown): string {
+  const body = reply.status(statusCode).serialize(payload);
+  return typeof body === 'string' ? body : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body).toString('utf8');
+}
+
 function send(reply: FastifyReply, response: StoredResponse): void {
   void reply.status(response.statusCode).headers(response.headers).send(response.body);
 }
@@ -63,7 +73,7 @@ export async function respondIdempotently(
   }
   try {
     const response = await withShop(sql, shopId, async (tx) => {
-      const stored: StoredResponse = { statusCode: status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify(await work(tx)) };
+      const stored: StoredResponse = { statusCode: status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: serialized(reply, status, await work(tx)) };
       await storeIdempotentResponse(tx, scope, stored);
       return stored;
     });
@@ -73,7 +83,7 @@ export async function respondIdempotently(
       const refusal: StoredResponse = {
         statusCode: error.status,
         headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...error.options.headers },
-        body: JSON.stringify(problemBody(error, baseUrl)),
+        body: serialized(reply, error.status, problemBody(error, baseUrl)),
       };
       await withShop(sql, shopId, (tx) => storeIdempotentResponse(tx, scope, refusal));
       return send(reply, refusal);

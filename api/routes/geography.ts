@@ -27,7 +27,6 @@ export const geographyRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, 
   app.get(
     '/geo/units',
     {
-      config: { permissions: [] },
       schema: {
         summary: 'Administrative units of Vietnam, one tier at a time',
         description: 'Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.',

@@ -11,7 +11,7 @@ import {
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { IdParams, Note, Timestamp } from '../schemas/common.js';
+import { IdParams, Note, SignedDecimal, Timestamp } from '../schemas/common.js';
 import { pageOf, syncListQuery } from '../schemas/list-query.js';
 import { ProblemSchema, problemResponses } from '../schemas/problem.js';
 
@@ -58,10 +58,7 @@ const NewInventoryDocument = z.strictObject({
     .array(
       z.strictObject({
         variantId: z.uuid(),
-        quantity: z
-          .string()
-          .regex(/^-?\d{1,15}(\.\d{1,3})?$/, 'must be a decimal string with at most three decimals, such as "12" or "1.5"')
-          .describe('receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change'),
+        quantity: SignedDecimal.describe('receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change'),
       }),
     )
     .min(1)

@@ -7,14 +7,11 @@ import { createOrder, getOrder, listOrders, orderForKey, updateOrder } from '../
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressInput, AddressSchema, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { problemResponses } from '../schemas/problem.js';
 
 const OrderStatus = z.enum(ORDER_STATUSES);
-/** Money: a non-negative decimal string, at most three decimals (numeric(18, 3)). */
-const Amount = z.string().regex(/^\d{1,15}(\.\d{1,3})?$/, 'must be a decimal string ≥ 0 with at most three decimals, such as "120000" or "1.5"');
-const Quantity = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0');
 
 const OrderRow = z
   .object({
@@ -89,7 +86,7 @@ const orderFields = {
   billEmail: z.string().trim().max(255).nullish(),
   shippingAddress: AddressInput.nullish(),
   lines: z
-    .array(z.strictObject({ variantId: z.uuid(), quantity: Quantity, unitPrice: Amount, discount: Amount.optional() }))
+    .array(z.strictObject({ variantId: z.uuid(), quantity: PositiveAmount, unitPrice: Amount, discount: Amount.optional() }))
     .min(1)
     .max(200),
   discount: Amount.optional(),
@@ -97,9 +94,9 @@ const orderFields = {
   surcharge: Amount.optional(),
   tax: Amount.optional(),
   freeShipping: z.boolean().optional(),
-  payments: z.array(z.strictObject({ methodId: z.uuid(), amount: Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0') })).max(50).optional(),
+  payments: z.array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount })).max(50).optional(),
   occurredAt: z.iso.datetime({ offset: true }).optional(),
-  note: z.string().max(5000).nullish(),
+  note: Note.nullish(),
   tagIds: z.array(z.uuid()).max(50).optional(),
   handlerUserId: z.uuid().nullish(),
   handlerRoleId: z.uuid().nullish(),
@@ -162,8 +159,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses } },
     },
     async (request) => {
-      const { code: _code, ...changes } = request.body;
-      const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, changes));
+      const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body));
       return orderForKey(order, request.auth.permissions);
     },
   );
@@ -176,7 +172,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         tags,
         summary: 'Move an order to another state of the transition matrix',
         params: IdParams,
-        body: z.strictObject({ status: OrderStatus, reason: z.string().max(5000).optional() }),
+        body: z.strictObject({ status: OrderStatus, reason: Note.optional() }),
         response: { 200: OrderDetail, ...problemResponses },
       },
     },

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from '../../domain/products.js';
 import { withShop } from '../../domain/tenancy.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { DecimalString, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -58,18 +58,15 @@ const ProductDetail = z
   })
   .meta({ id: 'Product' });
 
-const NonNegativeDecimal = DecimalString.refine((value) => !value.startsWith('-'), 'must not be negative');
-const Measure = NonNegativeDecimal.nullable().optional();
-
 const VariantInput = z.strictObject({
   id: z.uuid().optional().describe('The variant to edit; absent adds a variant'),
   code: z.string().max(100).optional(),
   barcode: z.string().max(100).nullable().optional(),
-  price: NonNegativeDecimal.optional(),
-  weightGrams: Measure,
-  lengthCm: Measure,
-  widthCm: Measure,
-  heightCm: Measure,
+  price: Amount.optional(),
+  weightGrams: Weight.nullable().optional(),
+  lengthCm: Dimension.nullable().optional(),
+  widthCm: Dimension.nullable().optional(),
+  heightCm: Dimension.nullable().optional(),
   isActive: z.boolean().optional(),
   attributes: z.record(z.string().trim().min(1).max(100), z.string().max(255)).optional(),
   keywords: z.array(z.string().max(200)).optional().describe('Absent keeps the set, an array replaces it, [] clears it'),
@@ -78,7 +75,7 @@ const VariantInput = z.strictObject({
 const NewProduct = z.strictObject({
   code: z.string().max(100).optional().describe('Generated when empty'),
   name: Name,
-  description: z.string().max(5000).nullable().optional(),
+  description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
   variants: z.array(VariantInput).min(1).max(500),
@@ -86,7 +83,7 @@ const NewProduct = z.strictObject({
 
 const ProductChanges = z.strictObject({
   name: Name.optional(),
-  description: z.string().max(5000).nullable().optional(),
+  description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional().describe('Replaces every category'),
   variants: z.array(VariantInput).max(500).optional().describe('Patched partly: with id edits that variant, without id appends one'),
 });
@@ -150,10 +147,6 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       config: { permissions: ['pos.products.delete'] },
       schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses } },
     },
-    (request) =>
-      withShop(deps.sql, request.auth.shop.id, async (tx) => {
-        await deleteProduct(tx, request.auth.shop.id, request.params.id);
-        return getProduct(tx, request.params.id);
-      }),
+    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
   );
 };

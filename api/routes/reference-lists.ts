@@ -62,7 +62,5 @@ export const referenceListRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
   list('/payment-methods', 'pos.orders.read', 'Reference lists', 'Payment methods', PaymentMethod, listPaymentMethods);
   list('/sales-channels', 'pos.orders.read', 'Reference lists', 'Sales channels', SalesChannel, listSalesChannels);
   list('/carrier-connections', 'pos.shipping.read', 'Reference lists', "The shop's carrier connections", CarrierConnection, listCarrierConnections);
-  list('/pages', 'social.pages.read', 'Reference lists', "Chat pages of the key's list (other pages do not exist for it)", ChatPage, (tx, pageIds) =>
-    listPages(tx, pageIds),
-  );
+  list('/pages', 'social.pages.read', 'Reference lists', "Chat pages of the key's list (other pages do not exist for it)", ChatPage, listPages);
 };

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { CHAT_PERMISSIONS } from '../../domain/permissions.js';
 import { problemResponses } from '../schemas/problem.js';
 
 const ShopSchema = z
@@ -26,12 +25,12 @@ export const shopRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { auth } = request;
-      const hasChat = auth.permissions.some((permission) => CHAT_PERMISSIONS.includes(permission));
+      // Applications without a chat permission store no pages (domain/applications.ts, resolvePages).
       return {
         id: auth.shop.id,
         slug: auth.shop.slug,
         name: auth.shop.name,
-        application: { name: auth.applicationName, permissions: auth.permissions, pageIds: hasChat ? auth.pageIds : [] },
+        application: { name: auth.applicationName, permissions: auth.permissions, pageIds: auth.pageIds },
         readOnly: auth.shop.plan === 'expired',
       };
     },

@@ -1,7 +1,28 @@
 import { z } from 'zod';
 
 export const Timestamp = z.string().describe('ISO 8601 UTC');
-export const DecimalString = z.string().regex(/^-?\d+(\.\d+)?$/, 'must be a decimal string such as "120000" or "1.5"');
+
+/**
+ * Decimal strings as sent, sized to their numeric(p, 3) columns so PostgreSQL never rounds or
+ * overflows: at most three decimals, and at most p − 3 integer digits.
+ */
+function decimalString(integerDigits: number, signed: boolean) {
+  const pattern = new RegExp(`^${signed ? '-?' : ''}\\d{1,${integerDigits}}(\\.\\d{1,3})?$`);
+  const kind = signed ? 'a decimal string' : 'a non-negative decimal string';
+  return z.string().regex(pattern, `must be ${kind} with at most ${integerDigits} digits before the point and 3 after, such as "120000" or "1.5"`);
+}
+
+/** A signed decimal of a numeric(18, 3) column (a stock adjustment). */
+export const SignedDecimal = decimalString(15, true);
+/** Money or a quantity of a numeric(18, 3) column: ≥ 0. */
+export const Amount = decimalString(15, false);
+/** An amount greater than zero (order line quantities, payments). */
+export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0');
+/** A weight in grams, numeric(12, 3): ≥ 0. */
+export const Weight = decimalString(9, false);
+/** A length in centimetres, numeric(10, 3): ≥ 0. */
+export const Dimension = decimalString(7, false);
+
 export const IdParams = z.object({ id: z.uuid() });
 
 /** Names 255 characters, notes and messages 5,000 (DESIGN.md, limits). */

@@ -34,6 +34,13 @@ beforeAll(async () => {
           return { id, name: request.body.name };
         }),
     );
+    // A route whose response schema drops a field the work returns: the serializer must run with and without a key.
+    app.withTypeProvider<ZodTypeProvider>().post(
+      '/api/open/v1/test/shaped',
+      { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ name: z.string(), tags: z.array(z.string()) }) } } },
+      (request, reply) =>
+        respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async () => ({ internal: 'not in the schema', tags: ['a'], name: request.body.name })),
+    );
   });
   shop = await createShopFixture(db.app);
   key = (await shop.newKey([])).key;
@@ -67,6 +74,28 @@ describe('Idempotency-Key', () => {
     expect(again.headers.get('x-ratelimit-limit')).toBe('600');
     expect(await again.json()).toEqual(firstBody);
     expect(await thingsNamed('replayed')).toBe(1);
+  });
+
+  it("answers with the route's response serializer, with a key, on replay and without a key alike", async () => {
+    const shaped = (idempotencyKey: string | undefined) =>
+      fetch(`${api.baseUrl}/api/open/v1/test/shaped`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json', ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+        body: JSON.stringify({ name: 'shaped' }),
+      });
+    const expected = '{"name":"shaped","tags":["a"]}';
+    const plain = await shaped(undefined);
+    expect(plain.status).toBe(201);
+    expect(await plain.text()).toBe(expected);
+    const idempotencyKey = randomUUID();
+    const first = await shaped(idempotencyKey);
+    expect(first.status).toBe(201);
+    expect(first.headers.get('content-type')).toBe(plain.headers.get('content-type'));
+    expect(await first.text()).toBe(expected);
+    const replay = await shaped(idempotencyKey);
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
+    expect(replay.status).toBe(201);
+    expect(await replay.text()).toBe(expected);
   });
 
   it('executes exactly one of 20 identical concurrent requests', async () => {

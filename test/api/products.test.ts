@@ -126,6 +126,32 @@ describe('creating products', () => {
     await expectProblem(await call('POST', '/products', { name: 'K', variants: [] }), 400, 'validation-failed');
     await expectProblem(await call('POST', '/products', { name: 'K', variants: [{ price: '-1' }] }), 400, 'validation-failed');
   });
+
+  it('refuses a price with more than three decimals with 400 and the field path, never rounding it', async () => {
+    const body = await expectProblem(await call('POST', '/products', { name: 'Precise', variants: [{ price: '1.2345' }] }), 400, 'validation-failed');
+    expect(body.errors).toEqual([{ path: 'variants.0.price', message: expect.stringContaining('3 after') }]);
+    const product = await create({ name: 'Precise', variants: [{ price: '1.5' }] });
+    const patched = await expectProblem(await call('PATCH', `/products/${product.id}`, { variants: [{ id: product.variants[0]!.id, price: '1.2345' }] }), 400, 'validation-failed');
+    expect(patched.errors).toEqual([{ path: 'variants.0.price', message: expect.any(String) }]);
+    expect(((await (await call('GET', `/products/${product.id}`)).json()) as Product).variants[0]!.price).toBe('1.5');
+  });
+
+  it('refuses a price, weight or dimension beyond its column with 400, not 500, and takes the largest that fits', async () => {
+    const oversized: [string, string][] = [
+      ['price', '1234567890123456'],
+      ['weightGrams', '1234567890'],
+      ['lengthCm', '12345678'],
+      ['widthCm', '12345678.5'],
+      ['heightCm', '99999999'],
+    ];
+    for (const [field, value] of oversized) {
+      const body = await expectProblem(await call('POST', '/products', { name: 'Huge', variants: [{ [field]: value }] }), 400, 'validation-failed');
+      expect(body.errors, `${field}: ${value}`).toEqual([{ path: `variants.0.${field}`, message: expect.stringContaining('digits before the point') }]);
+    }
+    const largest = { price: '999999999999999.999', weightGrams: '999999999.999', lengthCm: '9999999.999', widthCm: '9999999.999', heightCm: '9999999.999' };
+    const product = await create({ name: 'Largest', variants: [largest] });
+    expect(product.variants[0]).toMatchObject(largest);
+  });
 });
 
 describe('the match-key registry', () => {
@@ -280,7 +306,11 @@ describe('reading and deleting products', () => {
     expect(response.status).toBe(200);
     const deleted = (await response.json()) as { deletedAt: string };
     expect(deleted.deletedAt).toMatch(/Z$/);
-    expect((await eventsOf(product.id)).map((event) => event.type)).toEqual(['product.created', 'product.deleted']);
+    const events = await eventsOf(product.id);
+    expect(events.map((event) => event.type)).toEqual(['product.created', 'product.deleted']);
+    // The answer is the record product.deleted carries, and what a read returns afterwards.
+    expect(deleted).toEqual(events.at(-1)!.data);
+    expect(await (await call('GET', `/products/${product.id}`)).json()).toEqual(deleted);
     const search = async (extra: string) => ((await (await call('GET', `/products?search=${product.code}${extra}`)).json()) as { data: unknown[] }).data;
     expect(await search('')).toHaveLength(0);
     expect(await search('&includeDeleted=true')).toHaveLength(1);
