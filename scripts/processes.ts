@@ -104,3 +104,26 @@ function killGroup(child: ChildProcess, signal: NodeJS.Signals): void {
     // already gone
   }
 }
+
+/** Resolves once the child has written (stdout or stderr) a line matching `pattern`; rejects on a time-out or an early exit. */
+export function outputMatches(child: ChildProcess, pattern: RegExp, timeoutMs: number, name: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`${name} did not print ${pattern} within ${timeoutMs} ms`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      seen = (seen + chunk.toString()).slice(-4_096);
+      if (pattern.test(seen)) {
+        clearTimeout(timer);
+        child.stderr?.off('data', onData);
+        child.stdout?.off('data', onData);
+        resolve();
+      }
+    };
+    child.stderr?.on('data', onData);
+    child.stdout?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited (code ${code}) before it was ready`));
+    });
+  });
+}

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
@@ -10,7 +9,7 @@ import { writeEvent } from '../../domain/outbox.js';
 import { createShop } from '../../domain/shops.js';
 import { withShop } from '../../domain/tenancy.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
-import { ProcessGroup } from '../../scripts/processes.js';
+import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 
@@ -86,23 +85,6 @@ async function atSteadyRate(rate: number, seconds: number, fire: (index: number)
   await Promise.all(calls);
 }
 
-/** Resolves once the child prints a line matching `pattern`. */
-function ready(child: ChildProcess, name: string, pattern: RegExp, timeoutMs: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => reject(new Error(`${name} was not ready within ${timeoutMs} ms`)), timeoutMs);
-    const onData = (chunk: Buffer) => {
-      seen = (seen + chunk.toString()).slice(-4_096);
-      if (!pattern.test(seen)) return;
-      clearTimeout(timer);
-      child.stderr?.off('data', onData);
-      resolve();
-    };
-    child.stderr?.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${name} exited (code ${code}) before it was ready`)));
-  });
-}
-
 /**
  * Webhook delivery end to end: events committed (one transaction each) at a steady rate into the
  * outbox, relayed to Temporal by the real relay, POSTed by the real worker to an HTTPS receiver in
@@ -135,7 +117,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     };
     const worker = group.startTs('worker', 'workers/worker.ts', env);
     const relay = group.startTs('relay', 'workers/relay.ts', env);
-    await Promise.all([ready(worker, 'worker', /worker polling task queue/, 90_000), ready(relay, 'relay', /outbox relay started/, 30_000)]);
+    await Promise.all([outputMatches(worker, /worker polling task queue/, 90_000, 'worker'), outputMatches(relay, /outbox relay started/, 90_000, 'relay')]);
 
     let sequence = 0;
     const commitOne = async (): Promise<{ id: string; committedAt: number }> => {

@@ -177,7 +177,11 @@ describe('flows in the admin API', () => {
     const seenByViewer = (await (await admin(viewer, 'GET', `/flows/${flow.id}/deliveries`)).json()) as typeof history;
     expect(seenByViewer.data[0]).toMatchObject({ deliveryId, status: 'failed' });
     expect(seenByViewer.data[0]).not.toHaveProperty('data');
-    expect(seenByViewer.data[0]!.attempts.every((attempt) => attempt.responseExcerpt === null)).toBe(true);
+    // Both attempts are listed, with the status code kept and the response content hidden.
+    expect(seenByViewer.data[0]!.attempts.map((attempt) => ({ statusCode: attempt.statusCode, responseExcerpt: attempt.responseExcerpt }))).toEqual([
+      { statusCode: 500, responseExcerpt: null },
+      { statusCode: 500, responseExcerpt: null },
+    ]);
 
     receiver.respondWith(inbox, [{ status: 200 }]);
     const resent = await admin(session, 'POST', `/flows/${flow.id}/deliveries/${deliveryId}/resend`);

@@ -5,6 +5,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import { deleteCustomer } from '../../domain/customers.js';
+import { updateShopSettings } from '../../domain/shops.js';
 import { withShop } from '../../domain/tenancy.js';
 
 let db: TestDatabase;
@@ -244,6 +245,34 @@ describe('synchronising customers', () => {
     expect((await list('')).map((row) => row.id)).not.toContain(old1);
     const withDeleted = await list('includeDeleted=true');
     expect(withDeleted.find((row) => row.id === old1)?.deletedAt).toMatch(/Z$/);
+  });
+
+  it("sizes the safety delay as the shop's recompute ceiling plus 15 s: 2 min 15 s by default, 10 min 15 s at most", async () => {
+    const other = await createShopFixture(db.app);
+    const otherKey = (await other.newKey(['pos.customers.read', 'pos.customers.create'])).key;
+    const make = async (name: string) => ((await (await call('POST', '/customers', { name }, {}, otherKey)).json()) as { id: string }).id;
+    const [inside, outside] = [await make('inside the delay'), await make('outside the delay')];
+    /** Sets each customer's updatedAt that many seconds before now. */
+    const backdateSeconds = (ids: string[], secondsAgo: number[]) =>
+      Promise.all(ids.map((id, index) => db.admin`update customers set updated_at = now() - make_interval(secs => ${secondsAgo[index]!}) where id = ${id}`));
+    const since = new Date(Date.now() - 3600_000).toISOString();
+    const listed = async (query: string) =>
+      ((await (await call('GET', `/customers?limit=100${query}`, undefined, {}, otherKey)).json()) as { data: { id: string }[] }).data.map((row) => row.id);
+
+    // Default ceiling 2 min: 2 min ago is still inside the 2 min 15 s delay, 2 min 30 s ago is out of it.
+    await backdateSeconds([inside, outside], [120, 150]);
+    expect(await listed(`&updatedSince=${since}`)).toEqual([outside]);
+    expect(await listed('')).toEqual([outside, inside]);
+
+    // The largest ceiling, 10 min: the delay becomes 10 min 15 s.
+    await updateShopSettings(db.app, other.shopId, { recomputeCeilingSeconds: 600 });
+    expect(await listed(`&updatedSince=${since}`)).toEqual([]);
+    await backdateSeconds([inside, outside], [600, 630]);
+    expect(await listed(`&updatedSince=${since}`)).toEqual([outside]);
+    expect(await listed('')).toEqual([outside, inside]);
+    // No ceiling above 10 minutes: the delay never exceeds 10 min 15 s.
+    await expect(updateShopSettings(db.app, other.shopId, { recomputeCeilingSeconds: 601 })).rejects.toThrow();
+    expect(await listed(`&updatedSince=${since}`)).toEqual([outside]);
   });
 
   it('does not lose a record updated while paging when the next pass starts 15 minutes before the mark', async () => {
