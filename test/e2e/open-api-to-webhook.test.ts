@@ -1,48 +1,34 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { testEnv } from '../support/environment.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestApi } from '../support/api.js';
+import type { TestTemporal } from '../support/temporal.js';
+import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
+import { bearer, type ShopFixture } from '../support/fixtures.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { createFlow, type FlowInput } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
-import { OutboxRelay } from '../../workers/outbox-relay.js';
 import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
 import type { DeliveryResult } from '../../workflows/delivery.js';
 
+let stack: DeliveryStack;
 let db: TestDatabase;
 let temporal: TestTemporal;
 let api: TestApi;
 let receiver: WebhookReceiver;
 let shop: ShopFixture;
-let relay: OutboxRelay;
-let connection: Connection;
 let key: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
-  key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
-  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
   // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
-  relay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200, retryDelaysMs: [300, 300, 300, 300] });
-  await relay.start();
+  stack = await startDeliveryStack({ retryDelaysMs: [300, 300, 300, 300] });
+  ({ db, temporal, api, receiver, shop } = stack);
+  key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
 });
 afterAll(async () => {
-  await relay?.stop();
-  await temporal?.shutdown();
-  await connection?.close();
-  await api?.close();
-  await receiver?.close();
-  await db?.drop();
+  await stack?.stop();
 });
 
 const call = (method: string, path: string, body: unknown) =>

@@ -1,12 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { testEnv } from '../support/environment.js';
+import type { TestDatabase } from '../support/database.js';
+import type { TestApi } from '../support/api.js';
+import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
+import { bearer, type ShopFixture } from '../support/fixtures.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { envelope, type StoredEvent } from '../../domain/event-catalogue.js';
 import { createFlow, type FlowInput } from '../../domain/flows.js';
@@ -14,7 +11,6 @@ import { adjustStock } from '../../domain/inventory.js';
 import { ALL_PERMISSIONS } from '../../domain/permissions.js';
 import { createProduct } from '../../domain/products.js';
 import { withShop } from '../../domain/tenancy.js';
-import { OutboxRelay } from '../../workers/outbox-relay.js';
 
 /**
  * What a flow's webhook carries (spec, Events): the data its own account may read — the product
@@ -22,13 +18,11 @@ import { OutboxRelay } from '../../workers/outbox-relay.js';
  * Through the real API, outbox, relay, delivery workflow and receiver.
  */
 
+let stack: DeliveryStack;
 let db: TestDatabase;
-let temporal: TestTemporal;
 let api: TestApi;
 let receiver: WebhookReceiver;
 let shop: ShopFixture;
-let relay: OutboxRelay;
-let connection: Connection;
 /** Every permission these tests need, products read included. */
 let fullKey: string;
 /** Reads orders only: what a flow account without pos.products.read may see. */
@@ -37,11 +31,8 @@ let warehouseId: string;
 let variantId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
+  stack = await startDeliveryStack();
+  ({ db, api, receiver, shop } = stack);
   fullKey = (
     await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read', 'pos.products.create', 'pos.customers.read', 'pos.customers.create'])
   ).key;
@@ -57,17 +48,9 @@ beforeAll(async () => {
     await adjustStock(tx, shop.shopId, [{ variantId: variant, warehouseId: warehouse!.id, quantityDelta: '100' }]);
     return { warehouseId: warehouse!.id, variantId: variant };
   }));
-  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  relay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200 });
-  await relay.start();
 });
 afterAll(async () => {
-  await relay?.stop();
-  await temporal?.shutdown();
-  await connection?.close();
-  await api?.close();
-  await receiver?.close();
-  await db?.drop();
+  await stack?.stop();
 });
 
 function call(method: string, path: string, body?: unknown, key = fullKey) {
