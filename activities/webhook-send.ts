@@ -7,7 +7,6 @@ import {
   verdictForStatus,
   type AttemptVerdict,
 } from '../domain/webhook-delivery.js';
-import { Context } from '@temporalio/activity';
 import type { DeliveryRef } from '../domain/deliveries.js';
 import type { DeliveryRequest } from '../domain/delivery-requests.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
@@ -86,12 +85,14 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
   }
 
   return {
-    /** Makes exactly one attempt, records it, and reports how it went; the workflow owns the retry schedule. */
-    async sendWebhook(input: WebhookAttemptInput): Promise<WebhookAttempt> {
-      const attempt = await attemptDelivery(input);
-      const workflowId = Context.current().info.workflowExecution?.workflowId ?? `delivery:${input.flowId}:${input.eventId}`;
-      await deps.recordAttempt({ ...input, workflowId }, attempt);
-      return attempt;
+    /** Makes exactly one attempt and reports how it went; the workflow owns the retry schedule. */
+    sendWebhook: attemptDelivery,
+    /**
+     * Keeps an attempt for the delivery history. Apart from the POST, so that a database outage is
+     * retried here without posting again, and never turns a delivered webhook into a failed attempt.
+     */
+    async recordWebhookAttempt(delivery: DeliveryRef, attempt: WebhookAttempt): Promise<void> {
+      await deps.recordAttempt(delivery, attempt);
     },
   };
 }

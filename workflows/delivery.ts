@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, log } from '@temporalio/workflow';
+import { log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/webhook-send.js';
 import type { FlowActivities } from '../activities/flow-steps.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
@@ -23,6 +23,11 @@ export interface DeliveryResult {
 const { sendWebhook } = proxyLocalActivities<WebhookSendActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
+});
+// Recording retries until the database answers (a longer wait becomes a timer in the history).
+const { recordWebhookAttempt } = proxyLocalActivities<WebhookSendActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<FlowActivities>({
   startToCloseTimeout: '30 seconds',
@@ -60,12 +65,19 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   return { status: 'failed', attempts };
 }
 
-/** An activity that crashed or timed out counts as a failed attempt, like a network error. */
+/** One POST, then its record in the delivery history. */
 async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
+  const { retryDelaysMs: _delays, ...attemptInput } = input;
+  const attempt = await postOnce(attemptInput);
+  await recordWebhookAttempt({ ...attemptInput, workflowId: workflowInfo().workflowId }, attempt);
+  return attempt;
+}
+
+/** An activity that crashed or timed out counts as a failed attempt, like a network error. */
+async function postOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
   const startedAt = Date.now();
   try {
-    const { retryDelaysMs: _delays, ...attemptInput } = input;
-    return await sendWebhook(attemptInput);
+    return await sendWebhook(input);
   } catch (error) {
     return {
       attemptedAt: new Date(startedAt).toISOString(),

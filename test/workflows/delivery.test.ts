@@ -70,6 +70,30 @@ describe('webhook delivery workflow on the real Temporal server', () => {
     expect(() => new Webhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`).verify(request!.body, headers)).toThrow();
   });
 
+  it('posts once when the attempt cannot be recorded at first: recording waits for the database, the webhook is not sent again', async () => {
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    await db.admin`revoke insert on delivery_attempts from shopflow_app`;
+    try {
+      const handle = await temporal.client.workflow.start(deliveryWorkflow, {
+        taskQueue: temporal.taskQueue,
+        workflowId: `delivery:${flowId}:${deliveryId}`,
+        args: [{ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload }],
+      });
+      await receiver.waitFor(inbox, 1);
+      // Long enough for a few failed recording tries.
+      await new Promise((resolve) => setTimeout(resolve, 2_500));
+      await db.admin`grant insert on delivery_attempts to shopflow_app`;
+      const result = await handle.result();
+      expect(result).toMatchObject({ status: 'delivered', attempts: [{ statusCode: 200, verdict: 'delivered' }] });
+    } finally {
+      await db.admin`grant insert on delivery_attempts to shopflow_app`;
+    }
+    expect(receiver.received(inbox)).toHaveLength(1);
+    const recorded = await db.admin<{ statusCode: number; status: string }[]>`
+      select a.status_code, d.status from delivery_attempts a join deliveries d using (delivery_id) where a.delivery_id = ${deliveryId}`;
+    expect(recorded).toEqual([{ statusCode: 200, status: 'delivered' }]);
+  });
+
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
