@@ -43,13 +43,22 @@ export interface StoredEvent {
 /** Order-line fields that only an account holding `pos.products.read` may see. */
 const PRODUCT_FIELDS_OF_ORDER_LINES = ['variantCode', 'variantName', 'productName'];
 
+/**
+ * An order as an account may read it, through the API or in a webhook: the product fields of its
+ * lines only with `pos.products.read`.
+ */
+export function readableOrder<T extends object>(order: T, permissions: readonly string[]): T {
+  const lines = (order as { lines?: unknown }).lines;
+  if (permissions.includes('pos.products.read') || !Array.isArray(lines)) return order;
+  return {
+    ...order,
+    lines: (lines as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([field]) => !PRODUCT_FIELDS_OF_ORDER_LINES.includes(field)))),
+  };
+}
+
 /** `data` as the flow's account may read it: fields it lacks permission for are absent. */
-export function renderForAccount(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
-  if (!event.type.startsWith('order.') || permissions.includes('pos.products.read') || !Array.isArray(event.data.lines)) return event.data;
-  const lines = (event.data.lines as Record<string, unknown>[]).map((line) =>
-    Object.fromEntries(Object.entries(line).filter(([field]) => !PRODUCT_FIELDS_OF_ORDER_LINES.includes(field))),
-  );
-  return { ...event.data, lines };
+function renderForAccount(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
+  return event.type.startsWith('order.') ? readableOrder(event.data, permissions) : event.data;
 }
 
 /** The envelope exactly as the spec shows it; `changes` only on update events. */

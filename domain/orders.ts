@@ -177,12 +177,6 @@ export async function getOrder(tx: Tx, id: string): Promise<OrderDetail> {
   return order;
 }
 
-/** The order as a key may read it: the product fields of its lines only with `pos.products.read`. */
-export function orderForKey(order: OrderDetail, permissions: readonly string[]): OrderDetail {
-  if (permissions.includes('pos.products.read')) return order;
-  return { ...order, lines: order.lines.map(({ variantCode: _code, variantName: _name, productName: _product, ...line }) => line) };
-}
-
 /** Locks the order row for a change and returns its detail. */
 export async function lockedOrder(tx: Tx, id: string): Promise<OrderDetail> {
   await tx`select id from orders where id = ${id} for update`;

@@ -3,7 +3,8 @@ import { z } from 'zod';
 import { changeOrderStatus, deleteOrder } from '../../domain/order-lifecycle.js';
 import { addOrderNote, listOrderNotes } from '../../domain/order-notes.js';
 import { ORDER_STATUSES } from '../../domain/order-status.js';
-import { createOrder, getOrder, listOrders, orderForKey, updateOrder } from '../../domain/orders.js';
+import { createOrder, getOrder, listOrders, updateOrder } from '../../domain/orders.js';
+import { readableOrder } from '../../domain/event-catalogue.js';
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
@@ -140,7 +141,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
   app.get(
     '/orders/:id',
     { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
-    async (request) => orderForKey(await withShop(deps.sql, request.auth.shop.id, (tx) => getOrder(tx, request.params.id)), request.auth.permissions),
+    async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => getOrder(tx, request.params.id)), request.auth.permissions),
   );
 
   app.post(
@@ -160,7 +161,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     },
     async (request) => {
       const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body));
-      return orderForKey(order, request.auth.permissions);
+      return readableOrder(order, request.auth.permissions);
     },
   );
 
@@ -178,14 +179,14 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     },
     async (request) => {
       const order = await withShop(deps.sql, request.auth.shop.id, (tx) => changeOrderStatus(tx, actor(request.auth), request.params.id, request.body));
-      return orderForKey(order, request.auth.permissions);
+      return readableOrder(order, request.auth.permissions);
     },
   );
 
   app.delete(
     '/orders/:id',
     { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
-    async (request) => orderForKey(await withShop(deps.sql, request.auth.shop.id, (tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)), request.auth.permissions),
+    async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)), request.auth.permissions),
   );
 
   app.get(
