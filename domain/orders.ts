@@ -362,7 +362,7 @@ async function nextOrderCode(tx: Tx): Promise<string> {
 /** A concurrent order with the same chosen code loses on the unique index: 409 `duplicate-code`. */
 function duplicateCodeAsProblem(code: string) {
   return (error: unknown): never => {
-    if ((error as { code?: string; constraint_name?: string }).constraint_name === 'orders_code_key') {
+    if ((error as { code?: string; constraint_name?: string }).constraint_name === 'orders_code_key_idx') {
       throw new Problem('duplicate-code', `order code ${code} already exists in the shop`);
     }
     throw error;

@@ -235,6 +235,10 @@ describe('POST /orders', () => {
     const line = { variantId, quantity: '1', unitPrice: '100000' };
     await createOrder({ code: 'WEB-1', lines: [line] });
     await expectProblem(await call('POST', '/orders', { warehouseId, code: 'web-1', lines: [line] }), 409, 'duplicate-code');
+    // Concurrent creations with one new code: the unique index decides, the losers get the same 409.
+    const racing = await Promise.all(Array.from({ length: 6 }, () => call('POST', '/orders', { warehouseId, code: 'Race-7', lines: [line] })));
+    expect(racing.filter((response) => response.status === 201)).toHaveLength(1);
+    for (const response of racing.filter((candidate) => candidate.status !== 201)) await expectProblem(response, 409, 'duplicate-code');
   });
 
   it('refuses removed variants, blocked customers and missing stock with 422, reserving nothing', async () => {
