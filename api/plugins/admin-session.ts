@@ -1,30 +1,44 @@
 import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
+import type { FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
 import { assertCsrfToken, sessionOf, type AdminSession } from '../../domain/admin-sessions.js';
+import { Problem } from '../../domain/problems.js';
+import { isUnderPrefix } from './route-area.js';
 
 export const SESSION_COOKIE = 'shopflow_session';
 
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The logged-in member; reading it on a request without a session answers 401 (fail closed). */
     admin: AdminSession;
   }
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD']);
+const kAdmin = Symbol('admin');
+type WithAdmin = { [kAdmin]?: AdminSession };
 
 /**
- * The admin web app's API: every request under `prefix` but the login itself needs the session
- * cookie, and every change also the session's CSRF token in `X-CSRF-Token` (the cookie alone,
- * which a browser attaches to cross-site requests, is never enough).
+ * The admin web app's API: every route under `prefix` but the login itself (`config.public`) needs
+ * the session cookie, and every change also the session's CSRF token in `X-CSRF-Token` (the cookie
+ * alone, which a browser attaches to cross-site requests, is never enough). Routes are judged by the
+ * route the router matched, so an encoded or oddly spelled path cannot slip past.
  */
 export const adminSessionPlugin = fp<{ sql: Sql; prefix: string }>(async (app, { sql, prefix }) => {
   await app.register(cookie);
-  app.decorateRequest('admin', null as unknown as AdminSession);
+  app.decorateRequest('admin', {
+    getter(this: FastifyRequest & WithAdmin): AdminSession {
+      const session = this[kAdmin];
+      if (!session) throw new Problem('not-logged-in', 'log in first (POST /api/admin/session)');
+      return session;
+    },
+    setter(this: FastifyRequest & WithAdmin, session: AdminSession) {
+      this[kAdmin] = session;
+    },
+  });
   app.addHook('onRequest', async (request) => {
-    const path = request.url.split('?')[0]!;
-    if (!path.startsWith(`${prefix}/`)) return;
-    if (request.method === 'POST' && path === `${prefix}/session`) return;
+    if (!isUnderPrefix(request, prefix) || request.routeOptions.config.public) return;
     request.admin = await sessionOf(sql, request.cookies[SESSION_COOKIE]);
     if (!SAFE_METHODS.has(request.method)) assertCsrfToken(request.admin, request.headers['x-csrf-token'] as string | undefined);
   });

@@ -5,6 +5,8 @@ import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
 import { assertHolds } from '../../domain/permissions.js';
 import { Problem } from '../../domain/problems.js';
 import { RATE_LIMITS, rateState, type RateCounter } from '../../domain/rate-limits.js';
+import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
+import { clientAddressBucket } from './client-address.js';
 
 /** Who is calling: the key's application and shop, as found on this very request. */
 export interface AuthContext {
@@ -28,13 +30,17 @@ declare module 'fastify' {
     permissions?: readonly string[];
     /** The rate-limit counter the route counts in; `general` by default. */
     rateCounter?: RateCounter;
-    /** Served without a key (the OpenAPI document). */
+    /** Served without a key or a session (the OpenAPI document, the admin login). */
     public?: boolean;
   }
   interface FastifyRequest {
+    /** The caller's key; reading it on a request that was not authenticated answers 401 (fail closed). */
     auth: AuthContext;
   }
 }
+
+const kAuth = Symbol('auth');
+type WithAuth = { [kAuth]?: AuthContext };
 
 interface AuthRow {
   keyId: string;
@@ -65,21 +71,30 @@ const SESSION_ONLY_REJECTING_KEYS = [/^\/session\/logout$/, /^\/push-subscriptio
  * permissions → 403; plan expired and not a read → 402. Rate headers go on every answer.
  */
 export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix: string }>(async (app, { sql, prefix, sessionPrefix }) => {
-  app.decorateRequest('auth', null as unknown as AuthContext);
+  app.decorateRequest('auth', {
+    getter(this: FastifyRequest & WithAuth): AuthContext {
+      const auth = this[kAuth];
+      if (!auth) throw new Problem('invalid-api-key', 'this path needs an API key in the Authorization header');
+      return auth;
+    },
+    setter(this: FastifyRequest & WithAuth, auth: AuthContext) {
+      this[kAuth] = auth;
+    },
+  });
 
   const refuseKey = async (request: FastifyRequest, reply: FastifyReply, detail: string): Promise<never> => {
-    const [hit] = await sql<{ hits: number; windowStart: Date }[]>`select * from hit_rate_limit(${`ip:${request.ip}`})`;
+    const [hit] = await sql<{ hits: number; windowStart: Date }[]>`select * from hit_rate_limit(${`ip:${clientAddressBucket(request.ip)}`})`;
     const state = setRateHeaders(reply, RATE_LIMITS.general, hit!.hits, hit!.windowStart);
     if (state.exceeded) throw rateLimited(state.resetSeconds);
     throw new Problem('invalid-api-key', detail);
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith(`${prefix}/`) || request.routeOptions.config.public) return;
+    if (!isUnderPrefix(request, prefix) || request.routeOptions.config.public) return;
     const config = request.routeOptions.config;
     const counter = config.rateCounter ?? 'general';
 
-    if (/svc_live_/.test(request.url)) {
+    if (containsApiKey(request.url)) {
       await refuseKey(request, reply, 'API keys are accepted only in the Authorization header, never in the URL; treat this key as leaked and rotate it');
     }
     const header = request.headers.authorization;
@@ -110,8 +125,8 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
 
   // A key cannot act as a user session (spec, Authentication 4).
   app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith(`${sessionPrefix}/`) || !/^Bearer svc_live_/.test(request.headers.authorization ?? '')) return;
-    const path = request.url.split('?')[0]!.slice(sessionPrefix.length);
+    if (!isUnderPrefix(request, sessionPrefix) || !/^Bearer svc_live_/.test(request.headers.authorization ?? '')) return;
+    const path = (request.routeOptions.url ?? normalisedPath(request.url)).slice(sessionPrefix.length);
     if (SESSION_ONLY_REJECTING_KEYS.some((pattern) => pattern.test(path))) {
       throw new Problem('api-key-not-accepted', 'logout and push registration belong to user sessions; an API key is not accepted here');
     }
@@ -125,6 +140,11 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
   sweeper.unref();
   app.addHook('onClose', async () => clearInterval(sweeper));
 });
+
+/** A key anywhere in the URL, percent-encoded or not (`svc%5Flive_…` is the same leak). */
+export function containsApiKey(url: string): boolean {
+  return fullyDecoded(url).includes('svc_live_');
+}
 
 function setRateHeaders(reply: FastifyReply, limit: number, hits: number, windowStart: Date) {
   const state = rateState(limit, hits, windowStart);

@@ -25,6 +25,7 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<{ sql: Sql; secureCookie:
   app.post(
     '/session',
     {
+      config: { public: true },
       schema: {
         tags,
         summary: 'Log in to the admin web app',

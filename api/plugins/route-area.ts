@@ -1,0 +1,39 @@
+import type { FastifyRequest } from 'fastify';
+
+/**
+ * Whether a request belongs under `prefix` (for example `/api/open/v1`). Decided by the route the
+ * router matched, never by the raw URL: the router decodes `/%61pi/…` to `/api/…`, the raw URL does
+ * not. A request that matched no route (it will answer 404) is judged by its normalised path
+ * (decoded, dot segments resolved, repeated slashes collapsed, case ignored), so every spelling of a
+ * protected path is checked the same way and an unknown path under the prefix still needs a key.
+ */
+export function isUnderPrefix(request: FastifyRequest, prefix: string): boolean {
+  const matched = request.routeOptions.url;
+  if (matched !== undefined) return matched === prefix || matched.startsWith(`${prefix}/`);
+  const path = normalisedPath(request.url);
+  const wanted = prefix.toLowerCase();
+  return path === wanted || path.startsWith(`${wanted}/`);
+}
+
+/** The path of a raw request target as a lenient server might read it (see isUnderPrefix). */
+export function normalisedPath(rawUrl: string): string {
+  const rawPath = rawUrl.split(/[?#]/, 1)[0]!;
+  const decoded = fullyDecoded(rawPath).replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  return new URL(decoded.startsWith('/') ? decoded : `/${decoded}`, 'http://host').pathname.toLowerCase();
+}
+
+/** Percent-decoding repeated until stable (a few rounds at most); malformed escapes are left as they are. */
+export function fullyDecoded(text: string): string {
+  let current = text;
+  for (let round = 0; round < 3; round += 1) {
+    let next: string;
+    try {
+      next = decodeURIComponent(current);
+    } catch {
+      next = current.replace(/%[0-9a-fA-F]{2}/g, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
+    }
+    if (next === current) break;
+    current = next;
+  }
+  return current;
+}
