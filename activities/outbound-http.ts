@@ -12,7 +12,13 @@ export interface OutboundPolicy {
   extraCaPem?: string;
 }
 
+/**
+ * A destination Shopflow will not send to. Its message reaches shop admins (delivery history,
+ * test-run): it names what they wrote, never the internal address a name resolved to.
+ */
 export class DestinationRefused extends Error {}
+
+const NOT_ALLOWED = 'the destination is not allowed: webhooks go only to public internet addresses';
 
 /** Only public unicast addresses are reachable, loopback too when the policy allows it. */
 export function isAddressAllowed(address: string, policy: OutboundPolicy): boolean {
@@ -31,7 +37,7 @@ export function assertDestinationAllowed(url: string, policy: OutboundPolicy): U
   }
   if (parsed.protocol !== 'https:') throw new DestinationRefused('only https destinations are allowed');
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (isIP(host) && !isAddressAllowed(host, policy)) throw new DestinationRefused(`address ${host} is not allowed`);
+  if (isIP(host) && !isAddressAllowed(host, policy)) throw new DestinationRefused(NOT_ALLOWED);
   return parsed;
 }
 
@@ -44,7 +50,7 @@ function guardedLookup(policy: OutboundPolicy): LookupFunction {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, '', 0);
       const refused = addresses.find((entry) => !isAddressAllowed(entry.address, policy));
-      if (refused) return callback(new DestinationRefused(`${hostname} resolves to ${refused.address}, which is not allowed`), '', 0);
+      if (refused) return callback(new DestinationRefused(NOT_ALLOWED), '', 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(new DestinationRefused(`${hostname} has no address`), '', 0);

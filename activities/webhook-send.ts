@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -8,13 +9,21 @@ import {
   type AttemptVerdict,
 } from '../domain/webhook-delivery.js';
 import type { DeliveryRef } from '../domain/deliveries.js';
-import type { DeliveryRequest } from '../domain/delivery-requests.js';
+import { hasValidSeal, type DeliveryRequest } from '../domain/delivery-requests.js';
+import { UNSEALED_REQUEST } from '../workflows/delivery-failures.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
-/** One event for one flow (`deliveryId` is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt sends the same bytes). */
+/**
+ * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`
+ * is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt
+ * sends the same bytes), sealed by whoever started it (domain/delivery-requests.ts, `Sealed`).
+ */
 export interface WebhookAttemptInput extends DeliveryRequest {
   /** A test-run from the flow builder: recorded apart from real deliveries. */
   testRun?: boolean;
+  /** Waits between attempts; the production schedule unless a test run needs a shorter one. */
+  retryDelaysMs?: number[];
+  seal: string;
 }
 
 /** One attempt as recorded in the workflow history and the delivery history. */
@@ -29,6 +38,8 @@ export interface WebhookAttempt {
 }
 
 export interface WebhookSendDeps {
+  /** `DELIVERY_REQUEST_KEY`: what every delivery request must be sealed with. */
+  requestKey: string;
   /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
   signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
   /** Keeps the attempt for the delivery history. */
@@ -39,8 +50,15 @@ export interface WebhookSendDeps {
 }
 
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
+  const assertSealed = (input: WebhookAttemptInput) => {
+    if (!hasValidSeal(deps.requestKey, input)) {
+      throw ApplicationFailure.nonRetryable(`delivery ${String(input.deliveryId)} is not sealed with this server's key; nothing was sent`, UNSEALED_REQUEST);
+    }
+  };
+
   /** One signed POST; every failure (refused address, TLS, time-out, network) is a failed attempt. */
   async function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+    assertSealed(input);
     const attemptedAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -91,8 +109,10 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
      * Keeps an attempt for the delivery history. Apart from the POST, so that a database outage is
      * retried here without posting again, and never turns a delivered webhook into a failed attempt.
      */
-    async recordWebhookAttempt(delivery: DeliveryRef, attempt: WebhookAttempt): Promise<void> {
-      await deps.recordAttempt(delivery, attempt);
+    async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
+      assertSealed(input);
+      const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
+      await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
     },
   };
 }

@@ -19,6 +19,7 @@ import { adminSessionRoutes } from './routes/admin-session.js';
 import { adminFlowRoutes } from './routes/admin-flows.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { fullyDecoded } from './plugins/route-area.js';
 
 export const API_PREFIX = '/api/open/v1';
 export const ADMIN_PREFIX = '/api/admin';
@@ -32,17 +33,36 @@ export interface AppDeps {
   temporalNamespace: string;
   temporalTaskQueue: string;
   temporalUiUrl: string;
+  /** Seals the delivery requests the admin API starts (test-runs, resends). */
+  deliveryRequestKey: string;
+  /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
+  trustProxy?: boolean | number | string[];
+  /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
+  requestTimeoutMs?: number;
   logger: FastifyServerOptions['logger'];
 }
 
-/** Redacts anything shaped like an API key from a logged URL (a key sent in a query string must never reach a log). */
+/**
+ * Redacts anything shaped like an API key from a logged URL (a key sent in a query string must never
+ * reach a log). A URL whose decoded form holds a key is logged decoded, so `svc%5Flive_…` is caught too.
+ */
 export function redactKeys(text: string): string {
-  return text.replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]');
+  const decoded = fullyDecoded(text);
+  return decoded.includes('svc_live_') ? decoded.replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]') : text;
+}
+
+/** Trust the `hops` proxies nearest to the server (the type Fastify declares has no number form). */
+function trustHops(hops: number) {
+  return (_address: string, hop: number) => hop < hops;
 }
 
 export async function buildApp(deps: AppDeps) {
+  const requestTimeout = deps.requestTimeoutMs ?? 30_000;
   const app = Fastify({
     bodyLimit: BODY_LIMIT_BYTES,
+    // A client that trickles its request in cannot hold a connection (and what it waits on) for ever.
+    requestTimeout,
+    trustProxy: typeof deps.trustProxy === 'number' ? trustHops(deps.trustProxy) : (deps.trustProxy ?? false),
     logger: deps.logger
       ? {
           ...(typeof deps.logger === 'object' ? deps.logger : {}),
@@ -59,6 +79,8 @@ export async function buildApp(deps: AppDeps) {
     // Request ids come from us, never from a client header.
     genReqId: () => crypto.randomUUID(),
   }).withTypeProvider<ZodTypeProvider>();
+  // Node checks request time-outs on this interval (30 s by default, which would double a short limit).
+  Object.assign(app.server, { connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 2)) });
 
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
@@ -99,8 +121,11 @@ export async function buildApp(deps: AppDeps) {
   await app.register(adminFlowRoutes, {
     prefix: ADMIN_PREFIX,
     sql: deps.sql,
-    temporal: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
-    taskQueue: deps.temporalTaskQueue,
+    deliveries: {
+      client: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
+      taskQueue: deps.temporalTaskQueue,
+      requestKey: deps.deliveryRequestKey,
+    },
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
   });

@@ -2,27 +2,54 @@ import { z } from 'zod';
 
 /** The role of the API, worker and relay connections (created by the first migration). */
 export const APP_ROLE = 'shopflow_app';
+/** The password the bootstrap gives the role unless `APP_DB_PASSWORD` says otherwise; never accepted in production. */
+export const DEVELOPMENT_APP_DB_PASSWORD = 'shopflow_app';
 
 const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .default('false')
   .transform((value) => value === 'true' || value === '1');
 
+/**
+ * Fastify's `trustProxy`: empty or `false` trusts no proxy (the socket address is the client), `true`
+ * every hop, a number that many hops, anything else a comma-separated list of proxy addresses or CIDRs.
+ */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value): boolean | number | string[] => {
+    const text = value.trim();
+    if (text === '' || text === 'false') return false;
+    if (text === 'true') return true;
+    if (/^\d+$/.test(text)) return Number(text);
+    return text.split(',').map((entry) => entry.trim()).filter(Boolean);
+  });
+
+/** Secrets that have a public development value; production refuses to start without its own. */
+const DEVELOPMENT_SECRETS = {
+  CURSOR_SECRET: 'shopflow-development-cursor-secret',
+  DELIVERY_REQUEST_KEY: 'shopflow-development-delivery-request-key',
+} as const;
+
 const schema = z.object({
-  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  // Production unless told otherwise: the README's two commands say development or test explicitly.
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.string().min(1).optional(),
   APP_DATABASE_URL: z.string().min(1).optional(),
-  APP_DB_PASSWORD: z.string().default('shopflow_app'),
+  APP_DB_PASSWORD: z.string().min(1).default(DEVELOPMENT_APP_DB_PASSWORD),
   DB_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  TRUST_PROXY: trustProxy,
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
-  CURSOR_SECRET: z.string().min(16).default('shopflow-development-cursor-secret'),
+  CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_SECRETS.CURSOR_SECRET),
+  DELIVERY_REQUEST_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.DELIVERY_REQUEST_KEY),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -37,16 +64,30 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     throw new Error(`invalid settings: ${problems.join('; ')}`);
   }
   const s = parsed.data;
-  if (s.NODE_ENV === 'production' && (s.WEBHOOK_ALLOW_LOOPBACK || s.WEBHOOK_EXTRA_CA_FILE)) {
-    throw new Error('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
-  }
-  if (s.NODE_ENV === 'production' && !env.CURSOR_SECRET) throw new Error('CURSOR_SECRET must be set in production (list cursors are signed with it)');
   const databaseUrl = s.DATABASE_URL;
-  return {
+  const settings = {
     ...s,
     publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
   };
+  if (s.NODE_ENV === 'production') assertProductionSafe(settings);
+  return settings;
+}
+
+/** What production refuses: development conveniences and the public development secrets. */
+function assertProductionSafe(settings: z.infer<typeof schema> & { appDatabaseUrl: string | undefined }): void {
+  const refusals: string[] = [];
+  if (settings.WEBHOOK_ALLOW_LOOPBACK || settings.WEBHOOK_EXTRA_CA_FILE) {
+    refusals.push('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
+  }
+  for (const [name, developmentValue] of Object.entries(DEVELOPMENT_SECRETS)) {
+    if (settings[name as keyof typeof DEVELOPMENT_SECRETS] === developmentValue) refusals.push(`${name} must be set to a secret of your own`);
+  }
+  const appPassword = settings.appDatabaseUrl ? decodeURIComponent(new URL(settings.appDatabaseUrl).password) : undefined;
+  if (appPassword === DEVELOPMENT_APP_DB_PASSWORD) refusals.push(`the ${APP_ROLE} role must not use the development password (set APP_DB_PASSWORD or APP_DATABASE_URL)`);
+  if (refusals.length > 0) {
+    throw new Error(`refusing production settings (NODE_ENV is production unless set to development or test): ${refusals.join('; ')}`);
+  }
 }
 
 /** The same server and database as `adminUrl`, as the application role. */

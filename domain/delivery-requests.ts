@@ -1,3 +1,5 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
 import { envelope, type EventType, type StoredEvent } from './event-catalogue.js';
 import { SAMPLE_READERS } from './flow-samples.js';
 import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
@@ -13,6 +15,32 @@ export interface DeliveryRequest {
   deliveryId: string;
   url: string;
   payload: string;
+}
+
+/**
+ * A delivery request with `seal`: an HMAC-SHA256, under the server-side `DELIVERY_REQUEST_KEY`, of
+ * every other field. The Temporal frontend is an untrusted transport (docs/security.md): whoever can
+ * start a workflow could otherwise have the worker sign any body for any address. The relay, the
+ * admin API and the CLI seal what they start; the worker sends nothing whose seal does not verify.
+ */
+export type Sealed<T extends object> = T & { seal: string };
+
+function sealOf(key: string, fields: object): string {
+  return createHmac('sha256', key).update(canonicalJson(fields)).digest('base64url');
+}
+
+export function sealDeliveryRequest<T extends DeliveryRequest>(key: string, request: T): Sealed<T> {
+  const { seal: _previous, ...fields } = request as T & { seal?: string };
+  return { ...(fields as T), seal: sealOf(key, fields) };
+}
+
+/** True when `seal` covers exactly the other fields of `request` (extra fields added on the way break it). */
+export function hasValidSeal(key: string, request: DeliveryRequest & { seal?: string }): boolean {
+  const { seal, ...fields } = request;
+  if (typeof seal !== 'string') return false;
+  const expected = Buffer.from(sealOf(key, fields));
+  const given = Buffer.from(seal);
+  return expected.length === given.length && timingSafeEqual(expected, given);
 }
 
 /** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */

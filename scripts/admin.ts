@@ -15,7 +15,7 @@ import { createFlow, setFlowState } from '../domain/flows.js';
 import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/order-status.js';
 import { recordReturn, reviewReturn } from '../domain/order-lifecycle.js';
 import { isUuid } from '../domain/ids.js';
-import { resendDelivery, runTestDelivery } from '../temporal/delivery-starts.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../temporal/delivery-starts.js';
 
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on
@@ -166,8 +166,8 @@ const COMMANDS: Record<string, Command> = {
       const flowId = required(f, 'flow');
       const shopId = await shopOf(sql, 'flow', flowId);
       const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId));
-      return withTemporal(async (client, taskQueue) => {
-        const { workflowId, result } = await runTestDelivery(client, taskQueue, testRun);
+      return withTemporal(async (deliveries) => {
+        const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };
       });
     },
@@ -178,7 +178,7 @@ const COMMANDS: Record<string, Command> = {
       const flowId = required(f, 'flow');
       const shopId = await shopOf(sql, 'flow', flowId);
       const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, shopId, flowId, required(f, 'delivery')));
-      const workflowId = await withTemporal((client, taskQueue) => resendDelivery(client, taskQueue, resend));
+      const workflowId = await withTemporal((deliveries) => resendDelivery(deliveries, resend));
       return { deliveryId: resend.deliveryId, workflowId };
     },
   },
@@ -231,7 +231,7 @@ function fail(message: string): never {
 }
 
 /** A Temporal client on which a worker polls (the one of `npm run dev`), for commands that run workflows. */
-async function withTemporal<T>(work: (client: Client, taskQueue: string) => Promise<T>): Promise<T> {
+async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>): Promise<T> {
   const settings = loadSettings();
   // Only a server that is already up: a worker must poll it, so starting one here could not help.
   const address = process.env.TEMPORAL_ADDRESS ?? (await runningLocalTemporal())?.address ?? fail('Temporal is not running: start the stack with npm run dev first');
@@ -243,7 +243,7 @@ async function withTemporal<T>(work: (client: Client, taskQueue: string) => Prom
       taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
     });
     if (!pollers?.length) fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
-    return await work(new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), settings.TEMPORAL_TASK_QUEUE);
+    return await work({ client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), taskQueue: settings.TEMPORAL_TASK_QUEUE, requestKey: settings.DELIVERY_REQUEST_KEY });
   } finally {
     await connection.close();
   }
@@ -323,6 +323,9 @@ async function main(): Promise<number> {
     process.stderr.write(`${(error as Error).message}\nusage: ${name} ${command.usage}\n`);
     return 2;
   }
+  // Without APP_DATABASE_URL the CLI works on the project-local development database of `npm run dev`,
+  // whose stack runs with development settings; anywhere else the settings' production rules apply.
+  if (!process.env.APP_DATABASE_URL) process.env.NODE_ENV ??= 'development';
   const database = process.env.APP_DATABASE_URL ? undefined : await bootstrapDatabase('shopflow');
   const sql = createSql(process.env.APP_DATABASE_URL ?? database!.appUrl, { max: 2, applicationName: 'shopflow-admin' });
   try {

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { sealDeliveryRequest } from '../domain/delivery-requests.js';
 import { Problem } from '../domain/problems.js';
-import type { DeliveryInput, DeliveryResult } from '../workflows/delivery.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/delivery.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+
+/** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
+export interface DeliveryStarter {
+  client: Client;
+  taskQueue: string;
+  requestKey: string;
+}
+
+/** A delivery request before it is sealed: what the relay, the admin API and the CLI build. */
+export type UnsealedDeliveryInput = Omit<DeliveryInput, 'seal'>;
 
 /** The one delivery of an event to a flow (DESIGN.md: `delivery:<flowId>:<eventId>`). */
 export function deliveryWorkflowId(flowId: string, eventId: string): string {
@@ -29,16 +40,15 @@ export function searchAttributes(input: Pick<DeliveryInput, 'shopId' | 'flowId' 
  * hands the first workflow task straight to that worker in the start's answer.
  */
 export async function startDelivery(
-  client: Client,
-  taskQueue: string,
-  input: DeliveryInput,
+  starter: DeliveryStarter,
+  input: UnsealedDeliveryInput,
   { eagerStart = false } = {},
 ): Promise<'started-eagerly' | 'started' | 'already-started'> {
   try {
-    const handle = await client.workflow.start('deliveryWorkflow', {
-      taskQueue,
+    const handle = await starter.client.workflow.start(deliveryWorkflow, {
+      taskQueue: starter.taskQueue,
       workflowId: deliveryWorkflowId(input.flowId, input.eventId),
-      args: [input],
+      args: [sealDeliveryRequest(starter.requestKey, input)],
       typedSearchAttributes: searchAttributes(input),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       requestEagerStart: eagerStart,
@@ -51,25 +61,34 @@ export async function startDelivery(
 }
 
 /** A flow builder's test-run: the same workflow, one attempt, awaited (`flow-test:<flowId>:<uuid>`). */
-export async function runTestDelivery(client: Client, taskQueue: string, input: Omit<DeliveryInput, 'testRun' | 'retryDelaysMs'>): Promise<{ workflowId: string; result: DeliveryResult }> {
-  const full: DeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
+export async function runTestDelivery(
+  starter: DeliveryStarter,
+  input: Omit<UnsealedDeliveryInput, 'testRun' | 'retryDelaysMs'>,
+): Promise<{ workflowId: string; result: DeliveryResult }> {
+  const full: UnsealedDeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
   const workflowId = `flow-test:${input.flowId}:${randomUUID()}`;
-  const result = await client.workflow.execute('deliveryWorkflow', {
-    taskQueue,
+  const result = await starter.client.workflow.execute(deliveryWorkflow, {
+    taskQueue: starter.taskQueue,
     workflowId,
-    args: [full],
+    args: [sealDeliveryRequest(starter.requestKey, full)],
     typedSearchAttributes: searchAttributes(full),
     workflowExecutionTimeout: '1 minute',
   });
-  return { workflowId, result: result as DeliveryResult };
+  return { workflowId, result };
 }
 
 /** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. 409 while one still runs. */
-export async function resendDelivery(client: Client, taskQueue: string, input: DeliveryInput): Promise<string> {
+export async function resendDelivery(starter: DeliveryStarter, input: UnsealedDeliveryInput): Promise<string> {
   const workflowId = deliveryWorkflowId(input.flowId, input.eventId);
   try {
     // ALLOW_DUPLICATE: a closed delivery may run again; a running one cannot ("already started").
-    await client.workflow.start('deliveryWorkflow', { taskQueue, workflowId, args: [input], typedSearchAttributes: searchAttributes(input), workflowIdReusePolicy: 'ALLOW_DUPLICATE' });
+    await starter.client.workflow.start(deliveryWorkflow, {
+      taskQueue: starter.taskQueue,
+      workflowId,
+      args: [sealDeliveryRequest(starter.requestKey, input)],
+      typedSearchAttributes: searchAttributes(input),
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Problem('conflict', 'this delivery is still running');
     throw error;

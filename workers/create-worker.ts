@@ -26,6 +26,8 @@ export interface ShopflowWorkerOptions {
   taskQueue: string;
   sql: Sql;
   policy: OutboundPolicy;
+  /** `DELIVERY_REQUEST_KEY`: the worker sends only delivery requests sealed with it. */
+  requestKey: string;
   /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -35,11 +37,12 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
     ...createWebhookSendActivities({
-    signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
+      requestKey: options.requestKey,
+      signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
       recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
-    dispatcher: createOutboundAgent(options.policy),
-    policy: options.policy,
-    userAgent: USER_AGENT,
+      dispatcher: createOutboundAgent(options.policy),
+      policy: options.policy,
+      userAgent: USER_AGENT,
     }),
   };
   return Worker.create({
@@ -68,6 +71,7 @@ export async function prepareWorkerProcess(applicationName: string): Promise<{ s
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
     sql,
     policy: outboundPolicyFrom(settings),
+    requestKey: settings.DELIVERY_REQUEST_KEY,
   });
   return { settings, sql, connection, worker };
 }

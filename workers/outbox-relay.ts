@@ -1,13 +1,11 @@
-import type { Client } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { requestsForEvent } from '../domain/delivery-requests.js';
-import type { DeliveryInput } from '../workflows/delivery.js';
-import { startDelivery } from '../temporal/delivery-starts.js';
+import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from '../temporal/delivery-starts.js';
 
 export interface RelayOptions {
   sql: Sql;
-  temporal: Client;
-  taskQueue: string;
+  /** Where deliveries start; with `eagerStart`, its client must share a worker's connection (below). */
+  deliveries: DeliveryStarter;
   batchSize?: number;
   /** Fallback when a NOTIFY is missed (for example while the connection was re-established). */
   pollIntervalMs?: number;
@@ -15,7 +13,7 @@ export interface RelayOptions {
   /** Waits between attempts of the deliveries it starts; the production schedule when absent (tests shorten it). */
   retryDelaysMs?: number[];
   /**
-   * Eager workflow start: `temporal` is a client on the `NativeConnection` of a worker of `taskQueue`
+   * Eager workflow start: the starter's client is a client on the `NativeConnection` of a worker of `taskQueue`
    * in this process, which then runs each delivery's first task without a trip through task matching.
    */
   eagerStart?: boolean;
@@ -73,13 +71,13 @@ export class OutboxRelay {
       const queued = await tx<QueuedEvent[]>`
         select event_id, shop_id from event_queue order by created_at limit ${this.batchSize} for update skip locked`;
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
-      const deliveries: DeliveryInput[] = [];
+      const deliveries: UnsealedDeliveryInput[] = [];
       for (const item of queued) {
         await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
         const requests = await requestsForEvent(tx, item.eventId);
         deliveries.push(...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)));
       }
-      await Promise.all(deliveries.map((input) => startDelivery(this.options.temporal, this.options.taskQueue, input, { eagerStart: this.options.eagerStart ?? false })));
+      await Promise.all(deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })));
       if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
       return queued.length;
     }) as Promise<number>;

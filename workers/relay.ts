@@ -9,8 +9,11 @@ import { prepareWorkerProcess } from './create-worker.js';
 const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-relay');
 const relay = new OutboxRelay({
   sql,
-  temporal: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
-  taskQueue: settings.TEMPORAL_TASK_QUEUE,
+  deliveries: {
+    client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
+    taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    requestKey: settings.DELIVERY_REQUEST_KEY,
+  },
   eagerStart: true,
   log: (message, details) => console.error(JSON.stringify({ level: 'warn', message, ...details })),
 });

@@ -1,14 +1,12 @@
-import { log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/webhook-send.js';
 import type { FlowActivities } from '../activities/flow-steps.js';
+import { UNSEALED_REQUEST } from './delivery-failures.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
 import { DeliveryStatusKey } from './search-attributes.js';
 
 /** A delivery: what each attempt sends, and the waits between attempts (types only: workflows import no code from activities). */
-export interface DeliveryInput extends WebhookAttemptInput {
-  /** Waits between attempts; the production schedule unless a test run needs a shorter one. */
-  retryDelaysMs?: number[];
-}
+export type DeliveryInput = WebhookAttemptInput;
 
 export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'gone';
 
@@ -67,18 +65,20 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
 
 /** One POST, then its record in the delivery history. */
 async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
-  const { retryDelaysMs: _delays, ...attemptInput } = input;
-  const attempt = await postOnce(attemptInput);
-  await recordWebhookAttempt({ ...attemptInput, workflowId: workflowInfo().workflowId }, attempt);
+  const attempt = await postOnce(input);
+  await recordWebhookAttempt(input, workflowInfo().workflowId, attempt);
   return attempt;
 }
 
-/** An activity that crashed or timed out counts as a failed attempt, like a network error. */
+/** An activity that crashed or timed out counts as a failed attempt, like a network error; an unsealed request ends the run. */
 async function postOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
   const startedAt = Date.now();
   try {
     return await sendWebhook(input);
   } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === UNSEALED_REQUEST) {
+      throw ApplicationFailure.nonRetryable(error.cause.message, UNSEALED_REQUEST);
+    }
     return {
       attemptedAt: new Date(startedAt).toISOString(),
       statusCode: null,

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
-import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { deliveryHistory } from '../../domain/deliveries.js';
@@ -9,14 +8,13 @@ import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } 
 import { assertHolds } from '../../domain/permissions.js';
 import { withShop } from '../../domain/tenancy.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
-import { resendDelivery, runTestDelivery } from '../../temporal/delivery-starts.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../temporal/delivery-starts.js';
 import { resendRequest, testRunRequest } from '../../domain/delivery-requests.js';
 import { IdParams, Name } from '../schemas/common.js';
 
 export interface AdminFlowDeps {
   sql: Sql;
-  temporal: Client;
-  taskQueue: string;
+  deliveries: DeliveryStarter;
   namespace: string;
   temporalUiUrl: string;
 }
@@ -124,7 +122,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     async (request) => {
       manage(request);
       const testRun = await inShop(request, (tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
-      const { workflowId, result } = await runTestDelivery(deps.temporal, deps.taskQueue, testRun);
+      const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
       const attempt = result.attempts[0]!;
       return { eventId: testRun.eventId, workflowId, status: result.status, attempt };
     },
@@ -181,7 +179,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     async (request, reply) => {
       manage(request);
       const input = await inShop(request, (tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
-      const workflowId = await resendDelivery(deps.temporal, deps.taskQueue, input);
+      const workflowId = await resendDelivery(deps.deliveries, input);
       return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
     },
   );

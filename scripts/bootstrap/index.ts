@@ -2,7 +2,7 @@ import { ensurePostgres, withDatabase } from './postgres.js';
 import { ensureTemporal } from './temporal.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { APP_ROLE, appRoleUrl } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { isGeographyLoaded, loadGeography } from '../../db/geography.js';
 import { step } from './progress.js';
@@ -74,7 +74,7 @@ export async function bootstrap(database: string): Promise<Services> {
 async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
   const applied = await migrate(serverAdminUrl, database);
   if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
-  const password = process.env.APP_DB_PASSWORD ?? 'shopflow_app';
+  const password = process.env.APP_DB_PASSWORD ?? DEVELOPMENT_APP_DB_PASSWORD;
   await setAppRolePassword(serverAdminUrl, password);
   const adminUrl = withDatabase(serverAdminUrl, database);
   // Reference data (Vietnamese geography), written as the owner: the application role only reads it.

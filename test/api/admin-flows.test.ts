@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { startTestWorker, TEST_DELIVERY_REQUEST_KEY, type TestTemporal } from '../support/temporal.js';
+import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
@@ -165,7 +166,7 @@ describe('flows in the admin API', () => {
     receiver.respondWith(inbox, [{ status: 500, body: 'boom' }]);
     const deliveryId = deliveryIdFor(flow.id, eventId);
     const input = { shopId: shop.shopId, flowId: flow.id, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: envelope(event!, { id: shop.shopId, slug: shop.slug }, flow.permissions) };
-    const failed = await temporal.client.workflow.execute(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: deliveryWorkflowId(flow.id, eventId), args: [{ ...input, retryDelaysMs: [100] }] });
+    const failed = await temporal.client.workflow.execute(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: deliveryWorkflowId(flow.id, eventId), args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })] });
     expect(failed.status).toBe('failed');
 
     const history = (await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as { data: { deliveryId: string; status: string; temporalUrl: string; attempts: { statusCode: number; responseExcerpt: string | null }[]; data?: unknown }[] };

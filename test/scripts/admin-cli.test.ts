@@ -4,7 +4,8 @@ import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { startTestWorker } from '../support/temporal.js';
+import { startTestWorker, TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { deliveryIdFor } from '../../domain/flows.js';
 import { newEventId as randomEventId, writeEvent } from '../../domain/outbox.js';
@@ -85,7 +86,7 @@ describe('admin CLI', () => {
   it('test-runs a flow and resends a failed delivery through the running worker', async () => {
     const temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
     const receiver = await startTestReceiver();
-    extraEnv = { TEMPORAL_TASK_QUEUE: temporal.taskQueue };
+    extraEnv = { TEMPORAL_TASK_QUEUE: temporal.taskQueue, DELIVERY_REQUEST_KEY: TEST_DELIVERY_REQUEST_KEY };
     try {
       const shop = await json('shop:create', '--slug', 'cli-deliveries', '--name', 'Deliveries');
       const inbox = randomUUID();
@@ -104,7 +105,7 @@ describe('admin CLI', () => {
       const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: deliveryWorkflowId(flowId!, eventId),
-        args: [{ shopId: shop.id!, flowId: flowId!, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: '{}', retryDelaysMs: [] }],
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId: shop.id!, flowId: flowId!, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: '{}', retryDelaysMs: [] })],
       });
       expect(failed.status).toBe('failed');
 

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { APP_ROLE, appRoleUrl } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD } from '../../config/settings.js';
 import { createSql, type Sql } from '../../db/client.js';
 import { testEnv } from './environment.js';
 
@@ -25,7 +25,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await maintenance.unsafe(`create database ${name} template ${template}`);
   const url = new URL(templateUrl);
   url.pathname = `/${name}`;
-  const appUrl = appRoleUrl(url.toString(), APP_ROLE, process.env.APP_DB_PASSWORD ?? 'shopflow_app');
+  const appUrl = appRoleUrl(url.toString(), APP_ROLE, process.env.APP_DB_PASSWORD ?? DEVELOPMENT_APP_DB_PASSWORD);
   const admin = createSql(url.toString(), { max: 2, applicationName: 'shopflow-test-admin' });
   const app = createSql(appUrl, { max: 10, applicationName: 'shopflow-test-app' });
   return {

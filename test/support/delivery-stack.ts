@@ -29,7 +29,7 @@ export async function startDeliveryStack(options: { retryDelaysMs?: number[] } =
   const api = await startTestApi(db.app);
   const shop = await createShopFixture(db.app);
   const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const relay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200, ...options });
+  const relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) }, pollIntervalMs: 200, ...options });
   await relay.start();
   return {
     db,

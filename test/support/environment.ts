@@ -4,3 +4,6 @@ export function testEnv(name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'WEBHOOK_EXT
   if (!value) throw new Error(`${name} is not set: run the suite with npm test, which starts the services first`);
   return value;
 }
+
+/** The suite's DELIVERY_REQUEST_KEY: what test workers accept, and what the test API and starters seal with. */
+export const TEST_DELIVERY_REQUEST_KEY = 'test-delivery-request-key-0123456789abcdef';

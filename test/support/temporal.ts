@@ -4,7 +4,10 @@ import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Work
 import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
 import type { OutboundPolicy } from '../../activities/outbound-http.js';
 import type { Sql } from '../../db/client.js';
-import { testEnv } from './environment.js';
+import type { DeliveryStarter } from '../../temporal/delivery-starts.js';
+import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
+
+export { TEST_DELIVERY_REQUEST_KEY };
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -13,6 +16,8 @@ export interface TestTemporal {
   /** The worker's own connection: a client on it may start workflows eagerly on this worker. */
   nativeConnection: NativeConnection;
   taskQueue: string;
+  /** Starts deliveries on this worker's task queue, sealed with TEST_DELIVERY_REQUEST_KEY. */
+  deliveries: DeliveryStarter;
   worker: Worker;
   shutdown: () => Promise<void>;
 }
@@ -35,13 +40,16 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     taskQueue,
     sql: options.sql,
     policy: options.policy,
+    requestKey: TEST_DELIVERY_REQUEST_KEY,
     workflowBundle,
   });
   const running = worker.run();
+  const client = new Client({ connection });
   return {
-    client: new Client({ connection }),
+    client,
     nativeConnection,
     taskQueue,
+    deliveries: { client, taskQueue, requestKey: TEST_DELIVERY_REQUEST_KEY },
     worker,
     shutdown: async () => {
       worker.shutdown();

@@ -29,7 +29,7 @@ beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
   const client = new Client({ connection });
   // Two relays on one queue, as when several run at once.
-  relays = [0, 1].map(() => new OutboxRelay({ sql: db.app, temporal: client, taskQueue: temporal.taskQueue, pollIntervalMs: 200 }));
+  relays = [0, 1].map(() => new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client }, pollIntervalMs: 200 }));
   await Promise.all(relays.map((relay) => relay.start()));
 });
 afterAll(async () => {
@@ -61,16 +61,16 @@ describe('outbox relay', () => {
     const { flowId } = await flow({ inbox, state: 'draft' });
     const eventId = newEventId();
     const input = { shopId: shop.shopId, flowId, eventId, eventType: 'product.updated', deliveryId: deliveryIdFor(flowId, eventId), url: receiver.url(inbox), payload: '{"id":"eager"}' };
-    const sharedClient = new Client({ connection: temporal.nativeConnection });
-    expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('started-eagerly');
+    const shared = { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) };
+    expect(await startDelivery(shared, input, { eagerStart: true })).toBe('started-eagerly');
     const [request] = await receiver.waitFor(inbox, 1);
     expect(request!.body).toBe('{"id":"eager"}');
     // A relay that crashed before dequeuing starts it again after it closed: nothing is sent twice.
     expect(await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result()).toMatchObject({ status: 'delivered' });
-    expect(await startDelivery(sharedClient, temporal.taskQueue, input, { eagerStart: true })).toBe('already-started');
+    expect(await startDelivery(shared, input, { eagerStart: true })).toBe('already-started');
     // Without eager start the same call goes through task matching.
     const queuedId = newEventId();
-    expect(await startDelivery(temporal.client, temporal.taskQueue, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
+    expect(await startDelivery(temporal.deliveries, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
     await receiver.waitFor(inbox, 2);
     await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, queuedId)).result();
     expect(receiver.received(inbox)).toHaveLength(2);
@@ -141,7 +141,7 @@ describe('outbox relay', () => {
   it('relays through a client on its worker\'s connection with eager start', async () => {
     const inbox = randomUUID();
     await flow({ inbox });
-    const eagerRelay = new OutboxRelay({ sql: db.app, temporal: new Client({ connection: temporal.nativeConnection }), taskQueue: temporal.taskQueue, pollIntervalMs: 200, eagerStart: true });
+    const eagerRelay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) }, pollIntervalMs: 200, eagerStart: true });
     await Promise.all(relays.map((relay) => relay.stop()));
     await eagerRelay.start();
     try {

@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulidx';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { WorkflowFailedError } from '@temporalio/client';
+import { startTestWorker, TEST_DELIVERY_REQUEST_KEY, type TestTemporal } from '../support/temporal.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
@@ -11,6 +12,8 @@ import { createFlow } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
+import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
+import type { UnsealedDeliveryInput } from '../../temporal/delivery-starts.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 let db: TestDatabase;
@@ -42,11 +45,11 @@ async function arrange(inbox = randomUUID()) {
   return { shopId: shop.shopId, flowId, secret, deliveryId, eventId, payload, inbox, url };
 }
 
-async function deliver(input: DeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
+async function deliver(input: UnsealedDeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
   const handle = await temporal.client.workflow.start(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId: `delivery:${input.flowId}:${input.deliveryId}`,
-    args: [input],
+    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
   });
   const result = await handle.result();
   const description = await handle.describe();
@@ -77,7 +80,7 @@ describe('webhook delivery workflow on the real Temporal server', () => {
       const handle = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${deliveryId}`,
-        args: [{ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload }],
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload })],
       });
       await receiver.waitFor(inbox, 1);
       // Long enough for a few failed recording tries.
@@ -174,5 +177,50 @@ describe('webhook delivery workflow on the real Temporal server', () => {
     const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
     expect(result.status).toBe('failed');
     expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
+  });
+});
+
+describe('a delivery request the worker did not get from Shopflow (Temporal is an untrusted transport)', () => {
+  /** Starts the workflow with exactly `input`, as anyone who reaches the Temporal frontend could. */
+  async function startRaw(input: DeliveryInput) {
+    const handle = await temporal.client.workflow.start(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: `forged:${randomUUID()}`, args: [input] });
+    const failure = await handle.result().then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    return failure;
+  }
+
+  async function expectRefused(input: DeliveryInput, inbox: string, deliveryId: string) {
+    const failure = await startRaw(input);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(String((failure as WorkflowFailedError).cause?.message)).toMatch(/not sealed with this server's key; nothing was sent/);
+    expect(receiver.received(inbox)).toHaveLength(0);
+    expect(await db.admin`select 1 from deliveries where delivery_id = ${deliveryId}`).toHaveLength(0);
+  }
+
+  it('sends nothing for a request sealed with another key, and records nothing', async () => {
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
+    await expectRefused(forged, inbox, deliveryId);
+  });
+
+  it('sends nothing for a request without a seal', async () => {
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    await expectRefused({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, seal: '' }, inbox, deliveryId);
+  });
+
+  it('sends nothing when any sealed field was changed on the way: the address, the body, the flow or the retry schedule', async () => {
+    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100] });
+    const other = await arrange();
+    await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId);
+    await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId);
+    await expectRefused({ ...genuine, flowId: other.flowId }, inbox, deliveryId);
+    await expectRefused({ ...genuine, retryDelaysMs: [0, 0, 0, 0, 0] }, inbox, deliveryId);
+    // The genuine request itself goes through.
+    const handle = await temporal.client.workflow.start(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: `genuine:${randomUUID()}`, args: [genuine] });
+    expect((await handle.result()).status).toBe('delivered');
+    expect(receiver.received(inbox)).toHaveLength(1);
   });
 });

@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import { loadSettings } from '../../config/settings.js';
+
+/** What a careful production deployment sets; each test below removes or spoils one part of it. */
+const production = {
+  DATABASE_URL: 'postgres://owner:owner-secret@db.internal:5432/shopflow',
+  APP_DB_PASSWORD: 'a-real-role-password',
+  CURSOR_SECRET: 'a-cursor-secret-of-our-own-0123456789',
+  DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-our-own-0123456789',
+};
+
+describe('settings: production unless told otherwise', () => {
+  it('treats a process without NODE_ENV as production', () => {
+    expect(loadSettings(production).NODE_ENV).toBe('production');
+  });
+
+  it.each([
+    ['CURSOR_SECRET', 'CURSOR_SECRET must be set'],
+    ['DELIVERY_REQUEST_KEY', 'DELIVERY_REQUEST_KEY must be set'],
+    ['APP_DB_PASSWORD', 'must not use the development password'],
+  ])('refuses to start without %s when NODE_ENV is unset', (name, message) => {
+    const { [name as keyof typeof production]: _dropped, ...rest } = production;
+    expect(() => loadSettings(rest)).toThrow(message);
+  });
+
+  it('refuses the development role password given in APP_DATABASE_URL too', () => {
+    expect(() => loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:shopflow_app@db.internal/shopflow' })).toThrow(/development password/);
+    expect(loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:other@db.internal/shopflow' }).appDatabaseUrl).toContain(':other@');
+  });
+
+  it.each([
+    ['WEBHOOK_ALLOW_LOOPBACK', 'true'],
+    ['WEBHOOK_EXTRA_CA_FILE', '/tmp/extra-ca.pem'],
+  ])('refuses the development convenience %s when NODE_ENV is unset', (name, value) => {
+    expect(() => loadSettings({ ...production, [name]: value })).toThrow(/development and tests only/);
+  });
+
+  it('names every refusal at once, so one restart fixes them all', () => {
+    expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(/CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*development password/);
+  });
+
+  it('keeps the development defaults for development and test, which the README commands set explicitly', () => {
+    for (const NODE_ENV of ['development', 'test']) {
+      const settings = loadSettings({ NODE_ENV, DATABASE_URL: production.DATABASE_URL, WEBHOOK_ALLOW_LOOPBACK: 'true' });
+      expect(settings.WEBHOOK_ALLOW_LOOPBACK).toBe(true);
+      expect(settings.appDatabaseUrl).toContain('shopflow_app:shopflow_app@');
+    }
+  });
+
+  it('reads TRUST_PROXY as off, every hop, a hop count or a list of proxies', () => {
+    const trust = (TRUST_PROXY?: string) => loadSettings({ ...production, ...(TRUST_PROXY === undefined ? {} : { TRUST_PROXY }) }).TRUST_PROXY;
+    expect(trust()).toBe(false);
+    expect(trust('true')).toBe(true);
+    expect(trust('2')).toBe(2);
+    expect(trust('10.0.0.0/8, 192.168.1.1')).toEqual(['10.0.0.0/8', '192.168.1.1']);
+  });
+});
