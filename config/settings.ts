@@ -48,6 +48,11 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  // mTLS to the Temporal frontend (docs/security.md): a client certificate and key, and the CA of the server's certificate.
+  TEMPORAL_TLS_CERT_FILE: z.string().optional(),
+  TEMPORAL_TLS_KEY_FILE: z.string().optional(),
+  TEMPORAL_TLS_CA_FILE: z.string().optional(),
+  TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_SECRETS.CURSOR_SECRET),
   DELIVERY_REQUEST_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.DELIVERY_REQUEST_KEY),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,

@@ -10,6 +10,7 @@ import { bootstrapDatabase } from './bootstrap/index.js';
 import { runningLocalTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
+import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
 import { createFlow, setFlowState } from '../domain/flows.js';
 import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/order-status.js';
@@ -235,7 +236,7 @@ async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>
   const settings = loadSettings();
   // Only a server that is already up: a worker must poll it, so starting one here could not help.
   const address = process.env.TEMPORAL_ADDRESS ?? (await runningLocalTemporal())?.address ?? fail('Temporal is not running: start the stack with npm run dev first');
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect(temporalConnectionOptions({ ...settings, TEMPORAL_ADDRESS: address }));
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({
       namespace: settings.TEMPORAL_NAMESPACE,

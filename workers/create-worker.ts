@@ -9,6 +9,7 @@ import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound
 import { createWebhookSendActivities } from '../activities/webhook-send.js';
 import { createFlowActivities } from '../activities/flow-steps.js';
 import { loadSettings, type Settings } from '../config/settings.js';
+import { temporalConnectionOptions } from '../config/temporal-connection.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
@@ -64,7 +65,7 @@ export async function prepareWorkerProcess(applicationName: string): Promise<{ s
   Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
   if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
   const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName });
-  const connection = await NativeConnection.connect({ address: settings.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(temporalConnectionOptions(settings));
   const worker = await createShopflowWorker({
     connection,
     namespace: settings.TEMPORAL_NAMESPACE,

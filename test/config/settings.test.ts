@@ -1,5 +1,9 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.js';
+import { temporalConnectionOptions } from '../../config/temporal-connection.js';
 
 /** What a careful production deployment sets; each test below removes or spoils one part of it. */
 const production = {
@@ -53,5 +57,38 @@ describe('settings: production unless told otherwise', () => {
     expect(trust('true')).toBe(true);
     expect(trust('2')).toBe(2);
     expect(trust('10.0.0.0/8, 192.168.1.1')).toEqual(['10.0.0.0/8', '192.168.1.1']);
+  });
+});
+
+describe('the Temporal connection', () => {
+  const files = () => {
+    const folder = mkdtempSync(join(tmpdir(), 'temporal-tls-'));
+    const write = (name: string) => {
+      const path = join(folder, name);
+      writeFileSync(path, `-----BEGIN ${name}-----`);
+      return path;
+    };
+    return { cert: write('cert'), key: write('key'), ca: write('ca') };
+  };
+
+  it('is plain on the local dev server', () => {
+    expect(temporalConnectionOptions(loadSettings({ NODE_ENV: 'test' }))).toEqual({ address: '127.0.0.1:7233' });
+  });
+
+  it('is mutual TLS when a client certificate and key are given, with the CA and server name', () => {
+    const { cert, key, ca } = files();
+    const options = temporalConnectionOptions(
+      loadSettings({ NODE_ENV: 'test', TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS_CERT_FILE: cert, TEMPORAL_TLS_KEY_FILE: key, TEMPORAL_TLS_CA_FILE: ca, TEMPORAL_TLS_SERVER_NAME: 'temporal' }),
+    );
+    expect(options.address).toBe('temporal.internal:7233');
+    expect(options.tls?.serverNameOverride).toBe('temporal');
+    expect(Buffer.from(options.tls!.clientCertPair!.crt).toString()).toBe('-----BEGIN cert-----');
+    expect(Buffer.from(options.tls!.clientCertPair!.key).toString()).toBe('-----BEGIN key-----');
+    expect(Buffer.from(options.tls!.serverRootCACertificate!).toString()).toBe('-----BEGIN ca-----');
+  });
+
+  it('refuses a client certificate without its key', () => {
+    const { cert } = files();
+    expect(() => temporalConnectionOptions(loadSettings({ NODE_ENV: 'test', TEMPORAL_TLS_CERT_FILE: cert }))).toThrow(/go together/);
   });
 });

@@ -1,0 +1,24 @@
+import { readFileSync } from 'node:fs';
+import type { TLSConfig } from '@temporalio/client';
+import type { Settings } from './settings.js';
+
+type TemporalSettings = Pick<Settings, 'TEMPORAL_ADDRESS' | 'TEMPORAL_TLS_CERT_FILE' | 'TEMPORAL_TLS_KEY_FILE' | 'TEMPORAL_TLS_CA_FILE' | 'TEMPORAL_TLS_SERVER_NAME'>;
+
+/**
+ * How every Shopflow process connects to the Temporal frontend: plain on the local dev server; TLS
+ * when a CA or server name is given; mutual TLS (the frontend then knows its clients) when a client
+ * certificate and key are given. The same options suit `Connection` and `NativeConnection`.
+ */
+export function temporalConnectionOptions(settings: TemporalSettings): { address: string; tls?: TLSConfig } {
+  const { TEMPORAL_TLS_CERT_FILE: certFile, TEMPORAL_TLS_KEY_FILE: keyFile, TEMPORAL_TLS_CA_FILE: caFile, TEMPORAL_TLS_SERVER_NAME: serverName } = settings;
+  if (Boolean(certFile) !== Boolean(keyFile)) throw new Error('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together');
+  if (!certFile && !caFile && !serverName) return { address: settings.TEMPORAL_ADDRESS };
+  return {
+    address: settings.TEMPORAL_ADDRESS,
+    tls: {
+      ...(serverName ? { serverNameOverride: serverName } : {}),
+      ...(caFile ? { serverRootCACertificate: readFileSync(caFile) } : {}),
+      ...(certFile && keyFile ? { clientCertPair: { crt: readFileSync(certFile), key: readFileSync(keyFile) } } : {}),
+    },
+  };
+}
