@@ -4,7 +4,7 @@ import type { Sql } from '../../db/client.js';
 import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
 import { assertHolds } from '../../domain/permissions.js';
 import { Problem } from '../../domain/problems.js';
-import { RATE_LIMITS, rateState, type RateCounter } from '../../domain/rate-limits.js';
+import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/rate-limits.js';
 
 /** Who is calling: the key's application and shop, as found on this very request. */
 export interface AuthContext {
@@ -68,8 +68,8 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
   app.decorateRequest('auth', null as unknown as AuthContext);
 
   const refuseKey = async (request: FastifyRequest, reply: FastifyReply, detail: string): Promise<never> => {
-    const [hit] = await sql<{ hits: number; windowStart: Date }[]>`select * from hit_rate_limit(${`ip:${request.ip}`})`;
-    const state = setRateHeaders(reply, RATE_LIMITS.general, hit!.hits, hit!.windowStart);
+    const hit = await countHit(sql, `ip:${request.ip}`);
+    const state = setRateHeaders(reply, RATE_LIMITS.general, hit.hits, hit.windowStart);
     if (state.exceeded) throw rateLimited(state.resetSeconds);
     throw new Problem('invalid-api-key', detail);
   };
@@ -132,10 +132,4 @@ function setRateHeaders(reply: FastifyReply, limit: number, hits: number, window
   reply.header('x-ratelimit-remaining', state.remaining);
   reply.header('x-ratelimit-reset', state.resetSeconds);
   return state;
-}
-
-function rateLimited(resetSeconds: number): Problem {
-  return new Problem('rate-limited', `too many requests in this one-minute window; retry in ${resetSeconds} s`, {
-    headers: { 'retry-after': String(resetSeconds) },
-  });
 }
