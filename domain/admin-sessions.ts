@@ -79,7 +79,10 @@ export async function sessionOf(sql: Sql, token: string | undefined): Promise<Ad
     await tx`select set_config('app.shop_id', ${row.shopId}, true)`;
     const [member] = await tx<{ name: string; email: string; slug: string }[]>`
       select u.name, u.email, s.slug from users u join shop_members m on m.user_id = u.id join shops s on s.id = m.shop_id
-      where u.id = ${row.userId} and m.status = 'working' and not u.locked`;
+      join admin_sessions a on a.token_hash = ${tokenHash}
+      where u.id = ${row.userId} and m.status = 'working' and not u.locked
+        -- A new password ends older sessions in every shop, also those updateMember could not see.
+        and a.created_at >= coalesce(u.password_changed_at, '-infinity')`;
     if (!member) return undefined;
     return { userId: row.userId, userName: member.name, email: member.email, shopId: row.shopId, shopSlug: member.slug, csrfToken: row.csrfToken, permissions: await memberPermissions(tx, row.userId) };
   });
