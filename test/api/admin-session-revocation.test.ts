@@ -3,6 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { loadSettings } from '../../config/settings.js';
 import { addMember, updateMember } from '../../domain/users.js';
 
 let db: TestDatabase;
@@ -90,5 +91,27 @@ describe('ending admin sessions', () => {
     const { cookie } = await logIn(member.email);
     await updateMember(db.app, shop.shopId, member.id, { status: 'working', locked: false });
     expect((await whoAmI(cookie)).status).toBe(200);
+  });
+});
+
+describe('the session cookie', () => {
+  it('is Secure when secure cookies are on, and not when off', async () => {
+    const member = await newMember('rio');
+    expect((await logIn(member.email)).setCookie).toMatch(/; HttpOnly; Secure; SameSite=Strict$/);
+    const plain = await startTestApi(db.app, undefined, { secureCookies: false });
+    try {
+      const { setCookie } = await logIn(member.email, PASSWORD, plain.baseUrl);
+      expect(setCookie).toMatch(/; HttpOnly; SameSite=Strict$/);
+      expect(setCookie).not.toMatch(/Secure/);
+    } finally {
+      await plain.close();
+    }
+  });
+
+  it('is Secure everywhere but development and tests, whatever the public URL', () => {
+    const settings = (env: NodeJS.ProcessEnv) => loadSettings({ CURSOR_SECRET: 'a-cursor-secret-of-the-test', ...env });
+    expect(settings({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://shop.internal' }).secureCookies).toBe(true);
+    expect(settings({ NODE_ENV: 'development', PUBLIC_BASE_URL: 'https://shop.example' }).secureCookies).toBe(false);
+    expect(settings({ NODE_ENV: 'test' }).secureCookies).toBe(false);
   });
 });

@@ -14,9 +14,10 @@ export interface TestApi {
 
 /**
  * The real API on a free port, over real HTTP, against a test database. `beforeListen` may add
- * routes (for example one that throws) before the server starts.
+ * routes (for example one that throws) before the server starts. Cookies are `Secure` as in
+ * production unless `secureCookies` is false.
  */
-export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, options: { taskQueue?: string } = {}): Promise<TestApi> {
+export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, options: { taskQueue?: string; secureCookies?: boolean } = {}): Promise<TestApi> {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -25,7 +26,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     },
   });
   const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', cursorSecret: 'test-cursor-secret-0123456789', temporalNamespace: 'default', temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused', temporalUiUrl: 'http://127.0.0.1:8233', logger: { level: 'info', stream } });
+  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', secureCookies: options.secureCookies ?? true, cursorSecret: 'test-cursor-secret-0123456789', temporalNamespace: 'default', temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused', temporalUiUrl: 'http://127.0.0.1:8233', logger: { level: 'info', stream } });
   beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
