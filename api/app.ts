@@ -29,6 +29,8 @@ export interface AppDeps {
   sql: Sql;
   temporal: Connection;
   publicBaseUrl: string;
+  /** The session cookie's `Secure` attribute: everywhere but development and tests. */
+  secureCookies: boolean;
   cursorSecret: string;
   temporalNamespace: string;
   temporalTaskQueue: string;
@@ -117,7 +119,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
 
   await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
-  await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.publicBaseUrl.startsWith('https:') });
+  await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.secureCookies });
   await app.register(adminFlowRoutes, {
     prefix: ADMIN_PREFIX,
     sql: deps.sql,

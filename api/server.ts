@@ -9,7 +9,20 @@ if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL 
 const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-api' });
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
 const temporal = Connection.lazy(temporalConnectionOptions(settings));
-const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, cursorSecret: settings.CURSOR_SECRET, temporalNamespace: settings.TEMPORAL_NAMESPACE, temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE, temporalUiUrl: settings.TEMPORAL_UI_URL, deliveryRequestKey: settings.DELIVERY_REQUEST_KEY, trustProxy: settings.TRUST_PROXY, requestTimeoutMs: settings.REQUEST_TIMEOUT_MS, logger: { level: settings.LOG_LEVEL } });
+const app = await buildApp({
+  sql,
+  temporal,
+  publicBaseUrl: settings.publicBaseUrl,
+  secureCookies: settings.secureCookies,
+  cursorSecret: settings.CURSOR_SECRET,
+  temporalNamespace: settings.TEMPORAL_NAMESPACE,
+  temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE,
+  temporalUiUrl: settings.TEMPORAL_UI_URL,
+  deliveryRequestKey: settings.DELIVERY_REQUEST_KEY,
+  trustProxy: settings.TRUST_PROXY,
+  requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
+  logger: { level: settings.LOG_LEVEL },
+});
 
 const shutdown = async () => {
   await app.close();

@@ -73,6 +73,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
   const settings = {
     ...s,
     publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
+    // Plain-http localhost is only for development and tests; anywhere else the cookie is https-only.
+    secureCookies: s.NODE_ENV !== 'development' && s.NODE_ENV !== 'test',
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
   };
   if (s.NODE_ENV === 'production') assertProductionSafe(settings);

@@ -53,7 +53,10 @@ export async function memberPermissions(tx: Tx, userId: string): Promise<string[
   return row?.permissions ?? [];
 }
 
-/** Leaving, disabling, locking or a new password: none of these touches the person's API keys. */
+/**
+ * Leaving, disabling, locking or a new password end the person's admin sessions in this shop;
+ * none of these touches the person's API keys.
+ */
 export async function updateMember(
   sql: Sql,
   shopId: string,
@@ -70,6 +73,10 @@ export async function updateMember(
           password_hash = coalesce(${passwordHash}, password_hash),
           password_changed_at = case when ${passwordHash}::text is null then password_changed_at else now() end
         where id = ${userId}`;
+    }
+    // Row-level security limits this to the shop's sessions; sessionOf refuses the others while locked or after the new password.
+    if (passwordHash || changes.locked === true || (changes.status && changes.status !== 'working')) {
+      await tx`delete from admin_sessions where user_id = ${userId}`;
     }
     await writeShopLog(tx, {
       shopId,

@@ -4,7 +4,7 @@ import type { Sql } from '../../db/client.js';
 import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
 import { assertHolds } from '../../domain/permissions.js';
 import { Problem } from '../../domain/problems.js';
-import { RATE_LIMITS, rateState, type RateCounter } from '../../domain/rate-limits.js';
+import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/rate-limits.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 
@@ -83,8 +83,8 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
   });
 
   const refuseKey = async (request: FastifyRequest, reply: FastifyReply, detail: string): Promise<never> => {
-    const [hit] = await sql<{ hits: number; windowStart: Date }[]>`select * from hit_rate_limit(${`ip:${clientAddressBucket(request.ip)}`})`;
-    const state = setRateHeaders(reply, RATE_LIMITS.general, hit!.hits, hit!.windowStart);
+    const hit = await countHit(sql, `ip:${clientAddressBucket(request.ip)}`);
+    const state = setRateHeaders(reply, RATE_LIMITS.general, hit.hits, hit.windowStart);
     if (state.exceeded) throw rateLimited(state.resetSeconds);
     throw new Problem('invalid-api-key', detail);
   };
@@ -152,10 +152,4 @@ function setRateHeaders(reply: FastifyReply, limit: number, hits: number, window
   reply.header('x-ratelimit-remaining', state.remaining);
   reply.header('x-ratelimit-reset', state.resetSeconds);
   return state;
-}
-
-function rateLimited(resetSeconds: number): Problem {
-  return new Problem('rate-limited', `too many requests in this one-minute window; retry in ${resetSeconds} s`, {
-    headers: { 'retry-after': String(resetSeconds) },
-  });
 }

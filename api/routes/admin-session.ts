@@ -2,7 +2,10 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { logIn, logOut, SESSION_HOURS } from '../../domain/admin-sessions.js';
+import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
+import { PASSWORD_CHECKS_AT_ONCE } from '../../domain/login-guards.js';
 import { SESSION_COOKIE } from '../plugins/admin-session.js';
+import { clientAddressBucket } from '../plugins/client-address.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
@@ -13,8 +16,15 @@ const SessionAnswer = z.object({
 
 const tags = ['Admin: session'];
 
+interface AdminSessionOptions {
+  sql: Sql;
+  secureCookie: boolean;
+  /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default. */
+  passwordChecks?: ConcurrencyLimit;
+}
+
 /** Log in (e-mail and password of a shop member), who am I, log out. */
-export const adminSessionRoutes: FastifyPluginAsyncZod<{ sql: Sql; secureCookie: boolean }> = async (app, { sql, secureCookie }) => {
+export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (app, { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) }) => {
   const answer = (session: Awaited<ReturnType<typeof logIn>>['session']) => ({
     csrfToken: session.csrfToken,
     user: { id: session.userId, name: session.userName, email: session.email },
@@ -34,7 +44,7 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<{ sql: Sql; secureCookie:
       },
     },
     async (request, reply) => {
-      const { token, session } = await logIn(sql, request.body);
+      const { token, session } = await logIn(sql, request.body, { clientAddress: clientAddressBucket(request.ip), passwordChecks });
       void reply.setCookie(SESSION_COOKIE, token, { path: '/api/admin', httpOnly: true, sameSite: 'strict', secure: secureCookie, maxAge: SESSION_HOURS * 3600 });
       return answer(session);
     },

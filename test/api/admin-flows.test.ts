@@ -56,7 +56,7 @@ async function logIn(email: string, password = PASSWORD): Promise<Session> {
   });
   expect(response.status).toBe(200);
   const cookie = response.headers.get('set-cookie')!;
-  // Secure because the public base URL is https.
+  // Secure: the test API sets cookies as in production.
   expect(cookie).toMatch(/^shopflow_session=[^;]+; Max-Age=43200; Path=\/api\/admin; HttpOnly; Secure; SameSite=Strict$/);
   return { cookie: cookie.split(';')[0]!, csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken };
 }

@@ -14,9 +14,14 @@ export interface TestApi {
 
 /**
  * The real API on a free port, over real HTTP, against a test database. `beforeListen` may add
- * routes (for example one that throws) before the server starts.
+ * routes (for example one that throws) before the server starts. Cookies are `Secure` as in
+ * production unless `secureCookies` is false.
  */
-export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, options: { taskQueue?: string } & Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs'>> = {}): Promise<TestApi> {
+export async function startTestApi(
+  sql: Sql,
+  beforeListen?: (app: App) => void,
+  options: { taskQueue?: string } & Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies'>> = {},
+): Promise<TestApi> {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -25,7 +30,20 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     },
   });
   const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', cursorSecret: 'test-cursor-secret-0123456789', temporalNamespace: 'default', temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused', temporalUiUrl: 'http://127.0.0.1:8233', deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY, trustProxy: options.trustProxy, requestTimeoutMs: options.requestTimeoutMs, logger: { level: 'info', stream } });
+  const app = await buildApp({
+    sql,
+    temporal,
+    publicBaseUrl: 'https://shopflow.test',
+    secureCookies: options.secureCookies ?? true,
+    cursorSecret: 'test-cursor-secret-0123456789',
+    temporalNamespace: 'default',
+    temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused',
+    temporalUiUrl: 'http://127.0.0.1:8233',
+    deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY,
+    trustProxy: options.trustProxy,
+    requestTimeoutMs: options.requestTimeoutMs,
+    logger: { level: 'info', stream },
+  });
   beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
