@@ -81,8 +81,8 @@ export async function sessionOf(sql: Sql, token: string | undefined): Promise<Ad
       select u.name, u.email, s.slug from users u join shop_members m on m.user_id = u.id join shops s on s.id = m.shop_id
       join admin_sessions a on a.token_hash = ${tokenHash}
       where u.id = ${row.userId} and m.status = 'working' and not u.locked
-        -- A new password ends older sessions in every shop, also those updateMember could not see.
-        and a.created_at >= coalesce(u.password_changed_at, '-infinity')`;
+        -- A new password or a lock ends older sessions in every shop, also those updateMember could not see.
+        and a.created_at >= greatest(u.password_changed_at, u.sessions_ended_at, '-infinity')`;
     if (!member) return undefined;
     return { userId: row.userId, userName: member.name, email: member.email, shopId: row.shopId, shopSlug: member.slug, csrfToken: row.csrfToken, permissions: await memberPermissions(tx, row.userId) };
   });

@@ -71,10 +71,11 @@ export async function updateMember(
         update users set
           locked = coalesce(${changes.locked ?? null}, locked),
           password_hash = coalesce(${passwordHash}, password_hash),
-          password_changed_at = case when ${passwordHash}::text is null then password_changed_at else now() end
+          password_changed_at = case when ${passwordHash}::text is null then password_changed_at else now() end,
+          sessions_ended_at = case when ${passwordHash}::text is null and ${changes.locked ?? null}::boolean is not true then sessions_ended_at else now() end
         where id = ${userId}`;
     }
-    // Row-level security limits this to the shop's sessions; sessionOf refuses the others while locked or after the new password.
+    // Row-level security limits this to the shop's sessions; sessionOf refuses the others (sessions_ended_at).
     if (passwordHash || changes.locked === true || (changes.status && changes.status !== 'working')) {
       await tx`delete from admin_sessions where user_id = ${userId}`;
     }

@@ -26,11 +26,11 @@ async function newMember(name: string): Promise<{ id: string; email: string }> {
   return addMember(db.app, shop.shopId, { email: `${name}@revocation.test`, name, password: PASSWORD });
 }
 
-async function logIn(email: string, password = PASSWORD, baseUrl = api.baseUrl): Promise<{ cookie: string; setCookie: string }> {
+async function logIn(email: string, password = PASSWORD, baseUrl = api.baseUrl, shopSlug = shop.slug): Promise<{ cookie: string; setCookie: string }> {
   const response = await fetch(`${baseUrl}/api/admin/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ shop: shop.slug, email, password }),
+    body: JSON.stringify({ shop: shopSlug, email, password }),
   });
   expect(response.status).toBe(200);
   const setCookie = response.headers.get('set-cookie')!;
@@ -61,6 +61,18 @@ describe('ending admin sessions', () => {
     await updateMember(db.app, shop.shopId, member.id, { locked: false });
     await expectEnded(cookie);
     expect((await whoAmI((await logIn(member.email)).cookie)).status).toBe(200);
+  });
+
+  it("a lock set from one shop ends the person's sessions in their other shops too, for good", async () => {
+    const member = await newMember('ari');
+    const otherShop = await createShopFixture(db.app);
+    await addMember(db.app, otherShop.shopId, { email: member.email, name: 'ari' });
+    const elsewhere = await logIn(member.email, PASSWORD, api.baseUrl, otherShop.slug);
+    expect((await whoAmI(elsewhere.cookie)).status).toBe(200);
+    await updateMember(db.app, shop.shopId, member.id, { locked: true });
+    await updateMember(db.app, shop.shopId, member.id, { locked: false });
+    await expectEnded(elsewhere.cookie);
+    expect((await whoAmI((await logIn(member.email, PASSWORD, api.baseUrl, otherShop.slug)).cookie)).status).toBe(200);
   });
 
   it('leaving the shop or being disabled ends the sessions; working again does not bring them back', async () => {
