@@ -1,11 +1,10 @@
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
-import { createSql } from '../db/client.js';
+import { createAppSql } from '../db/client.js';
 import { buildApp } from './app.js';
 
 const settings = loadSettings();
-if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
-const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-api' });
+const sql = createAppSql(settings, 'shopflow-api');
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
 const temporal = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
 const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, cursorSecret: settings.CURSOR_SECRET, temporalNamespace: settings.TEMPORAL_NAMESPACE, temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE, temporalUiUrl: settings.TEMPORAL_UI_URL, logger: { level: settings.LOG_LEVEL } });

@@ -18,6 +18,8 @@ const schema = z.object({
   APP_DATABASE_URL: z.string().min(1).optional(),
   APP_DB_PASSWORD: z.string().default('shopflow_app'),
   DB_POOL_MAX: z.coerce.number().int().min(1).default(10),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
@@ -46,6 +48,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     ...s,
     publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
+    databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createSql, type Sql } from '../db/client.js';
+import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { withShop } from '../domain/tenancy.js';
 import { recordAttempt } from '../domain/deliveries.js';
@@ -59,8 +59,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
 export async function prepareWorkerProcess(applicationName: string): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
   const settings = loadSettings();
   Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
-  if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
-  const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName });
+  const sql = createAppSql(settings, applicationName);
   const connection = await NativeConnection.connect({ address: settings.TEMPORAL_ADDRESS });
   const worker = await createShopflowWorker({
     connection,
