@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -29,6 +30,7 @@ export interface AppDeps {
   temporal: Connection;
   publicBaseUrl: string;
   cursorSecret: string;
+  secretsKey: KeyObject;
   temporalNamespace: string;
   temporalTaskQueue: string;
   temporalUiUrl: string;
@@ -103,6 +105,7 @@ export async function buildApp(deps: AppDeps) {
     taskQueue: deps.temporalTaskQueue,
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
+    secretsKey: deps.secretsKey,
   });
   return app;
 }

@@ -7,7 +7,7 @@ const settings = loadSettings();
 const sql = createAppSql(settings, 'shopflow-api');
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
 const temporal = Connection.lazy({ address: settings.TEMPORAL_ADDRESS });
-const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, cursorSecret: settings.CURSOR_SECRET, temporalNamespace: settings.TEMPORAL_NAMESPACE, temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE, temporalUiUrl: settings.TEMPORAL_UI_URL, logger: { level: settings.LOG_LEVEL } });
+const app = await buildApp({ sql, temporal, publicBaseUrl: settings.publicBaseUrl, cursorSecret: settings.CURSOR_SECRET, secretsKey: settings.secretsKey, temporalNamespace: settings.TEMPORAL_NAMESPACE, temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE, temporalUiUrl: settings.TEMPORAL_UI_URL, logger: { level: settings.LOG_LEVEL } });
 
 const shutdown = async () => {
   await app.close();

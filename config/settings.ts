@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { z } from 'zod';
 
 /** The role of the API, worker and relay connections (created by the first migration). */
@@ -7,6 +8,9 @@ const booleanFlag = z
   .enum(['true', 'false', '1', '0', ''])
   .default('false')
   .transform((value) => value === 'true' || value === '1');
+
+/** DEVELOPMENT AND TESTS ONLY (public, in this file): production refuses to start without SECRETS_KEY. */
+const DEVELOPMENT_SECRETS_KEY = Buffer.from('shopflow-development-secrets-key').toString('base64');
 
 const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
@@ -25,6 +29,10 @@ const schema = z.object({
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
   CURSOR_SECRET: z.string().min(16).default('shopflow-development-cursor-secret'),
+  SECRETS_KEY: z
+    .base64()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 bytes')
+    .default(DEVELOPMENT_SECRETS_KEY),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -43,11 +51,14 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     throw new Error('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
   }
   if (s.NODE_ENV === 'production' && !env.CURSOR_SECRET) throw new Error('CURSOR_SECRET must be set in production (list cursors are signed with it)');
+  if (s.NODE_ENV === 'production' && !env.SECRETS_KEY) throw new Error('SECRETS_KEY must be set in production (signing secrets are sealed with it)');
   const databaseUrl = s.DATABASE_URL;
   return {
     ...s,
     publicBaseUrl: (s.PUBLIC_BASE_URL ?? `http://localhost:${s.PORT}`).replace(/\/$/, ''),
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
+    /** The AES-256-GCM key of secrets at rest (domain/sealed-secrets.ts), as node:crypto takes it. */
+    secretsKey: createSecretKey(Buffer.from(s.SECRETS_KEY, 'base64')),
     databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
   };
 }

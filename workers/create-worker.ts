@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -26,6 +27,8 @@ export interface ShopflowWorkerOptions {
   taskQueue: string;
   sql: Sql;
   policy: OutboundPolicy;
+  /** Opens the flows' sealed signing secrets, here only: where deliveries are signed. */
+  secretsKey: KeyObject;
   /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -35,7 +38,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
     ...createWebhookSendActivities({
-    signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
+    signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
       recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
     dispatcher: createOutboundAgent(options.policy),
     policy: options.policy,
@@ -67,6 +70,7 @@ export async function prepareWorkerProcess(applicationName: string): Promise<{ s
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
     sql,
     policy: outboundPolicyFrom(settings),
+    secretsKey: settings.secretsKey,
   });
   return { settings, sql, connection, worker };
 }

@@ -3,6 +3,7 @@ import { Connection } from '@temporalio/client';
 import { buildApp, type App } from '../../api/app.js';
 import type { Sql } from '../../db/client.js';
 import { testEnv } from './environment.js';
+import { testSecretsKey } from './fixtures.js';
 
 export interface TestApi {
   app: App;
@@ -25,7 +26,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     },
   });
   const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', cursorSecret: 'test-cursor-secret-0123456789', temporalNamespace: 'default', temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused', temporalUiUrl: 'http://127.0.0.1:8233', logger: { level: 'info', stream } });
+  const app = await buildApp({ sql, temporal, publicBaseUrl: 'https://shopflow.test', cursorSecret: 'test-cursor-secret-0123456789', secretsKey: testSecretsKey, temporalNamespace: 'default', temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused', temporalUiUrl: 'http://127.0.0.1:8233', logger: { level: 'info', stream } });
   beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

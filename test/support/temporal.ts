@@ -5,6 +5,7 @@ import { createShopflowWorker, workflowsPath } from '../../workers/create-worker
 import type { OutboundPolicy } from '../../activities/outbound-http.js';
 import type { Sql } from '../../db/client.js';
 import { testEnv } from './environment.js';
+import { testSecretsKey } from './fixtures.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -35,6 +36,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     taskQueue,
     sql: options.sql,
     policy: options.policy,
+    secretsKey: testSecretsKey,
     workflowBundle,
   });
   const running = worker.run();

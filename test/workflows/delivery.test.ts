@@ -9,7 +9,7 @@ import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
 import { createFlow } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
@@ -34,7 +34,7 @@ afterAll(async () => {
 async function arrange(inbox = randomUUID()) {
   const url = receiver.url(inbox);
   const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null),
+    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null, testSecretsKey),
   );
   const deliveryId = `msg_${ulid()}`;
   const eventId = `evt_${ulid()}`;
@@ -159,7 +159,7 @@ describe('webhook delivery workflow on the real Temporal server', () => {
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
     const { shopId, flowId, eventId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
-    const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null));
+    const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null, testSecretsKey));
     await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
 
     const request = receiver.received(inbox)[0]!;
