@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -32,6 +33,7 @@ export interface AppDeps {
   /** The session cookie's `Secure` attribute: everywhere but development and tests. */
   secureCookies: boolean;
   cursorSecret: string;
+  secretsKey: KeyObject;
   temporalNamespace: string;
   temporalTaskQueue: string;
   temporalUiUrl: string;
@@ -130,6 +132,7 @@ export async function buildApp(deps: AppDeps) {
     },
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
+    secretsKey: deps.secretsKey,
   });
   return app;
 }

@@ -1,12 +1,11 @@
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
-import { createSql } from '../db/client.js';
+import { createAppSql } from '../db/client.js';
 import { buildApp } from './app.js';
 
 const settings = loadSettings();
-if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
-const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName: 'shopflow-api' });
+const sql = createAppSql(settings, 'shopflow-api');
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
 const temporal = Connection.lazy(temporalConnectionOptions(settings));
 const app = await buildApp({
@@ -15,6 +14,7 @@ const app = await buildApp({
   publicBaseUrl: settings.publicBaseUrl,
   secureCookies: settings.secureCookies,
   cursorSecret: settings.CURSOR_SECRET,
+  secretsKey: settings.secretsKey,
   temporalNamespace: settings.TEMPORAL_NAMESPACE,
   temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE,
   temporalUiUrl: settings.TEMPORAL_UI_URL,

@@ -32,6 +32,8 @@ if (unknown.length > 0) {
   process.exit(2);
 }
 const selected = (scenario: (typeof SCENARIOS)[number]) => !only || only.includes(scenario);
+// Development settings for the bench's own set-up (its servers are started with test settings, bench/context.ts).
+process.env.NODE_ENV ??= 'development';
 const database = await bootstrapDatabase('shopflow_bench');
 const sql = createSql(database.appUrl, { max: 5, applicationName: 'shopflow-bench' });
 const ownerSql = createSql(database.adminUrl, { max: 1, applicationName: 'shopflow-bench-maintenance' });

@@ -1,3 +1,4 @@
+import { createSecretKey } from 'node:crypto';
 import { z } from 'zod';
 
 /** The role of the API, worker and relay connections (created by the first migration). */
@@ -29,6 +30,7 @@ const trustProxy = z
 const DEVELOPMENT_SECRETS = {
   CURSOR_SECRET: 'shopflow-development-cursor-secret',
   DELIVERY_REQUEST_KEY: 'shopflow-development-delivery-request-key',
+  SECRETS_KEY: Buffer.from('shopflow-development-secrets-key').toString('base64'),
 } as const;
 
 const schema = z.object({
@@ -44,6 +46,8 @@ const schema = z.object({
   DB_POOL_MAX: z.coerce.number().int().min(1).default(10),
   TRUST_PROXY: trustProxy,
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(30_000),
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(1).default(15_000),
+  DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: z.coerce.number().int().min(1).default(30_000),
   TEMPORAL_ADDRESS: z.string().default('127.0.0.1:7233'),
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
@@ -55,6 +59,10 @@ const schema = z.object({
   TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_SECRETS.CURSOR_SECRET),
   DELIVERY_REQUEST_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.DELIVERY_REQUEST_KEY),
+  SECRETS_KEY: z
+    .base64()
+    .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 bytes')
+    .default(DEVELOPMENT_SECRETS.SECRETS_KEY),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -76,6 +84,9 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     // Plain-http localhost is only for development and tests; anywhere else the cookie is https-only.
     secureCookies: s.NODE_ENV !== 'development' && s.NODE_ENV !== 'test',
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
+    /** The AES-256-GCM key of secrets at rest (domain/sealed-secrets.ts), as node:crypto takes it. */
+    secretsKey: createSecretKey(Buffer.from(s.SECRETS_KEY, 'base64')),
+    databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
   };
   if (s.NODE_ENV === 'production') assertProductionSafe(settings);
   return settings;

@@ -1,13 +1,33 @@
 import postgres from 'postgres';
+import type { Settings } from '../config/settings.js';
 
 export type Sql = postgres.Sql;
 
-/** A postgres.js pool: camelCase columns, numeric kept as strings (decimal.js reads them), no notices on stdout. */
-export function createSql(url: string, options: { max?: number; applicationName: string }): Sql {
+/** Session limits in milliseconds (PostgreSQL `statement_timeout`, `idle_in_transaction_session_timeout`). */
+export interface SessionTimeouts {
+  statementMs: number;
+  idleInTransactionMs: number;
+}
+
+/**
+ * A postgres.js pool: camelCase columns, numeric kept as strings (decimal.js reads them), no notices
+ * on stdout. Without `timeouts` the server's defaults apply (none): migrations, the bootstrap and
+ * benchmark fixtures run long statements on purpose.
+ */
+export function createSql(url: string, options: { max?: number; applicationName: string; timeouts?: SessionTimeouts }): Sql {
   return postgres(url, {
     max: options.max ?? 10,
     transform: postgres.camel,
     onnotice: () => {},
-    connection: { application_name: options.applicationName },
+    connection: {
+      application_name: options.applicationName,
+      ...(options.timeouts ? { statement_timeout: options.timeouts.statementMs, idle_in_transaction_session_timeout: options.timeouts.idleInTransactionMs } : {}),
+    },
   });
+}
+
+/** The pool of the API, the worker and the relay: the application role, with the session limits of the settings, so no shop can hold a connection for long. */
+export function createAppSql(settings: Pick<Settings, 'appDatabaseUrl' | 'DB_POOL_MAX' | 'databaseTimeouts'>, applicationName: string): Sql {
+  if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
+  return createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName, timeouts: settings.databaseTimeouts });
 }

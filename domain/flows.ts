@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from './api-keys.js';
 import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from './event-catalogue.js';
@@ -65,8 +65,8 @@ async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefin
   refuseAbsent(named.filter((page) => !known.some((row) => row.id === page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
 }
 
-/** A flow with its HTTP-send block and first signing secret (shown once here). */
-export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor): Promise<{ flowId: string; secret: string }> {
+/** A flow with its HTTP-send block and first signing secret (sealed with `secretsKey`; the plaintext is shown once, here). */
+export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor, secretsKey: KeyObject): Promise<{ flowId: string; secret: string }> {
   if (!isEventType(input.eventType)) {
     throw new Problem('validation-failed', `unknown event type ${input.eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
   }
@@ -84,7 +84,7 @@ export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor
     insert into flows (id, shop_id, name, event_type, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
     values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
             ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
-  const secret = await addSigningSecret(tx, flowId, shopId);
+  const secret = await addSigningSecret(tx, flowId, shopId, secretsKey);
   await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.created', subjectType: 'flow', subjectId: flowId, details: { eventType: input.eventType, state } });
   return { flowId, secret };
 }

@@ -348,11 +348,10 @@ async function assertCodeFree(tx: Tx, code: string): Promise<string> {
   return code;
 }
 
-/** `DH` and the shop's next number, six digits at least, skipping numbers a chosen code already took. */
-/** `DH` and a number from one sequence: increasing and unique, without making creations wait for each other. */
+/** `DH` and the shop's next number (its own sequence, never waiting for another creation), skipping numbers a chosen code took. */
 async function nextOrderCode(tx: Tx): Promise<string> {
   for (;;) {
-    const [next] = await tx<{ number: string }[]>`select nextval('order_code_seq')::text as number`;
+    const [next] = await tx<{ number: string }[]>`select next_order_number()::text as number`;
     const code = `DH${next!.number.padStart(6, '0')}`;
     const [taken] = await tx`select 1 from orders where code_key = ${code.toLowerCase()}`;
     if (!taken) return code;

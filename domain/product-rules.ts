@@ -5,6 +5,8 @@ export const MAX_ATTRIBUTES = 10;
 export const MAX_VALUES_PER_ATTRIBUTE = 100;
 export const MAX_KEYWORDS = 20;
 export const MAX_KEYWORD_LENGTH = 50;
+/** Ours (docs/decisions.md): live variants per product, counting stored ones and those a PATCH appends. */
+export const MAX_VARIANTS = 100;
 
 /** Names, values, codes and keywords compare case-insensitively, and only so (`A12 M` and `A12-M` differ). */
 export function matchKey(text: string): string {
@@ -35,6 +37,15 @@ export function attributeOrder(existing: readonly string[], variants: readonly R
     });
   }
   return order;
+}
+
+/** 400 `validation-failed` on `variants` when the product as it will be has more than MAX_VARIANTS variants. */
+export function assertVariantCount(count: number): void {
+  if (count > MAX_VARIANTS) {
+    throw new Problem('validation-failed', `a product has at most ${MAX_VARIANTS} variants (it would have ${count})`, {
+      errors: [{ path: 'variants', message: `at most ${MAX_VARIANTS} variants per product` }],
+    });
+  }
 }
 
 /** The combination of a variant in the product's order: lower-cased values joined, missing as empty. */

@@ -6,6 +6,7 @@ import { Problem, refuseAbsent } from './problems.js';
 import {
   assertDistinctCombinations,
   assertMatchKeysFree,
+  assertVariantCount,
   attributeOrder,
   comboKey,
   matchKey,
@@ -229,6 +230,7 @@ async function writeProduct(
 
   const stored = await tx<StoredVariant[]>`
     select id, code, position, attributes, keywords, removed_at from variants where product_id = ${product.id} order by position`;
+  assertVariantCount(stored.filter((variant) => !variant.removedAt).length + changes.variants.filter((variant) => !variant.id).length);
   const order = attributeOrder(product.attributeNames, changes.variants.map((variant) => variant.attributes ?? {}));
   const canonical = await canonicalAttributes(tx, writer, order, changes.variants);
 

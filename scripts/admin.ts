@@ -147,6 +147,7 @@ const COMMANDS: Record<string, Command> = {
             state: f.on === undefined ? 'draft' : 'on',
           },
           null,
+          loadSettings().secretsKey,
         ),
       );
     },

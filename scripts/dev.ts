@@ -8,6 +8,8 @@ import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';
 
 /** `npm run dev`: the whole stack on this machine, until Ctrl-C. */
+// Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
+process.env.NODE_ENV = 'development';
 const services = await bootstrap('shopflow');
 const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
 const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));

@@ -20,6 +20,8 @@ const lint =
     : step('lint and type-check', () =>
         Promise.all([runCommand(bin('eslint'), ['.'], { cwd: projectRoot }), runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot })]),
       );
+// Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
+process.env.NODE_ENV = 'test';
 const services = await bootstrap('shopflow_test_template');
 try {
   await lint;

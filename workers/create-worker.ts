@@ -1,7 +1,8 @@
+import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createSql, type Sql } from '../db/client.js';
+import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/webhook-secrets.js';
 import { withShop } from '../domain/tenancy.js';
 import { recordAttempt } from '../domain/deliveries.js';
@@ -29,6 +30,8 @@ export interface ShopflowWorkerOptions {
   policy: OutboundPolicy;
   /** `DELIVERY_REQUEST_KEY`: the worker sends only delivery requests sealed with it. */
   requestKey: string;
+  /** Opens the flows' sealed signing secrets, here only: where deliveries are signed. */
+  secretsKey: KeyObject;
   /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
@@ -39,7 +42,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     ...createFlowActivities({ sql: options.sql }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
-      signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId)),
+      signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
       recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
       dispatcher: createOutboundAgent(options.policy),
       policy: options.policy,
@@ -63,8 +66,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
 export async function prepareWorkerProcess(applicationName: string): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
   const settings = loadSettings();
   Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
-  if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
-  const sql = createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName });
+  const sql = createAppSql(settings, applicationName);
   const connection = await NativeConnection.connect(temporalConnectionOptions(settings));
   const worker = await createShopflowWorker({
     connection,
@@ -73,6 +75,7 @@ export async function prepareWorkerProcess(applicationName: string): Promise<{ s
     sql,
     policy: outboundPolicyFrom(settings),
     requestKey: settings.DELIVERY_REQUEST_KEY,
+    secretsKey: settings.secretsKey,
   });
   return { settings, sql, connection, worker };
 }

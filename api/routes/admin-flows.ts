@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
@@ -17,6 +18,8 @@ export interface AdminFlowDeps {
   deliveries: DeliveryStarter;
   namespace: string;
   temporalUiUrl: string;
+  /** Seals the signing secrets that creation and rotation show once. */
+  secretsKey: KeyObject;
 }
 
 const FlowState = z.enum(['draft', 'on', 'off']);
@@ -74,7 +77,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
   app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }) } } }, async (request, reply) => {
     manage(request);
     const created = await inShop(request, async (tx) => {
-      const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId);
+      const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
       return { flow: await getFlow(tx, flowId), secret };
     });
     return reply.status(201).send(created);
@@ -106,7 +109,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
 
   app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }) } } }, async (request) => {
     manage(request);
-    return { secret: await inShop(request, (tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId)) };
+    return { secret: await inShop(request, (tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
   });
 
   app.post(

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from '../../domain/products.js';
+import { MAX_VARIANTS } from '../../domain/product-rules.js';
 import { withShop } from '../../domain/tenancy.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
@@ -78,14 +79,18 @@ const NewProduct = z.strictObject({
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
-  variants: z.array(VariantInput).min(1).max(500),
+  variants: z.array(VariantInput).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
 });
 
 const ProductChanges = z.strictObject({
   name: Name.optional(),
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional().describe('Replaces every category'),
-  variants: z.array(VariantInput).max(500).optional().describe('Patched partly: with id edits that variant, without id appends one'),
+  variants: z
+    .array(VariantInput)
+    .max(MAX_VARIANTS)
+    .optional()
+    .describe(`Patched partly: with id edits that variant, without id appends one; the product keeps at most ${MAX_VARIANTS} variants`),
 });
 
 const tags = ['Products'];

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
+import { loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { createFlow } from '../../domain/flows.js';
 import { writeEvent } from '../../domain/outbox.js';
@@ -102,10 +103,6 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
   try {
     const shop = await createShop(sql, { slug: `bench-delivery-${Date.now().toString(36)}`, name: 'Delivery benchmark shop' });
     const inbox = `delivery-${randomUUID()}`;
-    const { secret } = await withShop(sql, shop.id, (tx) =>
-      createFlow(tx, shop.id, { name: 'Benchmark flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null),
-    );
-
     const env = {
       APP_DATABASE_URL: options.appUrl,
       TEMPORAL_ADDRESS: options.temporalAddress,
@@ -115,6 +112,10 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
     };
+    // Sealed with the key the worker processes read from this same environment.
+    const { secret } = await withShop(sql, shop.id, (tx) =>
+      createFlow(tx, shop.id, { name: 'Benchmark flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, loadSettings({ ...process.env, ...env }).secretsKey),
+    );
     const worker = group.startTs('worker', 'workers/worker.ts', env);
     const relay = group.startTs('relay', 'workers/relay.ts', env);
     await Promise.all([outputMatches(worker, /worker polling task queue/, 90_000, 'worker'), outputMatches(relay, /outbox relay started/, 90_000, 'relay')]);

@@ -2,9 +2,10 @@ import { ensurePostgres, withDatabase } from './postgres.js';
 import { ensureTemporal } from './temporal.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD, loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { isGeographyLoaded, loadGeography } from '../../db/geography.js';
+import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../db/seal-signing-secrets.js';
 import { step } from './progress.js';
 
 export interface Database {
@@ -81,6 +82,11 @@ async function prepareDatabase(serverAdminUrl: string, database: string): Promis
   const owner = createSql(adminUrl, { max: 1, applicationName: 'shopflow-bootstrap' });
   try {
     if (!(await isGeographyLoaded(owner))) await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
+    // Secrets stored before they were sealed at rest: the key is in the settings, not in a migration.
+    if (await signingSecretsAwaitSealing(owner)) {
+      const sealed = await sealPlainSigningSecrets(owner, () => loadSettings().secretsKey);
+      if (sealed > 0) process.stderr.write(`✓ sealed ${sealed} plain signing secret(s) in ${database}\n`);
+    }
   } finally {
     await owner.end();
   }

@@ -241,6 +241,47 @@ describe('POST /orders', () => {
     for (const response of racing.filter((candidate) => candidate.status !== 201)) await expectProblem(response, 409, 'duplicate-code');
   });
 
+  it('numbers generated codes per shop: each shop starts at DH000001 and counts on without gaps', async () => {
+    /** Creates an order with a generated code in a new shop of its own; returns the code. */
+    const newShopOrders = async () => {
+      const fixture = await createShopFixture(db.app);
+      const key = (await fixture.newKey(['pos.orders.create', 'pos.orders.read', 'pos.products.read'])).key;
+      const warehouse = await newWarehouse(fixture);
+      const variantId = await newVariant({ fixture, warehouse, stock: '10' });
+      return async () => (await createOrder({ warehouseId: warehouse, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] }, key)).code;
+    };
+    const [first, second, third] = await Promise.all([newShopOrders(), newShopOrders(), newShopOrders()]);
+    const codes = { first: [await first()], second: [await second()] };
+    codes.first.push(await first(), await first());
+    codes.second.push(await second());
+    expect(codes).toEqual({ first: ['DH000001', 'DH000002', 'DH000003'], second: ['DH000001', 'DH000002'] });
+    // A shop's first creations at once: one makes the shop's sequence, the others use it.
+    expect((await Promise.all([third(), third(), third()])).sort()).toEqual(['DH000001', 'DH000002', 'DH000003']);
+  });
+
+  it('takes a generated number while another creation of the shop is still open, without waiting for it', async () => {
+    const nextNumber = async (tx: Tx) => Number((await tx<{ number: string }[]>`select next_order_number()::text as number`)[0]!.number);
+    // The shop's first number creates its sequence; from then on nothing is held until commit.
+    await arrange(nextNumber, other);
+    let taken = (_number: number) => {};
+    let release = () => {};
+    const openNumber = new Promise<number>((resolve) => (taken = resolve));
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const open = arrange(async (tx) => {
+      taken(await nextNumber(tx));
+      await held;
+    }, other);
+    const first = await openNumber;
+    // A wait for the open transaction would hit the lock time-out instead.
+    const meanwhile = await arrange(async (tx) => {
+      await tx`set local lock_timeout = '2s'`;
+      return nextNumber(tx);
+    }, other);
+    release();
+    await open;
+    expect(meanwhile).toBe(first + 1);
+  });
+
   it('refuses removed variants, blocked customers and missing stock with 422, reserving nothing', async () => {
     const removed = await newVariant({ stock: '5' });
     await arrange((tx) => tx`update variants set removed_at = now() where id = ${removed}`);

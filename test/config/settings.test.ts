@@ -11,6 +11,7 @@ const production = {
   APP_DB_PASSWORD: 'a-real-role-password',
   CURSOR_SECRET: 'a-cursor-secret-of-our-own-0123456789',
   DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-our-own-0123456789',
+  SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
 };
 
 describe('settings: production unless told otherwise', () => {
@@ -21,6 +22,7 @@ describe('settings: production unless told otherwise', () => {
   it.each([
     ['CURSOR_SECRET', 'CURSOR_SECRET must be set'],
     ['DELIVERY_REQUEST_KEY', 'DELIVERY_REQUEST_KEY must be set'],
+    ['SECRETS_KEY', 'SECRETS_KEY must be set'],
     ['APP_DB_PASSWORD', 'must not use the development password'],
   ])('refuses to start without %s when NODE_ENV is unset', (name, message) => {
     const { [name as keyof typeof production]: _dropped, ...rest } = production;
@@ -40,7 +42,7 @@ describe('settings: production unless told otherwise', () => {
   });
 
   it('names every refusal at once, so one restart fixes them all', () => {
-    expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(/CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*development password/);
+    expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(/CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*SECRETS_KEY.*development password/);
   });
 
   it('keeps the development defaults for development and test, which the README commands set explicitly', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { createFlow, deleteFlow, getFlow, updateFlow } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
 
@@ -24,7 +24,7 @@ const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, 
 describe('flows', () => {
   it('refuses an event type that is only an inherited property name (400, not a crash)', async () => {
     for (const eventType of ['constructor', 'toString', '__proto__']) {
-      await expect(inShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null))).rejects.toMatchObject({
+      await expect(inShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null, testSecretsKey))).rejects.toMatchObject({
         code: 'validation-failed',
         options: { errors: [{ path: 'eventType', message: 'unknown event type' }] },
       });
@@ -34,7 +34,7 @@ describe('flows', () => {
   it("keeps the account's pages on an edit that does not name a page, and follows a newly named trigger page", async () => {
     const [first, second, third] = pages as [string, string, string];
     const { flowId } = await inShop((tx) =>
-      createFlow(tx, shop.shopId, { name: 'Messages', eventType: 'message.received', pageId: first, pageIds: [first, second], url: 'https://hooks.example.com/m' }, null),
+      createFlow(tx, shop.shopId, { name: 'Messages', eventType: 'message.received', pageId: first, pageIds: [first, second], url: 'https://hooks.example.com/m' }, null, testSecretsKey),
     );
     expect((await inShop((tx) => updateFlow(tx, flowId, { name: 'Renamed' }, null))).pageIds.sort()).toEqual([first, second].sort());
     expect(await inShop((tx) => updateFlow(tx, flowId, { pageId: third }, null))).toMatchObject({ name: 'Renamed', pageId: third, pageIds: [third] });

@@ -6,7 +6,7 @@ import type { TestDatabase } from '../support/database.js';
 import type { TestApi } from '../support/api.js';
 import type { TestTemporal } from '../support/temporal.js';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
-import { bearer, type ShopFixture } from '../support/fixtures.js';
+import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { createFlow, type FlowInput } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
@@ -35,7 +35,7 @@ const call = (method: string, path: string, body: unknown) =>
   fetch(`${api.baseUrl}/api/open/v1${path}`, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
-  return withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null));
+  return withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey));
 }
 
 /**

@@ -3,6 +3,7 @@ import { Connection } from '@temporalio/client';
 import { buildApp, type App, type AppDeps } from '../../api/app.js';
 import type { Sql } from '../../db/client.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
+import { testSecretsKey } from './fixtures.js';
 
 export interface TestApi {
   app: App;
@@ -36,6 +37,7 @@ export async function startTestApi(
     publicBaseUrl: 'https://shopflow.test',
     secureCookies: options.secureCookies ?? true,
     cursorSecret: 'test-cursor-secret-0123456789',
+    secretsKey: testSecretsKey,
     temporalNamespace: 'default',
     temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused',
     temporalUiUrl: 'http://127.0.0.1:8233',

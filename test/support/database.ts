@@ -8,7 +8,7 @@ export interface TestDatabase {
   name: string;
   /** As the database owner: for arranging data and looking behind the API. */
   admin: Sql;
-  /** As the application role, exactly as the API and the worker connect. */
+  /** As the application role, as the API and the worker connect (without their session limits: see createAppSql). */
   app: Sql;
   appUrl: string;
   drop: () => Promise<void>;

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { loadSettings } from '../../config/settings.js';
 import type { Sql } from '../../db/client.js';
 import { createApplication } from '../../domain/applications.js';
 import { createShop } from '../../domain/shops.js';
@@ -30,3 +31,9 @@ export async function createShopFixture(sql: Sql): Promise<ShopFixture> {
 }
 
 export const bearer = (key: string) => ({ authorization: `Bearer ${key}` });
+
+/**
+ * The key that seals signing secrets in the suite: the one of the settings (the development key unless
+ * SECRETS_KEY is set), which the worker, relay and admin CLI started as child processes read too.
+ */
+export const testSecretsKey = loadSettings().secretsKey;

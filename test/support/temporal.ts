@@ -8,6 +8,7 @@ import type { DeliveryStarter } from '../../temporal/delivery-starts.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 
 export { TEST_DELIVERY_REQUEST_KEY };
+import { testSecretsKey } from './fixtures.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
@@ -41,6 +42,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     sql: options.sql,
     policy: options.policy,
     requestKey: TEST_DELIVERY_REQUEST_KEY,
+    secretsKey: testSecretsKey,
     workflowBundle,
   });
   const running = worker.run();

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestReceiver } from '../support/receiver.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor } from '../../domain/flows.js';
@@ -92,7 +92,7 @@ describe('crash recovery of the worker and the relay', () => {
         Array.from({ length: 4 * EVENTS }, () => ({ status: 200, body: '{"ok":true}', delayMs: 200 + Math.floor(Math.random() * 201) })),
       );
       const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-        createFlow(tx, shop.shopId, { name: 'Crash test', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null),
+        createFlow(tx, shop.shopId, { name: 'Crash test', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
       );
 
       let group = await startWorkerAndRelay();

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestDatabase } from '../support/database.js';
 import type { TestApi } from '../support/api.js';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
-import { bearer, type ShopFixture } from '../support/fixtures.js';
+import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { envelope, type StoredEvent } from '../../domain/event-catalogue.js';
 import { createFlow, type FlowInput } from '../../domain/flows.js';
@@ -68,7 +68,7 @@ async function json<T = Record<string, unknown>>(response: Response, status: num
 
 async function flow(input: Partial<FlowInput> & { eventType: string }): Promise<{ inbox: string; flowId: string }> {
   const inbox = randomUUID();
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input }, null));
+  const { flowId } = await withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input }, null, testSecretsKey));
   return { inbox, flowId };
 }
 

@@ -5,7 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestWorker, type TestTemporal } from '../support/temporal.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows.js';
@@ -42,7 +42,7 @@ afterAll(async () => {
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
   return withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null),
+    createFlow(tx, shop.shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey),
   );
 }
 

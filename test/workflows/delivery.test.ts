@@ -10,7 +10,7 @@ import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
 import { createFlow } from '../../domain/flows.js';
 import { withShop } from '../../domain/tenancy.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
 import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
 import type { UnsealedDeliveryInput } from '../../temporal/delivery-starts.js';
@@ -37,7 +37,7 @@ afterAll(async () => {
 async function arrange(inbox = randomUUID()) {
   const url = receiver.url(inbox);
   const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null),
+    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null, testSecretsKey),
   );
   const deliveryId = `msg_${ulid()}`;
   const eventId = `evt_${ulid()}`;
@@ -162,7 +162,7 @@ describe('webhook delivery workflow on the real Temporal server', () => {
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
     const { shopId, flowId, eventId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
-    const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null));
+    const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null, testSecretsKey));
     await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
 
     const request = receiver.received(inbox)[0]!;
