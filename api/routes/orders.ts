@@ -10,7 +10,7 @@ import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const OrderStatus = z.enum(ORDER_STATUSES);
 
@@ -113,6 +113,24 @@ const OrderChanges = z.strictObject({
   handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
 });
 
+/**
+ * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,
+ * 422 order-status-not-allowed and insufficient-stock) and what createOrder throws besides.
+ */
+const orderCreationProblems = [
+  'not-found',
+  'conflict',
+  'order-has-live-shipment',
+  'duplicate-code',
+  'order-status-not-allowed',
+  'insufficient-stock',
+  'variant-removed',
+  'customer-blocked',
+] as const;
+
+/** An edit's refusals beyond W (updateOrder): its goods cannot change once shipped or while a shipment lives. */
+const orderEditProblems = ['not-found', 'conflict', 'order-has-live-shipment', 'insufficient-stock', 'variant-removed', 'customer-blocked'] as const;
+
 const tags = ['Orders'];
 
 /** Orders: a thin HTTP shape over domain/orders, domain/order-lifecycle and domain/order-notes. */
@@ -131,7 +149,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
           customerId: z.uuid().optional(),
           code: z.string().min(1).max(100).optional().describe('Exact order code'),
         }),
-        response: { 200: pageOf(OrderRow), ...problemResponses },
+        response: { 200: pageOf(OrderRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -140,7 +158,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.get(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => getOrder(tx, request.params.id)), request.auth.permissions),
   );
 
@@ -148,7 +166,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders',
     {
       config: { permissions: ['pos.orders.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses } },
+      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) } },
     },
     (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createOrder(tx, actor(request.auth), request.body)),
   );
@@ -157,7 +175,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses } },
+      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderEditProblems) } },
     },
     async (request) => {
       const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body));
@@ -174,7 +192,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         summary: 'Move an order to another state of the transition matrix',
         params: IdParams,
         body: z.strictObject({ status: OrderStatus, reason: Note.optional() }),
-        response: { 200: OrderDetail, ...problemResponses },
+        response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'order-status-not-allowed', 'insufficient-stock') },
       },
     },
     async (request) => {
@@ -185,13 +203,13 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.delete(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'insufficient-stock') } } },
     async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)), request.auth.permissions),
   );
 
   app.get(
     '/orders/:id/notes',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses } } },
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => listOrderNotes(tx, request.params.id)) }),
   );
 
@@ -199,7 +217,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id/notes',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000) }), response: { 201: OrderNote, ...problemResponses } },
+      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     async (request, reply) => {
       const note = await withShop(deps.sql, request.auth.shop.id, (tx) =>

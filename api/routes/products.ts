@@ -6,7 +6,7 @@ import { withShop } from '../../domain/tenancy.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const ProductType = z.enum(['simple', 'service']);
 
@@ -93,6 +93,9 @@ const ProductChanges = z.strictObject({
     .describe(`Patched partly: with id edits that variant, without id appends one; the product keeps at most ${MAX_VARIANTS} variants`),
 });
 
+/** Codes, variant combinations and keywords a write may clash on (spec, POST /products). */
+const catalogClashes = ['duplicate-code', 'variant-combo-duplicate', 'variant-keyword-taken', 'match-key-taken', 'conflict'] as const;
+
 const tags = ['Products'];
 
 /** Products: a thin HTTP shape over domain/products. */
@@ -110,7 +113,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
           search: z.string().min(1).max(255).optional().describe('Part of the name or the code'),
           categoryId: z.uuid().optional(),
         }),
-        response: { 200: pageOf(ProductRow), ...problemResponses },
+        response: { 200: pageOf(ProductRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -121,7 +124,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.get(
     '/products/:id',
-    { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getProduct(tx, request.params.id)),
   );
 
@@ -129,7 +132,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products',
     {
       config: { permissions: ['pos.products.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes) } },
     },
     async (request, reply) => {
       const product = await withShop(deps.sql, request.auth.shop.id, (tx) => createProduct(tx, writer(request.auth), request.body));
@@ -141,7 +144,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.update', 'pos.products.read'] },
-      schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes, 'variant-removed') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateProduct(tx, writer(request.auth), request.params.id, request.body)),
   );
@@ -150,7 +153,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.delete'] },
-      schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
   );

@@ -25,6 +25,9 @@ export const Dimension = decimalString(7, false);
 
 export const IdParams = z.object({ id: z.uuid() });
 
+/** The answer of a 204: no body (`type: null` in the document; typed void, as the handler sends no payload). */
+export const NoContent = z.null().describe('No content') as unknown as z.ZodType<void>;
+
 /** Names 255 characters, notes and messages 5,000 (DESIGN.md, limits). */
 export const Name = z.string().trim().min(1).max(255);
 export const Note = z.string().max(5000);
