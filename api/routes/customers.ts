@@ -4,12 +4,12 @@ import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateC
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const Gender = z.enum(['male', 'female', 'other']);
-const DateOfBirth = z.iso.date().describe('YYYY-MM-DD');
+const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
 
 const CustomerRow = z
   .object({
@@ -39,7 +39,7 @@ const NewCustomer = z.strictObject({
   gender: Gender.nullish(),
   dateOfBirth: DateOfBirth.nullish(),
   contacts: z
-    .array(z.strictObject({ kind: z.literal('phone'), value: z.string().min(1).max(40), isPrimary: z.boolean().optional() }))
+    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
     .max(20)
     .optional(),
 });
@@ -62,7 +62,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         tags,
         summary: 'List customers, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
-          phone: z.string().max(40).optional().describe('Exact phone, in any accepted form'),
+          phone: PhoneInput.optional().describe('Exact phone, in any accepted form'),
           search: z.string().min(1).max(255).optional().describe('Part of the name'),
         }),
         response: { 200: pageOf(CustomerRow), ...problemResponses(LIST_PROBLEMS) },

@@ -8,7 +8,7 @@ import { readableOrder } from '../../domain/event-catalogue.js';
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';
+import { AddressInput, AddressSchema, Amount, IdParams, Name, NOT_BLANK, Note, PhoneOrEmpty, PositiveAmount, Timestamp, TimestampInput } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
@@ -77,13 +77,13 @@ const OrderNote = z
   .meta({ id: 'OrderNote' });
 
 const orderFields = {
-  code: z.string().trim().min(1).max(100).optional().describe('Generated (DH000001…) when absent'),
+  code: z.string().trim().min(1).max(100).meta(NOT_BLANK).optional().describe('Generated (DH000001…) when absent'),
   warehouseId: z.uuid(),
   customerId: z.uuid().nullish(),
   salesChannelId: z.uuid().nullish(),
   receivedAtShop: z.boolean().optional(),
   billFullName: Name.nullish(),
-  billPhone: z.string().max(40).nullish(),
+  billPhone: PhoneOrEmpty.nullish(),
   billEmail: z.string().trim().max(255).nullish(),
   shippingAddress: AddressInput.nullish(),
   lines: z
@@ -96,14 +96,17 @@ const orderFields = {
   tax: Amount.optional(),
   freeShipping: z.boolean().optional(),
   payments: z.array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount })).max(50).optional(),
-  occurredAt: z.iso.datetime({ offset: true }).optional(),
+  occurredAt: TimestampInput.optional(),
   note: Note.nullish(),
   tagIds: z.array(z.uuid()).max(50).optional(),
   handlerUserId: z.uuid().nullish(),
   handlerRoleId: z.uuid().nullish(),
 };
 
-const NewOrder = z.strictObject(orderFields);
+/** Both at once is 400 (spec, Orders, rule 2): the document says so. */
+const oneHandlerChoice = { not: { required: ['handlerUserId', 'handlerRoleId'], properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } } } };
+
+const NewOrder = z.strictObject(orderFields).meta(oneHandlerChoice);
 const OrderChanges = z.strictObject({
   ...orderFields,
   code: z.never().optional().describe('The code cannot change'),
@@ -111,7 +114,7 @@ const OrderChanges = z.strictObject({
   lines: orderFields.lines.optional(),
   handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
   handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
-});
+}).meta(oneHandlerChoice);
 
 /**
  * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,
@@ -217,7 +220,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id/notes',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000).meta(NOT_BLANK) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     async (request, reply) => {
       const note = await withShop(deps.sql, request.auth.shop.id, (tx) =>

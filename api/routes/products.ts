@@ -4,9 +4,10 @@ import { createProduct, deleteProduct, getProduct, listProducts, updateProduct }
 import { MAX_VARIANTS } from '../../domain/product-rules.js';
 import { withShop } from '../../domain/tenancy.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
+import { Amount, Dimension, IdParams, Name, NOT_BLANK, Note, Timestamp, Weight } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
 import { LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
+import { MAX_KEYWORD_LENGTH, MAX_KEYWORDS } from '../../domain/product-rules.js';
 
 const ProductType = z.enum(['simple', 'service']);
 
@@ -69,8 +70,12 @@ const VariantInput = z.strictObject({
   widthCm: Dimension.nullable().optional(),
   heightCm: Dimension.nullable().optional(),
   isActive: z.boolean().optional(),
-  attributes: z.record(z.string().trim().min(1).max(100), z.string().max(255)).optional(),
-  keywords: z.array(z.string().max(200)).optional().describe('Absent keeps the set, an array replaces it, [] clears it'),
+  attributes: z.record(z.string().trim().min(1).max(100).meta(NOT_BLANK), z.string().max(255).regex(/\S/, 'must not be blank')).optional(),
+  keywords: z
+    .array(z.string().max(MAX_KEYWORD_LENGTH).regex(/^[^\r\n]*\S[^\r\n]*$/, `1 to ${MAX_KEYWORD_LENGTH} characters, single line`))
+    .max(MAX_KEYWORDS)
+    .optional()
+    .describe('Absent keeps the set, an array replaces it, [] clears it'),
 });
 
 const NewProduct = z.strictObject({
@@ -79,7 +84,7 @@ const NewProduct = z.strictObject({
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
-  variants: z.array(VariantInput).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
+  variants: z.array(VariantInput.omit({ id: true })).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
 });
 
 const ProductChanges = z.strictObject({
