@@ -20,12 +20,14 @@ function requestHash(request: FastifyRequest): string {
 }
 
 /**
- * The bytes Fastify would send for `payload` with `statusCode`: the route's response serializer
- * for that status (the JSON default without one), so a stored response equals the one sent
- * without an Idempotency-Key.
+ * The bytes Fastify would send for `payload` with `statusCode` and `contentType`: the route's
+ * response serializer for that status (the JSON default without one), so a stored response equals
+ * the one sent without an Idempotency-Key. Problem statuses are declared per content type
+ * (`application/problem+json`), which `reply.serialize` alone does not look up.
  */
-function serialized(reply: FastifyReply, statusCode: number, payload: unknown): string {
-  const body = reply.status(statusCode).serialize(payload);
+function serialized(reply: FastifyReply, statusCode: number, payload: unknown, contentType = 'application/json'): string {
+  const byContentType = reply.getSerializationFunction(String(statusCode), contentType);
+  const body = byContentType ? byContentType(payload as Record<string, unknown>) : reply.status(statusCode).serialize(payload);
   return typeof body === 'string' ? body : Buffer.from(body instanceof ArrayBuffer ? new Uint8Array(body) : body).toString('utf8');
 }
 
@@ -83,7 +85,7 @@ export async function respondIdempotently(
       const refusal: StoredResponse = {
         statusCode: error.status,
         headers: { 'content-type': PROBLEM_CONTENT_TYPE, ...error.options.headers },
-        body: serialized(reply, error.status, problemBody(error, baseUrl)),
+        body: serialized(reply, error.status, problemBody(error, baseUrl), PROBLEM_CONTENT_TYPE),
       };
       await withShop(sql, shopId, (tx) => storeIdempotentResponse(tx, scope, refusal));
       return send(reply, refusal);

@@ -61,6 +61,10 @@ function toProblem(error: FastifyError, request: FastifyRequest): Problem {
       return new Problem('payload-too-large', `The body exceeds ${request.routeOptions.bodyLimit ?? 1_048_576} bytes`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new Problem('validation-failed', 'The body is empty but Content-Type says JSON');
+    // PostgreSQL text cannot hold U+0000 (22021, 22P05 in JSON): the request's value, not a server fault.
+    case '22021':
+    case '22P05':
+      return new Problem('validation-failed', 'Text cannot contain the NUL character (U+0000)');
   }
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new Problem('validation-failed', 'The body is not well-formed JSON');

@@ -11,7 +11,8 @@ import { withShop } from '../../domain/tenancy.js';
 import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../temporal/delivery-starts.js';
 import { resendRequest, testRunRequest } from '../../domain/delivery-requests.js';
-import { IdParams, Name } from '../schemas/common.js';
+import { IdParams, Name, NoContent } from '../schemas/common.js';
+import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 export interface AdminFlowDeps {
   sql: Sql;
@@ -60,6 +61,11 @@ const Attempt = z.object({
 });
 
 const tags = ['Admin: flows'];
+/** Reading needs automation.flows.view or manage; a change needs manage. */
+const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
+const readOneProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission', 'not-found');
+/** Every change names a flow or, on creation, pages (references). */
+const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found');
 
 /** Flows of the admin web app: the Trigger → HTTP-send builder, test-run, history and resend. */
 export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app, deps) => {
@@ -69,12 +75,12 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
   };
   const inShop = <T>(request: FastifyRequest, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, request.admin.shopId, work);
 
-  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(Flow) }) } } }, async (request) => {
+  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(Flow) }), ...readProblems } } }, async (request) => {
     view(request);
     return { data: await inShop(request, listFlows) };
   });
 
-  app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }) } } }, async (request, reply) => {
+  app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems } } }, async (request, reply) => {
     manage(request);
     const created = await inShop(request, async (tx) => {
       const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
@@ -83,17 +89,17 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     return reply.status(201).send(created);
   });
 
-  app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow } } }, async (request) => {
+  app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow, ...readOneProblems } } }, async (request) => {
     view(request);
     return inShop(request, (tx) => getFlow(tx, request.params.id));
   });
 
-  app.patch('/flows/:id', { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow } } }, async (request) => {
+  app.patch('/flows/:id', { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } }, async (request) => {
     manage(request);
     return inShop(request, (tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
   });
 
-  app.post('/flows/:id/state', { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow } } }, async (request) => {
+  app.post('/flows/:id/state', { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } }, async (request) => {
     manage(request);
     return inShop(request, async (tx) => {
       await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
@@ -101,13 +107,13 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     });
   });
 
-  app.delete('/flows/:id', { schema: { tags, params: IdParams } }, async (request, reply) => {
+  app.delete('/flows/:id', { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } }, async (request, reply) => {
     manage(request);
     await inShop(request, (tx) => deleteFlow(tx, request.params.id, request.admin.userId));
     return reply.status(204).send();
   });
 
-  app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }) } } }, async (request) => {
+  app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }), ...changeProblems } } }, async (request) => {
     manage(request);
     return { secret: await inShop(request, (tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
   });
@@ -119,7 +125,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         tags,
         summary: "Send a sample event of the trigger's type through the delivery workflow",
         params: IdParams,
-        response: { 200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }) },
+        response: { 200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }), ...changeProblems },
       },
     },
     async (request) => {
@@ -155,6 +161,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
               }),
             ),
           }),
+          ...readOneProblems,
         },
       },
     },
@@ -176,7 +183,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         tags,
         summary: 'Resend a failed delivery: same webhook-id, new attempts',
         params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
-        response: { 202: z.object({ deliveryId: z.string(), workflowId: z.string() }) },
+        response: { 202: z.object({ deliveryId: z.string(), workflowId: z.string() }), ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict') },
       },
     },
     async (request, reply) => {

@@ -6,6 +6,8 @@ import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
 import { PASSWORD_CHECKS_AT_ONCE } from '../../domain/login-guards.js';
 import { SESSION_COOKIE } from '../plugins/admin-session.js';
 import { clientAddressBucket } from '../plugins/client-address.js';
+import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
+import { NoContent } from '../schemas/common.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
@@ -15,6 +17,8 @@ const SessionAnswer = z.object({
 });
 
 const tags = ['Admin: session'];
+/** The login needs no session, and is throttled per account and per address (docs/decisions.md). */
+const loginProblems = problemResponses('validation-failed', 'invalid-api-key', 'invalid-credentials', 'rate-limited', 'payload-too-large', 'unsupported-media-type', 'internal-error');
 
 interface AdminSessionOptions {
   sql: Sql;
@@ -40,7 +44,7 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
         tags,
         summary: 'Log in to the admin web app',
         body: z.strictObject({ shop: z.string().min(1).max(100), email: z.string().min(3).max(255), password: z.string().min(1).max(1000) }),
-        response: { 200: SessionAnswer },
+        response: { 200: SessionAnswer, ...loginProblems },
       },
     },
     async (request, reply) => {
@@ -50,9 +54,9 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
     },
   );
 
-  app.get('/session', { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer } } }, async (request) => answer(request.admin));
+  app.get('/session', { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer, ...problemResponses(ADMIN_READ_PROBLEMS) } } }, async (request) => answer(request.admin));
 
-  app.post('/session/logout', { schema: { tags, summary: 'Log out' } }, async (request, reply) => {
+  app.post('/session/logout', { schema: { tags, summary: 'Log out', response: { 204: NoContent, ...problemResponses(ADMIN_WRITE_PROBLEMS, 'api-key-not-accepted') } } }, async (request, reply) => {
     await logOut(sql, request.admin, request.cookies[SESSION_COOKIE]!);
     void reply.clearCookie(SESSION_COOKIE, { path: '/api/admin' });
     return reply.status(204).send();

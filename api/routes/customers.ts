@@ -4,12 +4,12 @@ import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateC
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../schemas/common.js';
+import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const Gender = z.enum(['male', 'female', 'other']);
-const DateOfBirth = z.iso.date().describe('YYYY-MM-DD');
+const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
 
 const CustomerRow = z
   .object({
@@ -39,7 +39,7 @@ const NewCustomer = z.strictObject({
   gender: Gender.nullish(),
   dateOfBirth: DateOfBirth.nullish(),
   contacts: z
-    .array(z.strictObject({ kind: z.literal('phone'), value: z.string().min(1).max(40), isPrimary: z.boolean().optional() }))
+    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
     .max(20)
     .optional(),
 });
@@ -62,10 +62,10 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
         tags,
         summary: 'List customers, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
-          phone: z.string().max(40).optional().describe('Exact phone, in any accepted form'),
+          phone: PhoneInput.optional().describe('Exact phone, in any accepted form'),
           search: z.string().min(1).max(255).optional().describe('Part of the name'),
         }),
-        response: { 200: pageOf(CustomerRow), ...problemResponses },
+        response: { 200: pageOf(CustomerRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -76,7 +76,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.get(
     '/customers/:id',
-    { config: { permissions: ['pos.customers.read'] }, schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.customers.read'] }, schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getCustomer(tx, request.params.id)),
   );
 
@@ -84,7 +84,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers',
     {
       config: { permissions: ['pos.customers.create'] },
-      schema: { tags, summary: 'Create a customer (Idempotency-Key supported)', body: NewCustomer, response: { 201: CustomerDetail, ...problemResponses } },
+      schema: { tags, summary: 'Create a customer (Idempotency-Key supported)', body: NewCustomer, response: { 201: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'conflict', IDEMPOTENCY_PROBLEMS) } },
     },
     (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createCustomer(tx, request.auth.shop.id, request.body)),
   );
@@ -93,7 +93,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers/:id',
     {
       config: { permissions: ['pos.customers.update'] },
-      schema: { tags, summary: 'Change name, gender or date of birth', params: IdParams, body: CustomerChanges, response: { 200: CustomerDetail, ...problemResponses } },
+      schema: { tags, summary: 'Change name, gender or date of birth', params: IdParams, body: CustomerChanges, response: { 200: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateCustomer(tx, request.auth.shop.id, request.params.id, request.body)),
   );
@@ -102,7 +102,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers/:id/addresses',
     {
       config: { permissions: ['pos.customers.update'] },
-      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses } },
+      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict') } },
     },
     async (request, reply) => {
       const address = await withShop(deps.sql, request.auth.shop.id, (tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { GEO_SYSTEMS, listGeoUnits } from '../../domain/geography.js';
-import { ProblemSchema, problemResponses } from '../schemas/problem.js';
+import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const GeoSystemSchema = z.enum(GEO_SYSTEMS).describe('`old`: province, district, ward (before 1 July 2025); `new`: province, ward');
 
@@ -32,7 +32,7 @@ export const geographyRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, 
         description: 'Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.',
         tags: ['Geography'],
         querystring: GeoUnitsQuery,
-        response: { 200: z.object({ data: z.array(GeoUnitSchema) }), 400: ProblemSchema, 404: ProblemSchema, ...problemResponses },
+        response: { 200: z.object({ data: z.array(GeoUnitSchema) }), ...problemResponses(READ_PROBLEMS, 'not-found') },
       },
     },
     async (request) => ({ data: await listGeoUnits(sql, request.query) }),

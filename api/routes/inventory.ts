@@ -13,7 +13,7 @@ import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { IdParams, Note, SignedDecimal, Timestamp } from '../schemas/common.js';
 import { pageOf, syncListQuery } from '../schemas/list-query.js';
-import { ProblemSchema, problemResponses } from '../schemas/problem.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const Quantity = z.string().describe('Decimal string, at most three decimals');
 
@@ -66,7 +66,6 @@ const NewInventoryDocument = z.strictObject({
 });
 
 const tags = ['Inventory'];
-const documentProblems = { 400: ProblemSchema, 404: ProblemSchema, 409: ProblemSchema, 422: ProblemSchema, ...problemResponses };
 
 /** Stock and inventory documents: a thin HTTP shape over domain/inventory. */
 export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
@@ -83,7 +82,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
           warehouseId: z.uuid().optional(),
           variantId: z.uuid().optional(),
         }),
-        response: { 200: pageOf(StockRow), 400: ProblemSchema, ...problemResponses },
+        response: { 200: pageOf(StockRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -100,7 +99,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: 'Draft an inventory document (Idempotency-Key supported); stock moves when it is posted',
         body: NewInventoryDocument,
-        response: { 201: InventoryDocument, ...documentProblems },
+        response: { 201: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'variant-removed', IDEMPOTENCY_PROBLEMS) },
       },
     },
     (request, reply) =>
@@ -111,7 +110,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     '/inventory/documents/:id',
     {
       config: { permissions: ['pos.inventory.read'] },
-      schema: { tags, params: IdParams, response: { 200: InventoryDocument, 404: ProblemSchema, ...problemResponses } },
+      schema: { tags, params: IdParams, response: { 200: InventoryDocument, ...problemResponses(READ_PROBLEMS, 'not-found') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getInventoryDocument(tx, request.params.id)),
   );
@@ -124,7 +123,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: 'Post a draft once: its stock moves now (again: 409 document-already-posted)',
         params: IdParams,
-        response: { 200: InventoryDocument, ...documentProblems },
+        response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock', 'variant-removed') },
       },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => postInventoryDocument(tx, request.auth.shop.id, request.params.id)),
@@ -138,7 +137,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: "A posted transfer arrives: the target's inTransit becomes quantity, once",
         params: IdParams,
-        response: { 200: InventoryDocument, ...documentProblems },
+        response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock') },
       },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => receiveInventoryDocument(tx, request.auth.shop.id, request.params.id)),

@@ -8,9 +8,9 @@ import { readableOrder } from '../../domain/event-catalogue.js';
 import { withShop } from '../../domain/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';
+import { AddressInput, AddressSchema, Amount, IdParams, Name, NOT_BLANK, Note, PhoneOrEmpty, PositiveAmount, Timestamp, TimestampInput } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const OrderStatus = z.enum(ORDER_STATUSES);
 
@@ -77,13 +77,13 @@ const OrderNote = z
   .meta({ id: 'OrderNote' });
 
 const orderFields = {
-  code: z.string().trim().min(1).max(100).optional().describe('Generated (DH000001…) when absent'),
+  code: z.string().trim().min(1).max(100).meta(NOT_BLANK).optional().describe('Generated (DH000001…) when absent'),
   warehouseId: z.uuid(),
   customerId: z.uuid().nullish(),
   salesChannelId: z.uuid().nullish(),
   receivedAtShop: z.boolean().optional(),
   billFullName: Name.nullish(),
-  billPhone: z.string().max(40).nullish(),
+  billPhone: PhoneOrEmpty.nullish(),
   billEmail: z.string().trim().max(255).nullish(),
   shippingAddress: AddressInput.nullish(),
   lines: z
@@ -96,14 +96,17 @@ const orderFields = {
   tax: Amount.optional(),
   freeShipping: z.boolean().optional(),
   payments: z.array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount })).max(50).optional(),
-  occurredAt: z.iso.datetime({ offset: true }).optional(),
+  occurredAt: TimestampInput.optional(),
   note: Note.nullish(),
   tagIds: z.array(z.uuid()).max(50).optional(),
   handlerUserId: z.uuid().nullish(),
   handlerRoleId: z.uuid().nullish(),
 };
 
-const NewOrder = z.strictObject(orderFields);
+/** Both at once is 400 (spec, Orders, rule 2): the document says so. */
+const oneHandlerChoice = { not: { required: ['handlerUserId', 'handlerRoleId'], properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } } } };
+
+const NewOrder = z.strictObject(orderFields).meta(oneHandlerChoice);
 const OrderChanges = z.strictObject({
   ...orderFields,
   code: z.never().optional().describe('The code cannot change'),
@@ -111,7 +114,25 @@ const OrderChanges = z.strictObject({
   lines: orderFields.lines.optional(),
   handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
   handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
-});
+}).meta(oneHandlerChoice);
+
+/**
+ * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,
+ * 422 order-status-not-allowed and insufficient-stock) and what createOrder throws besides.
+ */
+const orderCreationProblems = [
+  'not-found',
+  'conflict',
+  'order-has-live-shipment',
+  'duplicate-code',
+  'order-status-not-allowed',
+  'insufficient-stock',
+  'variant-removed',
+  'customer-blocked',
+] as const;
+
+/** An edit's refusals beyond W (updateOrder): its goods cannot change once shipped or while a shipment lives. */
+const orderEditProblems = ['not-found', 'conflict', 'order-has-live-shipment', 'insufficient-stock', 'variant-removed', 'customer-blocked'] as const;
 
 const tags = ['Orders'];
 
@@ -131,7 +152,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
           customerId: z.uuid().optional(),
           code: z.string().min(1).max(100).optional().describe('Exact order code'),
         }),
-        response: { 200: pageOf(OrderRow), ...problemResponses },
+        response: { 200: pageOf(OrderRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -140,7 +161,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.get(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => getOrder(tx, request.params.id)), request.auth.permissions),
   );
 
@@ -148,7 +169,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders',
     {
       config: { permissions: ['pos.orders.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses } },
+      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) } },
     },
     (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createOrder(tx, actor(request.auth), request.body)),
   );
@@ -157,7 +178,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses } },
+      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderEditProblems) } },
     },
     async (request) => {
       const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body));
@@ -174,7 +195,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         summary: 'Move an order to another state of the transition matrix',
         params: IdParams,
         body: z.strictObject({ status: OrderStatus, reason: Note.optional() }),
-        response: { 200: OrderDetail, ...problemResponses },
+        response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'order-status-not-allowed', 'insufficient-stock') },
       },
     },
     async (request) => {
@@ -185,13 +206,13 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.delete(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'insufficient-stock') } } },
     async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)), request.auth.permissions),
   );
 
   app.get(
     '/orders/:id/notes',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses } } },
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => listOrderNotes(tx, request.params.id)) }),
   );
 
@@ -199,7 +220,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id/notes',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000) }), response: { 201: OrderNote, ...problemResponses } },
+      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000).meta(NOT_BLANK) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     async (request, reply) => {
       const note = await withShop(deps.sql, request.auth.shop.id, (tx) =>

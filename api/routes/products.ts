@@ -4,9 +4,10 @@ import { createProduct, deleteProduct, getProduct, listProducts, updateProduct }
 import { MAX_VARIANTS } from '../../domain/product-rules.js';
 import { withShop } from '../../domain/tenancy.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
+import { Amount, Dimension, IdParams, Name, NOT_BLANK, Note, Timestamp, Weight } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
+import { MAX_KEYWORD_LENGTH, MAX_KEYWORDS } from '../../domain/product-rules.js';
 
 const ProductType = z.enum(['simple', 'service']);
 
@@ -69,8 +70,12 @@ const VariantInput = z.strictObject({
   widthCm: Dimension.nullable().optional(),
   heightCm: Dimension.nullable().optional(),
   isActive: z.boolean().optional(),
-  attributes: z.record(z.string().trim().min(1).max(100), z.string().max(255)).optional(),
-  keywords: z.array(z.string().max(200)).optional().describe('Absent keeps the set, an array replaces it, [] clears it'),
+  attributes: z.record(z.string().trim().min(1).max(100).meta(NOT_BLANK), z.string().max(255).regex(/\S/, 'must not be blank')).optional(),
+  keywords: z
+    .array(z.string().max(MAX_KEYWORD_LENGTH).regex(/^[^\r\n]*\S[^\r\n]*$/, `1 to ${MAX_KEYWORD_LENGTH} characters, single line`))
+    .max(MAX_KEYWORDS)
+    .optional()
+    .describe('Absent keeps the set, an array replaces it, [] clears it'),
 });
 
 const NewProduct = z.strictObject({
@@ -79,7 +84,7 @@ const NewProduct = z.strictObject({
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
-  variants: z.array(VariantInput).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
+  variants: z.array(VariantInput.omit({ id: true })).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
 });
 
 const ProductChanges = z.strictObject({
@@ -92,6 +97,9 @@ const ProductChanges = z.strictObject({
     .optional()
     .describe(`Patched partly: with id edits that variant, without id appends one; the product keeps at most ${MAX_VARIANTS} variants`),
 });
+
+/** Codes, variant combinations and keywords a write may clash on (spec, POST /products). */
+const catalogClashes = ['duplicate-code', 'variant-combo-duplicate', 'variant-keyword-taken', 'match-key-taken', 'conflict'] as const;
 
 const tags = ['Products'];
 
@@ -110,7 +118,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
           search: z.string().min(1).max(255).optional().describe('Part of the name or the code'),
           categoryId: z.uuid().optional(),
         }),
-        response: { 200: pageOf(ProductRow), ...problemResponses },
+        response: { 200: pageOf(ProductRow), ...problemResponses(LIST_PROBLEMS) },
       },
     },
     (request) =>
@@ -121,7 +129,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.get(
     '/products/:id',
-    { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses } } },
+    { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getProduct(tx, request.params.id)),
   );
 
@@ -129,7 +137,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products',
     {
       config: { permissions: ['pos.products.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes) } },
     },
     async (request, reply) => {
       const product = await withShop(deps.sql, request.auth.shop.id, (tx) => createProduct(tx, writer(request.auth), request.body));
@@ -141,7 +149,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.update', 'pos.products.read'] },
-      schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes, 'variant-removed') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateProduct(tx, writer(request.auth), request.params.id, request.body)),
   );
@@ -150,7 +158,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.delete'] },
-      schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses } },
+      schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
     (request) => withShop(deps.sql, request.auth.shop.id, (tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
   );

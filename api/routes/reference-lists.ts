@@ -13,7 +13,7 @@ import {
 } from '../../domain/reference-lists.js';
 import { withShop, type Tx } from '../../domain/tenancy.js';
 import type { RouteDeps } from '../route-deps.js';
-import { problemResponses } from '../schemas/problem.js';
+import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const StaffMember = z
   .object({ id: z.uuid().describe('The user id; use as handlerUserId'), name: z.string() })
@@ -49,7 +49,7 @@ export const referenceListRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
       path,
       {
         config: { permissions: [permission] },
-        schema: { tags: [tag], summary, response: { 200: wholeList(row), ...problemResponses } },
+        schema: { tags: [tag], summary, response: { 200: wholeList(row), ...problemResponses(READ_PROBLEMS) } },
       },
       async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => read(tx, request.auth.pageIds)) }),
     );

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problemResponses } from '../schemas/problem.js';
+import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const ShopSchema = z
   .object({
@@ -21,7 +21,7 @@ export const shopRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/shop',
     {
-      schema: { summary: 'The shop and application of the key', tags: ['Shop'], response: { 200: ShopSchema, ...problemResponses } },
+      schema: { summary: 'The shop and application of the key', tags: ['Shop'], response: { 200: ShopSchema, ...problemResponses(READ_PROBLEMS) } },
     },
     async (request) => {
       const { auth } = request;

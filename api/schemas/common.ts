@@ -2,6 +2,28 @@ import { z } from 'zod';
 
 export const Timestamp = z.string().describe('ISO 8601 UTC');
 
+/** Years 1000 to 9998: PostgreSQL refuses year 0, and an offset can carry 9999-12-31 past year 9999 (both were 500s). */
+const STORABLE_YEAR = /^(?:[1-8]\d{3}|9(?:[0-8]\d\d|9(?:[0-8]\d|9[0-8])))-/;
+const STORABLE_YEAR_MESSAGE = 'must be in the years 1000 to 9998';
+/** A timestamp as sent: ISO 8601 with `Z` or an offset. */
+export const TimestampInput = z.iso.datetime({ offset: true }).regex(STORABLE_YEAR, STORABLE_YEAR_MESSAGE);
+/** A calendar date as sent: `YYYY-MM-DD`. */
+export const CalendarDate = z.iso.date().regex(STORABLE_YEAR, STORABLE_YEAR_MESSAGE);
+
+/**
+ * A Vietnamese phone number as sent (domain/phones.ts): `0` or `(+)84`, then 9 or 10 digits, with
+ * spaces, dots, dashes and brackets anywhere. Whether the number exists is still the domain's call.
+ */
+export const PhoneInput = z
+  .string()
+  .max(40)
+  .regex(/^[\s.()-]*(?:\+?[\s.()-]*8[\s.()-]*4|0)(?:[\s.()-]*\d){9,10}[\s.()-]*$/, 'must be a Vietnamese phone number (0…, 84… or +84…)');
+/** …or an empty string, read as none (an order's buyer or recipient). */
+export const PhoneOrEmpty = z.union([PhoneInput, z.literal('')]);
+
+/** What `trim().min(1)` lets through, told to the document: a character other than white space. */
+export const NOT_BLANK = { pattern: '\\S' } as const;
+
 /**
  * Decimal strings as sent, sized to their numeric(p, 3) columns so PostgreSQL never rounds or
  * overflows: at most three decimals, and at most p − 3 integer digits.
@@ -17,7 +39,7 @@ export const SignedDecimal = decimalString(15, true);
 /** Money or a quantity of a numeric(18, 3) column: ≥ 0. */
 export const Amount = decimalString(15, false);
 /** An amount greater than zero (order line quantities, payments). */
-export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0');
+export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0').meta({ not: { pattern: '^0+(\\.0+)?$' } });
 /** A weight in grams, numeric(12, 3): ≥ 0. */
 export const Weight = decimalString(9, false);
 /** A length in centimetres, numeric(10, 3): ≥ 0. */
@@ -25,8 +47,11 @@ export const Dimension = decimalString(7, false);
 
 export const IdParams = z.object({ id: z.uuid() });
 
+/** The answer of a 204: no body (`type: null` in the document; typed void, as the handler sends no payload). */
+export const NoContent = z.null().describe('No content') as unknown as z.ZodType<void>;
+
 /** Names 255 characters, notes and messages 5,000 (DESIGN.md, limits). */
-export const Name = z.string().trim().min(1).max(255);
+export const Name = z.string().trim().min(1).max(255).meta(NOT_BLANK);
 export const Note = z.string().max(5000);
 
 export const AddressSchema = z
@@ -47,7 +72,7 @@ export const AddressSchema = z
 /** Address fields as sent (an order's shipping address): all optional, unit ids from `GET /geo/units`. */
 export const AddressInput = z.strictObject({
   recipientName: z.string().max(255).nullish(),
-  recipientPhone: z.string().max(40).nullish(),
+  recipientPhone: PhoneOrEmpty.nullish(),
   addressLine: z.string().max(500).nullish(),
   geoSystem: z.enum(['old', 'new']).nullish(),
   provinceUnitId: z.uuid().nullish(),
@@ -59,4 +84,4 @@ export const AddressInput = z.strictObject({
 });
 
 /** A customer's delivery address needs its address line. */
-export const CustomerAddressInput = AddressInput.extend({ addressLine: z.string().trim().min(1).max(500) });
+export const CustomerAddressInput = AddressInput.extend({ addressLine: z.string().trim().min(1).max(500).meta(NOT_BLANK) });

@@ -1,13 +1,22 @@
 import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/listing.js';
+import { TimestampInput } from './common.js';
+
+/** Every cursor encodeCursor (domain/listing.ts) makes: a base64url payload, a dot, a 22-character base64url signature. */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$';
 
 /** `limit`, `cursor`, `updatedSince`: the parameters of every synchronised list. */
 export const syncListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe(`1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`),
-  cursor: z.string().min(1).max(2048).optional().describe('The nextCursor of the previous page, with every other parameter unchanged'),
-  updatedSince: z.iso
-    .datetime({ offset: true })
-    .transform((value) => new Date(value))
+  cursor: z
+    .string()
+    .min(1)
+    .max(2048)
+    // In the document only: any other string is answered 400 invalid-cursor by the list itself (spec), not validation-failed.
+    .meta({ pattern: CURSOR_PATTERN })
+    .optional()
+    .describe('The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor'),
+  updatedSince: TimestampInput.transform((value) => new Date(value))
     .optional()
     .describe('Inclusive; only records older than the safety delay are returned'),
 });
