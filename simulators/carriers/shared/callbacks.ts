@@ -183,7 +183,8 @@ export class CallbackDispatcher {
 
   /** Delivery after the callbacks queued before it for the same URL. */
   private inTurn(record: CallbackRecord): Promise<void> {
-    const turn = (this.queues.get(record.url) ?? Promise.resolve()).then(() => this.deliver(record));
+    const previous = this.queues.get(record.url) ?? Promise.resolve();
+    const turn = previous.catch(() => undefined).then(() => this.deliver(record));
     this.queues.set(record.url, turn);
     return turn;
   }
