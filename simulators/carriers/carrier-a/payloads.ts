@@ -1,0 +1,150 @@
+import { z } from 'zod';
+import type { Answer } from '../shared/http.js';
+import type { CarrierDialect } from '../shared/simulator.js';
+import type { StatusStep } from '../shared/order-book.js';
+import { carrierAStatusDescriptions, warehouseFor, type CarrierAStatus } from './statuses.js';
+import type { CarrierAOrder, CarrierAShop } from './store.js';
+
+/** GHN's phone rule: a Vietnamese number, `0…` or `84…`. */
+const phone = z.string().regex(/^(0|\+?84)\d{9}$/, 'a Vietnamese phone number (0xxxxxxxxx)');
+
+/** `POST /shiip/public-api/v2/shipping-order/create`, the fields the simulator reads. */
+export const createOrderBody = z.object({
+  payment_type_id: z.union([z.literal(1), z.literal(2)]),
+  note: z.string().max(5_000).optional(),
+  required_note: z.enum(['CHOTHUHANG', 'CHOXEMHANGKHONGTHU', 'KHONGCHOXEMHANG']),
+  client_order_code: z.string().min(1).max(50).optional(),
+  from_name: z.string().optional(),
+  from_phone: phone.optional(),
+  from_address: z.string().optional(),
+  to_name: z.string().min(1).max(1_024),
+  to_phone: phone,
+  to_address: z.string().min(1).max(1_024),
+  to_ward_code: z.string().min(1),
+  to_district_id: z.number().int(),
+  cod_amount: z.number().int().min(0).max(50_000_000).default(0),
+  content: z.string().max(2_000).optional(),
+  weight: z.number().int().min(1),
+  length: z.number().int().min(1).max(200).optional(),
+  width: z.number().int().min(1).max(200).optional(),
+  height: z.number().int().min(1).max(200).optional(),
+  insurance_value: z.number().int().min(0).max(5_000_000).default(0),
+  service_type_id: z.union([z.literal(2), z.literal(5)]).default(2),
+  items: z
+    .array(
+      z.object({
+        name: z.string().min(1),
+        code: z.string().optional(),
+        quantity: z.number().int().min(1),
+        price: z.number().int().min(0).optional(),
+        weight: z.number().int().min(0).optional(),
+      }),
+    )
+    .default([]),
+});
+export type CreateOrderBody = z.infer<typeof createOrderBody>;
+
+export const orderCodeBody = z.object({ order_code: z.string().min(1) });
+export const clientOrderCodeBody = z.object({ client_order_code: z.string().min(1) });
+export const cancelBody = z.object({ order_codes: z.array(z.string().min(1)).min(1) });
+
+/** GHN's envelope: `{ code, message, data }`, with `code_message` on errors. */
+export function success(data: unknown): Answer {
+  return { status: 200, body: { code: 200, message: 'Success', data } };
+}
+
+export function failure(status: number, message: string, codeMessage: string, data: unknown = null): Answer {
+  return { status, body: { code: status, message, code_message: codeMessage, data } };
+}
+
+export const carrierADialect: CarrierDialect = {
+  error: (status, message) =>
+    failure(status, message, status === 404 ? 'NOT_FOUND' : status >= 500 ? 'SERVER_ERR_COMMON' : 'USER_ERR_COMMON'),
+  unavailable: failure(503, 'Service is temporarily unavailable, please try again later', 'SERVICE_UNAVAILABLE'),
+  tooManyRequests: failure(429, 'Too many requests: the shop is over its requests-per-second limit', 'TOO_MANY_REQUESTS'),
+};
+
+/** `data` of a create answer. */
+export function createdData(order: CarrierAOrder) {
+  return {
+    order_code: order.code,
+    sort_code: '190-G-01-A1',
+    trans_type: 'truck',
+    fee: order.fee,
+    total_fee: order.totalFee,
+    expected_delivery_time: order.expectedDelivery.toISOString(),
+  };
+}
+
+/** `data` of the detail answers. */
+export function detailData(order: CarrierAOrder) {
+  const { request } = order;
+  return {
+    shop_id: order.shopId,
+    order_code: order.code,
+    client_order_code: order.clientRef ?? '',
+    status: order.status,
+    payment_type_id: request.payment_type_id,
+    service_type_id: request.service_type_id,
+    to_name: request.to_name,
+    to_phone: request.to_phone,
+    to_address: request.to_address,
+    to_ward_code: request.to_ward_code,
+    to_district_id: request.to_district_id,
+    weight: request.weight,
+    cod_amount: request.cod_amount,
+    insurance_value: request.insurance_value,
+    note: request.note ?? '',
+    required_note: request.required_note,
+    content: request.content ?? '',
+    items: request.items,
+    leadtime: order.expectedDelivery.toISOString(),
+    order_date: order.createdAt.toISOString(),
+    updated_date: order.updatedAt.toISOString(),
+    log: order.history.slice(1).map((step) => ({ status: step.status, updated_date: step.at.toISOString() })),
+  };
+}
+
+/** GHN's webhook body: `Type` is `create` for the new order, `switch_status` for each change. */
+export function callbackPayload(
+  order: CarrierAOrder,
+  shop: CarrierAShop,
+  type: 'create' | 'switch_status',
+  step: StatusStep<CarrierAStatus>,
+) {
+  const { request } = order;
+  return {
+    CODAmount: request.cod_amount,
+    CODTransferDate: null,
+    ClientOrderCode: order.clientRef ?? '',
+    ConvertedWeight: request.weight,
+    Description: carrierAStatusDescriptions[step.status],
+    Fee: {
+      MainService: order.fee.main_service,
+      Insurance: order.fee.insurance,
+      CODFee: order.fee.cod_fee,
+      StationDO: order.fee.station_do,
+      StationPU: order.fee.station_pu,
+      Return: order.fee.return,
+      R2S: order.fee.r2s,
+      Coupon: order.fee.coupon,
+      CODFailedFee: order.fee.cod_failed_fee,
+    },
+    Height: request.height ?? 0,
+    IsPartialReturn: false,
+    Length: request.length ?? 0,
+    OrderCode: order.code,
+    PartialReturnCode: '',
+    PaymentType: request.payment_type_id,
+    Reason: step.reason ?? '',
+    ReasonCode: step.reasonCode ?? '',
+    ShopID: shop.shopId,
+    Status: step.status,
+    Time: step.at.toISOString(),
+    TotalFee: order.totalFee,
+    Type: type,
+    Warehouse: warehouseFor(step.status),
+    Weight: request.weight,
+    Width: request.width ?? 0,
+  };
+}
