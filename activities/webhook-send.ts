@@ -7,9 +7,9 @@ import {
   signedHeaders,
   verdictForStatus,
   type AttemptVerdict,
-} from '../domain/webhook-delivery.js';
-import type { DeliveryRef } from '../domain/deliveries.js';
-import { hasValidSeal, type DeliveryRequest } from '../domain/delivery-requests.js';
+} from '../domain/flows/webhook-delivery.js';
+import type { DeliveryRef } from '../domain/flows/deliveries.js';
+import { hasValidSeal, type DeliveryRequest } from '../domain/flows/delivery-requests.js';
 import { UNSEALED_REQUEST } from '../workflows/delivery-failures.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 

@@ -1,7 +1,7 @@
 import type { Sql } from '../db/client.js';
-import { createShop, findShop } from '../domain/shops.js';
-import { Problem } from '../domain/problems.js';
-import { withShop } from '../domain/tenancy.js';
+import { createShop, findShop } from '../domain/access/shops.js';
+import { Problem } from '../domain/kernel/problems.js';
+import { withShop } from '../domain/kernel/tenancy.js';
 import { step } from '../scripts/bootstrap/progress.js';
 import { settle } from './settle.js';
 

@@ -1,11 +1,11 @@
 import type { Sql } from '../db/client.js';
-import { adjustStock } from '../domain/inventory.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/permissions.js';
-import { Problem } from '../domain/problems.js';
-import { createProduct } from '../domain/products.js';
-import { createShop, findShop } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
-import { addMember } from '../domain/users.js';
+import { adjustStock } from '../domain/inventory/inventory.js';
+import { GRANTABLE_PERMISSIONS } from '../domain/access/permissions.js';
+import { Problem } from '../domain/kernel/problems.js';
+import { createProduct } from '../domain/catalog/products.js';
+import { createShop, findShop } from '../domain/access/shops.js';
+import { withShop } from '../domain/kernel/tenancy.js';
+import { addMember } from '../domain/access/users.js';
 import { step } from '../scripts/bootstrap/progress.js';
 import { settle } from './settle.js';
 

@@ -1,10 +1,10 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSql } from '../db/client.js';
-import { createApplication } from '../domain/applications.js';
-import { createKey } from '../domain/api-keys.js';
-import { createShop } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
+import { createApplication } from '../domain/access/applications.js';
+import { createKey } from '../domain/access/api-keys.js';
+import { createShop } from '../domain/access/shops.js';
+import { withShop } from '../domain/kernel/tenancy.js';
 import { bootstrapDatabase } from '../scripts/bootstrap/index.js';
 import { dataDir } from '../scripts/bootstrap/paths.js';
 import { say, step } from '../scripts/bootstrap/progress.js';

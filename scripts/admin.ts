@@ -1,21 +1,21 @@
 import { parseArgs } from 'node:util';
 import { createSql, type Sql } from '../db/client.js';
-import { createApplication, updateApplication } from '../domain/applications.js';
-import { createKey, revokeKey, rotateKey, type Actor } from '../domain/api-keys.js';
-import { Problem } from '../domain/problems.js';
-import { createShop, findShop, shopOf, updateShopSettings } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
-import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/users.js';
+import { createApplication, updateApplication } from '../domain/access/applications.js';
+import { createKey, revokeKey, rotateKey, type Actor } from '../domain/access/api-keys.js';
+import { Problem } from '../domain/kernel/problems.js';
+import { createShop, findShop, shopOf, updateShopSettings } from '../domain/access/shops.js';
+import { withShop } from '../domain/kernel/tenancy.js';
+import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/access/users.js';
 import { bootstrapDatabase } from './bootstrap/index.js';
 import { runningLocalTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
-import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
-import { createFlow, setFlowState } from '../domain/flows.js';
-import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/order-status.js';
-import { recordReturn, reviewReturn } from '../domain/order-lifecycle.js';
-import { isUuid } from '../domain/ids.js';
+import { resendRequest, testRunRequest } from '../domain/flows/delivery-requests.js';
+import { createFlow, setFlowState } from '../domain/flows/flows.js';
+import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/orders/order-status.js';
+import { recordReturn, reviewReturn } from '../domain/orders/order-lifecycle.js';
+import { isUuid } from '../domain/kernel/ids.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../temporal/delivery-starts.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { sealDeliveryRequest } from '../domain/delivery-requests.js';
-import { Problem } from '../domain/problems.js';
+import { sealDeliveryRequest } from '../domain/flows/delivery-requests.js';
+import { Problem } from '../domain/kernel/problems.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/delivery.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
 

@@ -1,5 +1,5 @@
 import type { Sql } from '../db/client.js';
-import { requestsForEvent } from '../domain/delivery-requests.js';
+import { requestsForEvent } from '../domain/flows/delivery-requests.js';
 import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from '../temporal/delivery-starts.js';
 
 export interface RelayOptions {

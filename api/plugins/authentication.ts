@@ -1,10 +1,10 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
-import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
-import { assertHolds } from '../../domain/permissions.js';
-import { Problem } from '../../domain/problems.js';
-import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/rate-limits.js';
+import { hashApiKey, isWellFormedApiKey } from '../../domain/access/api-key-format.js';
+import { assertHolds } from '../../domain/access/permissions.js';
+import { Problem } from '../../domain/kernel/problems.js';
+import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/access/rate-limits.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 

@@ -7,10 +7,10 @@ import {
   storeIdempotentResponse,
   type IdempotencyScope,
   type StoredResponse,
-} from '../../domain/idempotency.js';
-import { canonicalJson } from '../../domain/canonical-json.js';
-import { Problem } from '../../domain/problems.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
+} from '../../domain/access/idempotency.js';
+import { canonicalJson } from '../../domain/kernel/canonical-json.js';
+import { Problem } from '../../domain/kernel/problems.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -3,14 +3,14 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { deliveryHistory } from '../../domain/deliveries.js';
-import { EVENT_TYPES, type EventType } from '../../domain/event-catalogue.js';
-import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } from '../../domain/flows.js';
-import { assertHolds } from '../../domain/permissions.js';
-import { withShop } from '../../domain/tenancy.js';
-import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
+import { deliveryHistory } from '../../domain/flows/deliveries.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events/event-catalogue.js';
+import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } from '../../domain/flows/flows.js';
+import { assertHolds } from '../../domain/access/permissions.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../temporal/delivery-starts.js';
-import { resendRequest, testRunRequest } from '../../domain/delivery-requests.js';
+import { resendRequest, testRunRequest } from '../../domain/flows/delivery-requests.js';
 import { IdParams, Name } from '../schemas/common.js';
 
 export interface AdminFlowDeps {

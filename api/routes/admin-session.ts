@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { logIn, logOut, SESSION_HOURS } from '../../domain/admin-sessions.js';
-import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
-import { PASSWORD_CHECKS_AT_ONCE } from '../../domain/login-guards.js';
+import { logIn, logOut, SESSION_HOURS } from '../../domain/access/admin-sessions.js';
+import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
+import { PASSWORD_CHECKS_AT_ONCE } from '../../domain/access/login-guards.js';
 import { SESSION_COOKIE } from '../plugins/admin-session.js';
 import { clientAddressBucket } from '../plugins/client-address.js';
 

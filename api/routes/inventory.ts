@@ -7,8 +7,8 @@ import {
   listStock,
   postInventoryDocument,
   receiveInventoryDocument,
-} from '../../domain/inventory.js';
-import { withShop } from '../../domain/tenancy.js';
+} from '../../domain/inventory/inventory.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { IdParams, Note, SignedDecimal, Timestamp } from '../schemas/common.js';

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { changeOrderStatus, deleteOrder } from '../../domain/order-lifecycle.js';
-import { addOrderNote, listOrderNotes } from '../../domain/order-notes.js';
-import { ORDER_STATUSES } from '../../domain/order-status.js';
-import { createOrder, getOrder, listOrders, updateOrder } from '../../domain/orders.js';
-import { readableOrder } from '../../domain/event-catalogue.js';
-import { withShop } from '../../domain/tenancy.js';
+import { changeOrderStatus, deleteOrder } from '../../domain/orders/order-lifecycle.js';
+import { addOrderNote, listOrderNotes } from '../../domain/orders/order-notes.js';
+import { ORDER_STATUSES } from '../../domain/orders/order-status.js';
+import { createOrder, getOrder, listOrders, updateOrder } from '../../domain/orders/orders.js';
+import { readableOrder } from '../../domain/events/event-catalogue.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';

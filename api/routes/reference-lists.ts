@@ -10,8 +10,8 @@ import {
   listStaff,
   listTags,
   listWarehouses,
-} from '../../domain/reference-lists.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
+} from '../../domain/orders/order-lists.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import type { RouteDeps } from '../route-deps.js';
 import { problemResponses } from '../schemas/problem.js';
 

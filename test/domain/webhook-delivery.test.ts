@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds, verdictForStatus } from '../../domain/webhook-delivery.js';
+import { retryAfterSeconds, verdictForStatus } from '../../domain/flows/webhook-delivery.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from '../../workflows/delivery-schedule.js';
 
 describe('delivery rules', () => {

@@ -7,12 +7,12 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { startTestWorker, TEST_DELIVERY_REQUEST_KEY, type TestTemporal } from '../support/temporal.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { rotateSigningSecret } from '../../domain/webhook-secrets.js';
-import { createFlow } from '../../domain/flows.js';
-import { withShop } from '../../domain/tenancy.js';
+import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
+import { createFlow } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
-import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
+import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import type { UnsealedDeliveryInput } from '../../temporal/delivery-starts.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
