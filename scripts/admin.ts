@@ -16,7 +16,7 @@ import { createFlow, setFlowState } from '../domain/flows/flows.js';
 import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/orders/order-status.js';
 import { recordReturn, reviewReturn } from '../domain/orders/order-lifecycle.js';
 import { isUuid } from '../domain/kernel/ids.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../temporal/delivery-starts.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../workers/delivery-starts.js';
 
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on

@@ -6,9 +6,9 @@ import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets } from '../domain/flows/webhook-secrets.js';
 import { withShop } from '../domain/kernel/tenancy.js';
 import { recordAttempt } from '../domain/flows/deliveries.js';
-import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
-import { createWebhookSendActivities } from '../activities/webhook-send.js';
-import { createFlowActivities } from '../activities/flow-steps.js';
+import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/outbound-http.js';
+import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
+import { createFlowActivities } from '../activities/flows/flow-steps.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 

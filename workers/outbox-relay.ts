@@ -1,6 +1,6 @@
 import type { Sql } from '../db/client.js';
 import { requestsForEvent } from '../domain/flows/delivery-requests.js';
-import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from '../temporal/delivery-starts.js';
+import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starts.js';
 
 export interface RelayOptions {
   sql: Sql;

@@ -9,7 +9,7 @@ import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } 
 import { assertHolds } from '../../domain/access/permissions.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../temporal/delivery-starts.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workers/delivery-starts.js';
 import { resendRequest, testRunRequest } from '../../domain/flows/delivery-requests.js';
 import { IdParams, Name } from '../schemas/common.js';
 

@@ -14,8 +14,8 @@ import { addMember } from '../../domain/access/users.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { envelope } from '../../domain/events/event-catalogue.js';
-import { deliveryWorkflow } from '../../workflows/delivery.js';
-import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
+import { deliveryWorkflow } from '../../workflows/flows.js';
+import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;

@@ -10,8 +10,8 @@ import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { newEventId as randomEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
-import { deliveryWorkflow } from '../../workflows/delivery.js';
+import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { deliveryWorkflow } from '../../workflows/flows.js';
 
 let db: TestDatabase;
 

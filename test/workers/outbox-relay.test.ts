@@ -12,7 +12,7 @@ import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../d
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
-import { deliveryWorkflowId, startDelivery } from '../../temporal/delivery-starts.js';
+import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;

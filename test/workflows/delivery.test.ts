@@ -11,9 +11,9 @@ import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/delivery.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import type { UnsealedDeliveryInput } from '../../temporal/delivery-starts.js';
+import type { UnsealedDeliveryInput } from '../../workers/delivery-starts.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 let db: TestDatabase;

@@ -7,16 +7,16 @@ import {
   signedHeaders,
   verdictForStatus,
   type AttemptVerdict,
-} from '../domain/flows/webhook-delivery.js';
-import type { DeliveryRef } from '../domain/flows/deliveries.js';
-import { hasValidSeal, type DeliveryRequest } from '../domain/flows/delivery-requests.js';
-import { UNSEALED_REQUEST } from '../workflows/delivery-failures.js';
+} from '../../domain/flows/webhook-delivery.js';
+import type { DeliveryRef } from '../../domain/flows/deliveries.js';
+import { hasValidSeal, type DeliveryRequest } from '../../domain/flows/delivery-requests.js';
+import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
 /**
  * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`
  * is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt
- * sends the same bytes), sealed by whoever started it (domain/delivery-requests.ts, `Sealed`).
+ * sends the same bytes), sealed by whoever started it (domain/flows/delivery-requests.ts, `Sealed`).
  */
 export interface WebhookAttemptInput extends DeliveryRequest {
   /** A test-run from the flow builder: recorded apart from real deliveries. */

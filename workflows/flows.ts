@@ -1,8 +1,8 @@
 import { ActivityFailure, ApplicationFailure, log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/webhook-send.js';
-import type { FlowActivities } from '../activities/flow-steps.js';
-import { UNSEALED_REQUEST } from './delivery-failures.js';
-import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
+import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
+import type { FlowActivities } from '../activities/flows/flow-steps.js';
+import { UNSEALED_REQUEST } from './flows-delivery-failures.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './flows-delivery-schedule.js';
 import { DeliveryStatusKey } from './search-attributes.js';
 
 /** A delivery: what each attempt sends, and the waits between attempts (types only: workflows import no code from activities). */

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
-import type { Sql } from './client.js';
-import { geoUnitId, toSearchName, type GeoLevel, type GeoSystem } from '../domain/geography/geography.js';
+import type { Sql } from '../../db/client.js';
+import { geoUnitId, toSearchName, type GeoLevel, type GeoSystem } from './geography.js';
 
 /**
  * The Vietnamese administrative units of `geo_units`, from two pinned npm packages (docs/decisions.md,

@@ -3,7 +3,7 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { TypedSearchAttributes } from '@temporalio/common';
 import { sealDeliveryRequest } from '../domain/flows/delivery-requests.js';
 import { Problem } from '../domain/kernel/problems.js';
-import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/delivery.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
 
 /** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */

@@ -1,10 +1,10 @@
-import type { Sql } from './client.js';
-import { addCustomerAddress, createCustomer } from '../domain/customers/customers.js';
-import { listGeoUnits } from '../domain/geography/geography.js';
-import { adjustStock, type StockMove } from '../domain/inventory/inventory.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/access/permissions.js';
-import { createProduct } from '../domain/catalog/products.js';
-import { withShop, type Tx } from '../domain/kernel/tenancy.js';
+import type { Sql } from '../../db/client.js';
+import { addCustomerAddress, createCustomer } from '../../domain/customers/customers.js';
+import { listGeoUnits } from '../../domain/geography/geography.js';
+import { adjustStock, type StockMove } from '../../domain/inventory/inventory.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
+import { createProduct } from '../../domain/catalog/products.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 
 const WAREHOUSES = [
   { name: 'Kho Hà Nội', address: '18 Tam Trinh, Hoàng Mai, Hà Nội' },
