@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import { createSql } from '../db/client.js';
-import { createOrder, listOrders } from '../domain/orders/orders.js';
+import { listOrders } from '../domain/orders/order-detail.js';
+import { createOrder } from '../domain/orders/orders.js';
 import { GRANTABLE_PERMISSIONS } from '../domain/access/permissions.js';
 import { withShop } from '../domain/kernel/tenancy.js';
 

@@ -4,7 +4,8 @@ import type { Sql } from '../../db/client.js';
 import { hashApiKey, isWellFormedApiKey } from '../../domain/access/api-key-format.js';
 import { assertHolds } from '../../domain/access/permissions.js';
 import { Problem } from '../../domain/kernel/problems.js';
-import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/access/rate-limits.js';
+import { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from '../../domain/access/rate-limits.js';
+import { authenticateRequest } from '../../domain/access/request-authentication.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 
@@ -41,23 +42,6 @@ declare module 'fastify' {
 
 const kAuth = Symbol('auth');
 type WithAuth = { [kAuth]?: AuthContext };
-
-interface AuthRow {
-  keyId: string;
-  applicationId: string;
-  applicationName: string;
-  permissions: string[];
-  pageIds: string[];
-  shopId: string;
-  shopSlug: string;
-  shopName: string;
-  plan: 'active' | 'expired';
-  suspended: boolean;
-  automationEnabled: boolean;
-  recomputeCeilingSeconds: number;
-  hits: number;
-  windowStart: Date;
-}
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 /** User-session paths that answer an API key with 400 rather than 401. */
@@ -102,7 +86,7 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
     if (!key) await refuseKey(request, reply, header ? 'Authorization must be "Bearer <API key>"' : 'the Authorization header is missing');
     if (!isWellFormedApiKey(key!)) await refuseKey(request, reply, 'the API key is malformed');
 
-    const [auth] = await sql<AuthRow[]>`select * from authenticate_request(${hashApiKey(key!)}, ${counter})`;
+    const auth = await authenticateRequest(sql, hashApiKey(key!), counter);
     if (!auth) return refuseKey(request, reply, 'the API key is unknown, revoked or expired');
 
     const state = setRateHeaders(reply, RATE_LIMITS[counter], auth.hits, auth.windowStart);
@@ -135,7 +119,7 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
 
   // Counters of past windows are never read again.
   const sweeper = setInterval(() => {
-    sql`delete from rate_limit_counters where window_start < now() - interval '2 minutes'`.catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
+    sweepRateCounters(sql).catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
   }, 60_000);
   sweeper.unref();
   app.addHook('onClose', async () => clearInterval(sweeper));

@@ -1,16 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  listCarrierConnections,
-  listCategories,
-  listPages,
-  listPaymentMethods,
-  listRoles,
-  listSalesChannels,
-  listStaff,
-  listTags,
-  listWarehouses,
-} from '../../domain/orders/order-lists.js';
+import { listRoles, listStaff } from '../../domain/access/members.js';
+import { listPages } from '../../domain/access/pages.js';
+import { listCategories } from '../../domain/catalog/categories.js';
+import { listWarehouses } from '../../domain/inventory/warehouses.js';
+import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/order-lists.js';
+import { listCarrierConnections } from '../../domain/shipments/carrier-connections.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import type { RouteDeps } from '../route-deps.js';
 import { problemResponses } from '../schemas/problem.js';

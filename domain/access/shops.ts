@@ -4,7 +4,7 @@ import type { Sql } from '../../db/client.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { Problem } from '../kernel/problems.js';
 import { writeShopLog } from './shop-log.js';
-import { withShop } from '../kernel/tenancy.js';
+import { withShop, type Tx } from '../kernel/tenancy.js';
 
 export interface ShopSummary {
   id: string;
@@ -77,21 +77,33 @@ function isCheckViolation(error: unknown): boolean {
   return (error as { code?: string }).code === '23514';
 }
 
-/** The shop owning an application or key, found by its id alone (operators' CLI). */
-export async function shopOf(sql: Sql, kind: 'application' | 'api_key' | 'flow', id: string): Promise<string> {
+/**
+ * The shop owning an application or key, found by its id alone (operators' CLI; a flow's shop is the
+ * flows module's lookup, `shopOf` there).
+ */
+export async function shopOwning(sql: Sql, kind: 'application' | 'api_key', id: string): Promise<string> {
   if (!isUuid(id)) throw new Problem('validation-failed', `${id} is not a valid id`);
   const [row] = await sql.begin(async (tx) => {
     if (kind === 'application') {
       await tx`select set_config('app.application_id', ${id}, true)`;
       return tx<{ shopId: string }[]>`select shop_id from applications where id = ${id}`;
     }
-    if (kind === 'flow') {
-      await tx`select set_config('app.flow_id', ${id}, true)`;
-      return tx<{ shopId: string }[]>`select shop_id from flows where id = ${id}`;
-    }
     await tx`select set_config('app.api_key_id', ${id}, true)`;
     return tx<{ shopId: string }[]>`select shop_id from api_keys where id = ${id}`;
   });
   if (!row) throw new Problem('not-found', `no ${kind.replace('_', ' ')} ${id}`);
   return row.shopId;
+}
+
+/** The current shop's id and slug (what an event envelope names); 404 when there is none. */
+export async function shopIdentity(tx: Tx, shopId: string): Promise<{ id: string; slug: string }> {
+  const [shop] = await tx<{ id: string; slug: string }[]>`select id, slug from shops where id = ${shopId}`;
+  if (!shop) throw new Problem('not-found', `no shop ${shopId}`);
+  return shop;
+}
+
+/** Whether the shop locks prices: no order edit may then set a price off the list or a discount. */
+export async function shopLocksPrices(tx: Tx, shopId: string): Promise<boolean> {
+  const [shop] = await tx<{ lockPrices: boolean }[]>`select lock_prices from shops where id = ${shopId}`;
+  return shop?.lockPrices ?? false;
 }

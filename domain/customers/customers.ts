@@ -1,5 +1,5 @@
 import { normalizeAddress, type Address, type AddressInput } from '../geography/addresses.js';
-import { escapeLike, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/listing.js';
+import { escapeLike, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page } from '../kernel/listing.js';
 import { recordUpdate, writeEvent } from '../events/outbox.js';
 import { normalizePhone } from '../kernel/phones.js';
 import { Problem } from '../kernel/problems.js';
@@ -133,6 +133,23 @@ export async function deleteCustomer(tx: Tx, shopId: string, id: string): Promis
   const after = await getCustomer(tx, id);
   await writeEvent(tx, { shopId, type: 'customer.deleted', resourceId: id, data: after });
   return after;
+}
+
+/** Whether the customer is blocked (orders refuse one); false for no customer of the shop. */
+export async function isCustomerBlocked(tx: Tx, customerId: string): Promise<boolean> {
+  const [customer] = await tx<{ isBlocked: boolean }[]>`select is_blocked from customers where id = ${customerId}`;
+  return customer?.isBlocked ?? false;
+}
+
+/** A `from` item of the shop's customers not deleted (column `id`), for another module's reference checks. */
+export function liveCustomers(tx: Tx): Fragment {
+  return tx`(select id from customers where deleted_at is null)`;
+}
+
+/** The shop's most recently updated customer not deleted, in its `GET` shape; undefined when it has none. */
+export async function latestCustomer(tx: Tx): Promise<CustomerDetail | undefined> {
+  const [row] = await tx<{ id: string }[]>`select id from customers where deleted_at is null order by updated_at desc limit 1`;
+  return row ? getCustomer(tx, row.id) : undefined;
 }
 
 async function lockedCustomer(tx: Tx, id: string): Promise<CustomerDetail> {

@@ -86,7 +86,8 @@ export async function recordUpdate(tx: Tx, input: { shopId: string; resource: st
   const changes = diffSnapshots(input.before, input.after);
   if (changes) return writeEvent(tx, { shopId: input.shopId, type, resourceId: input.resourceId, data: input.after, changes });
   // Nothing in `data` changed: each flow listening stops at its Trigger block, and the shop log says so.
-  const listening = await tx<{ id: string }[]>`select id from flows where state = 'on' and event_type = ${type}`;
+  // listening_flows() is the flows module's (db/migrations/20261122000022_listening_flows.sql): events cannot import flows.
+  const listening = await tx<{ id: string }[]>`select id from listening_flows(${type})`;
   for (const flow of listening) {
     await writeShopLog(tx, {
       shopId: input.shopId,

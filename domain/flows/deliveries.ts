@@ -1,4 +1,5 @@
 import { EVENT_READ_PERMISSIONS, isEventType } from '../events/event-catalogue.js';
+import { eventDataOf } from '../events/stored-events.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
 import type { Tx } from '../kernel/tenancy.js';
 
@@ -66,8 +67,8 @@ export async function deliveryHistory(tx: Tx, flowId: string, viewerPermissions:
       coalesce((select json_agg(json_build_object('attemptedAt', api_time(a.attempted_at), 'statusCode', a.status_code, 'durationMs', a.duration_ms,
                 'responseExcerpt', a.response_excerpt, 'error', a.error, 'verdict', a.verdict) order by a.attempted_at)
                 from delivery_attempts a where a.delivery_id = d.delivery_id), '[]') as attempts,
-      e.data
-    from deliveries d left join events e on e.id = d.event_id
+      ${eventDataOf(tx, tx`d.event_id`)} as data
+    from deliveries d
     where d.flow_id = ${flowId}
     order by d.created_at desc
     limit ${limit}`;

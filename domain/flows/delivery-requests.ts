@@ -1,6 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { shopIdentity } from '../access/shops.js';
 import { canonicalJson } from '../kernel/canonical-json.js';
 import { envelope, type EventType, type StoredEvent } from '../events/event-catalogue.js';
+import { storedEvent } from '../events/stored-events.js';
 import { SAMPLE_READERS } from './flow-samples.js';
 import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
 import { Problem } from '../kernel/problems.js';
@@ -56,28 +58,21 @@ function deliveryRequest(shop: { id: string; slug: string }, flow: { id: string;
   };
 }
 
-async function shopOf(tx: Tx, shopId: string): Promise<{ id: string; slug: string }> {
-  const [shop] = await tx<{ id: string; slug: string }[]>`select id, slug from shops where id = ${shopId}`;
-  if (!shop) throw new Problem('not-found', `no shop ${shopId}`);
-  return shop;
-}
-
 /** The relay's work for one outbox event (the current shop's): one request per matching flow; none once the event is gone. */
 export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
-  const [event] = await tx<(StoredEvent & { shopId: string; shopSlug: string })[]>`
-    select e.id, e.type, e.created_at, e.changes, e.data, s.id as shop_id, s.slug as shop_slug
-    from events e join shops s on s.id = e.shop_id
-    where e.id = ${eventId}`;
+  const event = await storedEvent(tx, eventId);
   if (!event) return [];
-  const shop = { id: event.shopId, slug: event.shopSlug };
-  return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
+  const flows = await matchingFlows(tx, event);
+  if (flows.length === 0) return [];
+  const shop = await shopIdentity(tx, event.shopId);
+  return flows.map((flow) => deliveryRequest(shop, flow, event));
 }
 
 /** A test-run: a sample event of the flow's trigger type, rendered for the flow's account. */
 export async function testRunRequest(tx: Tx, shopId: string, flowId: string): Promise<DeliveryRequest> {
   const flow = await getFlow(tx, flowId);
   const event = await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS);
-  return deliveryRequest(await shopOf(tx, shopId), flow, event);
+  return deliveryRequest(await shopIdentity(tx, shopId), flow, event);
 }
 
 /**
@@ -86,11 +81,11 @@ export async function testRunRequest(tx: Tx, shopId: string, flowId: string): Pr
  */
 export async function resendRequest(tx: Tx, shopId: string, flowId: string, deliveryId: string): Promise<DeliveryRequest> {
   const flow = await getFlow(tx, flowId);
-  const [row] = await tx<(StoredEvent & { status: string })[]>`
-    select d.status, e.id, e.type, e.created_at, e.changes, e.data
-    from deliveries d join events e on e.id = d.event_id
+  const [row] = await tx<{ status: string; eventId: string }[]>`
+    select d.status, d.event_id from deliveries d
     where d.delivery_id = ${deliveryId} and d.flow_id = ${flowId} and not d.test_run`;
-  if (!row) throw new Problem('not-found', `no delivery ${deliveryId} of this flow`);
+  const event = row && (await storedEvent(tx, row.eventId));
+  if (!row || !event) throw new Problem('not-found', `no delivery ${deliveryId} of this flow`);
   if (row.status !== 'failed') throw new Problem('conflict', `only a failed delivery can be resent (this one is ${row.status})`);
-  return deliveryRequest(await shopOf(tx, shopId), flow, row);
+  return deliveryRequest(await shopIdentity(tx, shopId), flow, event);
 }

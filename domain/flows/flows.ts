@@ -1,6 +1,7 @@
 import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from '../access/api-keys.js';
+import { existingPageIds } from '../access/pages.js';
 import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from '../events/event-catalogue.js';
 import { isUuid } from '../kernel/ids.js';
 import { newEventId } from '../events/outbox.js';
@@ -61,8 +62,8 @@ function validateDestination(url: string): void {
 async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefined; pageIds?: string[] | undefined }): Promise<void> {
   const named = [...(pages.pageId ? [{ path: 'pageId', id: pages.pageId }] : []), ...(pages.pageIds ?? []).map((id, index) => ({ path: `pageIds.${index}`, id }))];
   if (named.length === 0) return;
-  const known = await tx<{ id: string }[]>`select id from pages where id = any(${named.map((page) => page.id).filter(isUuid)}::uuid[])`;
-  refuseAbsent(named.filter((page) => !known.some((row) => row.id === page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
+  const known = await existingPageIds(tx, named.map((page) => page.id).filter(isUuid));
+  refuseAbsent(named.filter((page) => !known.includes(page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
 }
 
 /** A flow with its HTTP-send block and first signing secret (sealed with `secretsKey`; the plaintext is shown once, here). */

@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { variantFacts } from '../catalog/catalog-reads.js';
 import { syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/listing.js';
 import { writeEvent } from '../events/outbox.js';
 import { describeAbsent, Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/problems.js';
@@ -69,8 +70,7 @@ const STOCK_COLUMNS = (tx: Tx) => tx`
 
 const STOCK_SOURCE = (tx: Tx) => tx`
   stock
-  join variants v on v.id = stock.variant_id
-  join products p on p.id = v.product_id
+  join ${variantFacts(tx)} v on v.id = stock.variant_id
   join warehouses w on w.id = stock.warehouse_id`;
 
 /**
@@ -88,7 +88,7 @@ export async function listStock(tx: Tx, query: ListQuery & StockFilters, binding
       source: STOCK_SOURCE(tx),
       columns: STOCK_COLUMNS(tx),
       filters: () => [
-        tx`v.removed_at is null and p.deleted_at is null and w.deleted_at is null`,
+        tx`not v.removed and not v.product_deleted and w.deleted_at is null`,
         ...(query.warehouseId === undefined ? [] : [tx`stock.warehouse_id = ${query.warehouseId}`]),
         ...(query.variantId === undefined ? [] : [tx`stock.variant_id = ${query.variantId}`]),
       ],
@@ -102,6 +102,12 @@ export async function getStockRow(tx: Tx, stockId: string): Promise<StockRow> {
   const [row] = await tx<StockRow[]>`select ${STOCK_COLUMNS(tx)} from ${STOCK_SOURCE(tx)} where stock.id = ${stockId}`;
   if (!row) throw new Error(`stock row ${stockId} not found`);
   return row;
+}
+
+/** The shop's stock row changed last, in the list's shape, for test-run samples; undefined when it has none. */
+export async function latestStockRow(tx: Tx): Promise<StockRow | undefined> {
+  const [row] = await tx<{ id: string }[]>`select id from stock order by stock_changed_at desc limit 1`;
+  return row ? getStockRow(tx, row.id) : undefined;
 }
 
 /**
@@ -264,8 +270,8 @@ async function assertUsable(tx: Tx, input: NewInventoryDocument, stage: 'create'
   const warehouses = await tx<StoredWarehouse[]>`
     select id, deleted_at is not null as deleted from warehouses where id = any(${warehouseSlots.map((slot) => slot.id)}::uuid[])`;
   const variants = await tx<StoredVariant[]>`
-    select v.id, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
-    from variants v join products p on p.id = v.product_id
+    select v.id, v.removed, v.product_deleted, v.service
+    from ${variantFacts(tx)} v
     where v.id = any(${[...new Set(input.lines.map((line) => line.variantId))]}::uuid[])`;
 
   const absent: AbsentReference[] = [

@@ -23,6 +23,12 @@ export interface Position {
   id: string;
 }
 
+/** A row of a whole reference list (`GET /tags`, `GET /staff`, …): returned whole, sorted by name. */
+export interface Named {
+  id: string;
+  name: string;
+}
+
 export interface Page<T> {
   data: T[];
   nextCursor: string | null;
@@ -55,8 +61,11 @@ export function decodeCursor(cursor: string, binding: CursorBinding): Position {
   return { sortKey: decoded.k, id: decoded.i };
 }
 
-/** A piece of SQL: a condition, a column list, a `from` clause. */
-type Fragment = postgres.PendingQuery<postgres.Row[]>;
+/**
+ * A piece of SQL: a condition, a column list, a `from` clause. Modules publish fragments over their own
+ * tables (a `from` item, a scalar subquery) where another module's query needs a join.
+ */
+export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** One synchronised list: what it selects and from where, sorted by (`alias.column`, `alias.id`). */
 export interface SyncedList {

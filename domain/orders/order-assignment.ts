@@ -1,3 +1,4 @@
+import { workingMembers } from '../access/members.js';
 import { OWNER_ROLE } from '../access/shops.js';
 import type { Tx } from '../kernel/tenancy.js';
 
@@ -9,10 +10,8 @@ export interface HandlerChoice {
 
 /** A user may handle orders while working in the shop, unlocked, in a role holding `pos.orders.update`. */
 const USABLE_MEMBERS = (tx: Tx) => tx`
-  shop_members m
-  join users u on u.id = m.user_id
-  join roles r on r.id = m.role_id
-  where m.status = 'working' and not u.locked and 'pos.orders.update' = any(r.permissions)`;
+  ${workingMembers(tx)} m
+  where 'pos.orders.update' = any(m.permissions)`;
 
 export async function isUsableHandler(tx: Tx, userId: string): Promise<boolean> {
   const [row] = await tx`select 1 from ${USABLE_MEMBERS(tx)} and m.user_id = ${userId}`;
@@ -21,7 +20,7 @@ export async function isUsableHandler(tx: Tx, userId: string): Promise<boolean> 
 
 /** The usable members of a role, by user id; empty for an unknown role. */
 export async function usableMembersOfRole(tx: Tx, roleId: string): Promise<string[]> {
-  const rows = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and r.id = ${roleId} order by m.user_id`;
+  const rows = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and m.role_id = ${roleId} order by m.user_id`;
   return rows.map((row) => row.userId);
 }
 
@@ -38,14 +37,13 @@ export async function assignHandler(tx: Tx, shopId: string, choice: HandlerChoic
     const members = await usableMembersOfRole(tx, choice.handlerRoleId);
     if (members.length > 0) return nextInTurn(tx, shopId, `role:${choice.handlerRoleId}`, members);
   }
-  const ownOrders = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and r.sees_only_own_orders order by m.user_id`;
+  const ownOrders = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and m.sees_only_own_orders order by m.user_id`;
   if (ownOrders.length > 0) return nextInTurn(tx, shopId, 'own-orders-roles', ownOrders.map((row) => row.userId));
   const busiest = await busiestHandlers(tx, shopId);
   if (busiest.length > 0) return nextInTurn(tx, shopId, 'busiest-handlers', [...busiest].sort());
   const [fallback] = await tx<{ userId: string }[]>`
-    select m.user_id from shop_members m join users u on u.id = m.user_id join roles r on r.id = m.role_id
-    where m.status = 'working' and not u.locked
-    order by r.name = ${OWNER_ROLE} desc, m.joined_at, m.user_id
+    select m.user_id from ${workingMembers(tx)} m
+    order by m.role_name = ${OWNER_ROLE} desc, m.joined_at, m.user_id
     limit 1`;
   return fallback?.userId ?? null;
 }

@@ -1,5 +1,10 @@
 import { Decimal } from 'decimal.js';
+import { shopRoles } from '../access/members.js';
+import { variantsForOrderLines } from '../catalog/catalog-reads.js';
+import { isCustomerBlocked, liveCustomers } from '../customers/customers.js';
 import { normalizeAddress, type Address, type AddressInput } from '../geography/addresses.js';
+import { liveWarehouses } from '../inventory/warehouses.js';
+import type { Fragment } from '../kernel/listing.js';
 import { Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/problems.js';
 import type { Tx } from '../kernel/tenancy.js';
 
@@ -35,13 +40,7 @@ const refuse = (errors: FieldError[], detail = errors.map((error) => `${error.pa
  */
 export async function resolveLines(tx: Tx, lines: readonly OrderLineInput[]): Promise<ResolvedLine[]> {
   const ids = [...new Set(lines.map((line) => line.variantId))];
-  const variants = await tx<{ id: string; productId: string; code: string; name: string | null; productName: string; price: string; removed: boolean; stocked: boolean }[]>`
-    select v.id, v.product_id, v.code, p.name as product_name, v.price::text as price, v.removed_at is not null or p.deleted_at is not null as removed,
-      p.type <> 'service' as stocked,
-      (select string_agg(v.attributes ->> a.name, ' / ' order by a.ordinality)
-       from unnest(p.attribute_names) with ordinality as a(name, ordinality) where coalesce(v.attributes ->> a.name, '') <> '') as name
-    from variants v join products p on p.id = v.product_id
-    where v.id = any(${ids}::uuid[])`;
+  const variants = await variantsForOrderLines(tx, ids);
   const byId = new Map(variants.map((variant) => [variant.id, variant]));
   refuseAbsent(lines.flatMap((line, index) => (byId.has(line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }])));
   const removed = variants.filter((variant) => variant.removed);
@@ -77,11 +76,10 @@ export async function assertReferences(tx: Tx, references: readonly { table: Ref
   const present = new Map<ReferencedTable, Set<string>>();
   for (const table of new Set(references.map((reference) => reference.table))) {
     const ids = [...new Set(references.filter((reference) => reference.table === table).map((reference) => reference.id))];
-    const live = table === 'warehouses' || table === 'customers' ? tx`and t.deleted_at is null` : tx``;
     // The ids come back as sent (not as stored), so any spelling PostgreSQL accepts for a uuid matches.
     const found = await tx<{ given: string }[]>`
       select given from unnest(${ids}::text[]) as given
-      where exists (select 1 from ${tx(table)} t where t.id = given::uuid ${live})`;
+      where exists (select 1 from ${REFERENCED[table](tx)} t where t.id = given::uuid)`;
     present.set(table, new Set(found.map((row) => row.given)));
   }
   const absent: AbsentReference[] = references
@@ -92,16 +90,19 @@ export async function assertReferences(tx: Tx, references: readonly { table: Ref
 
 type ReferencedTable = 'warehouses' | 'customers' | 'sales_channels' | 'payment_methods' | 'tags' | 'roles';
 
-/** A user id must name a member of the shop (row-level security hides other shops' members): 400, detail only, otherwise. */
-export async function assertMember(tx: Tx, userId: string, path: string): Promise<void> {
-  const [row] = await tx`select 1 from shop_members where user_id = ${userId}`;
-  if (!row) refuseAbsent([{ path, noun: 'staff member', id: userId }]);
-}
+/** Where the ids of each kind live: this module's lists, or what the owning module publishes (deleted warehouses and customers left out). */
+const REFERENCED: Record<ReferencedTable, (tx: Tx) => Fragment> = {
+  warehouses: liveWarehouses,
+  customers: liveCustomers,
+  sales_channels: (tx) => tx`sales_channels`,
+  payment_methods: (tx) => tx`payment_methods`,
+  tags: (tx) => tx`tags`,
+  roles: shopRoles,
+};
 
 /** 422 `customer-blocked` for a blocked customer. */
 export async function assertCustomerNotBlocked(tx: Tx, customerId: string): Promise<void> {
-  const [customer] = await tx<{ isBlocked: boolean }[]>`select is_blocked from customers where id = ${customerId}`;
-  if (customer?.isBlocked) throw new Problem('customer-blocked', `customer ${customerId} is blocked`);
+  if (await isCustomerBlocked(tx, customerId)) throw new Problem('customer-blocked', `customer ${customerId} is blocked`);
 }
 
 /** The order's shipping address as stored; null stays null. */

@@ -1,6 +1,7 @@
 import { Decimal } from 'decimal.js';
 import { adjustStock } from '../inventory/inventory.js';
-import { lockedOrder, getOrder, type OrderActor, type OrderDetail } from './orders.js';
+import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
+import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
 import { diffSnapshots, recordUpdate, writeEvent } from '../events/outbox.js';

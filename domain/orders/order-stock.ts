@@ -1,4 +1,5 @@
 import { Decimal } from 'decimal.js';
+import { variantFacts } from '../catalog/catalog-reads.js';
 import type { StockMove } from '../inventory/inventory.js';
 import type { ResolvedLine } from './order-input.js';
 import type { StockPhase } from './order-status.js';
@@ -15,8 +16,8 @@ export interface StockedLine {
 export async function stockedLinesOf(tx: Tx, orderId: string): Promise<StockedLine[]> {
   return tx<StockedLine[]>`
     select l.variant_id, l.quantity::text as quantity, l.returned_quantity::text as returned_quantity
-    from order_lines l join variants v on v.id = l.variant_id join products p on p.id = v.product_id
-    where l.order_id = ${orderId} and p.type <> 'service'
+    from order_lines l
+    where l.order_id = ${orderId} and exists (select 1 from ${variantFacts(tx)} v where v.id = l.variant_id and not v.service)
     order by l.position`;
 }
 

@@ -1,0 +1,6 @@
+import type { Named } from '../kernel/listing.js';
+import type { Tx } from '../kernel/tenancy.js';
+
+export async function listCategories(tx: Tx): Promise<Named[]> {
+  return [...(await tx<Named[]>`select id, name from categories order by lower(unaccent(name)), name, id`)];
+}
