@@ -1,9 +1,8 @@
 import { createServer } from 'node:http';
 import { createSql } from '../db/client.js';
-import { listOrders } from '../domain/orders/order-detail.js';
-import { createOrder } from '../domain/orders/orders.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/access/permissions.js';
-import { withShop } from '../domain/kernel/tenancy.js';
+import { createOrder, listOrders } from '../domain/orders/index.js';
+import { GRANTABLE_PERMISSIONS } from '../domain/access/index.js';
+import { withShop } from '../domain/kernel/index.js';
 
 /**
  * The baselines of the order scenarios: node:http calling the same domain functions for a fixed

@@ -1,10 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSql } from '../db/client.js';
-import { createApplication } from '../domain/access/applications.js';
-import { createKey } from '../domain/access/api-keys.js';
-import { createShop } from '../domain/access/shops.js';
-import { withShop } from '../domain/kernel/tenancy.js';
+import { createApplication, createKey, createShop } from '../domain/access/index.js';
+import { withShop } from '../domain/kernel/index.js';
 import { bootstrapDatabase } from '../scripts/bootstrap/index.js';
 import { dataDir } from '../scripts/bootstrap/paths.js';
 import { say, step } from '../scripts/bootstrap/progress.js';

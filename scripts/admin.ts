@@ -1,22 +1,28 @@
 import { parseArgs } from 'node:util';
 import { createSql, type Sql } from '../db/client.js';
-import { createApplication, updateApplication } from '../domain/access/applications.js';
-import { createKey, revokeKey, rotateKey, type Actor } from '../domain/access/api-keys.js';
-import { Problem } from '../domain/kernel/problems.js';
-import { createShop, findShop, updateShopSettings } from '../domain/access/shops.js';
-import { shopOf } from '../domain/flows/flow-lookup.js';
-import { withShop } from '../domain/kernel/tenancy.js';
-import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/access/users.js';
+import {
+  addMember,
+  createApplication,
+  createKey,
+  createShop,
+  findMemberByEmail,
+  findShop,
+  revokeKey,
+  rotateKey,
+  updateApplication,
+  updateMember,
+  updateShopSettings,
+  type Actor,
+  type MemberStatus,
+} from '../domain/access/index.js';
+import { isUuid, Problem, withShop } from '../domain/kernel/index.js';
+import { createFlow, resendRequest, setFlowState, shopOf, testRunRequest } from '../domain/flows/index.js';
 import { bootstrapDatabase } from './bootstrap/index.js';
 import { runningLocalTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
-import { resendRequest, testRunRequest } from '../domain/flows/delivery-requests.js';
-import { createFlow, setFlowState } from '../domain/flows/flows.js';
-import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/orders/order-status.js';
-import { recordReturn, reviewReturn } from '../domain/orders/order-lifecycle.js';
-import { isUuid } from '../domain/kernel/ids.js';
+import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, recordReturn, reviewReturn, type Transition } from '../domain/orders/index.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../workers/delivery-starts.js';
 
 /**

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import { sealDeliveryRequest } from '../domain/flows/delivery-requests.js';
-import { Problem } from '../domain/kernel/problems.js';
+import { sealDeliveryRequest } from '../domain/flows/index.js';
+import { Problem } from '../domain/kernel/index.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
 

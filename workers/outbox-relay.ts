@@ -1,6 +1,6 @@
 import type { Sql } from '../db/client.js';
-import { claimQueuedEvents, dequeueEvents } from '../domain/events/event-queue.js';
-import { requestsForEvent } from '../domain/flows/delivery-requests.js';
+import { claimQueuedEvents, dequeueEvents } from '../domain/events/index.js';
+import { requestsForEvent } from '../domain/flows/index.js';
 import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starts.js';
 
 export interface RelayOptions {

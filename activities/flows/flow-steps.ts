@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/client.js';
-import { switchOffHttpSend } from '../../domain/flows/flows.js';
-import { markDeliveryFailed } from '../../domain/flows/deliveries.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+import { markDeliveryFailed, switchOffHttpSend } from '../../domain/flows/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 
 /** Database steps of flow runs. */
 export function createFlowActivities(deps: { sql: Sql }) {

@@ -3,7 +3,7 @@ import { isIP, type LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import { Agent } from 'undici';
-import { CONNECT_TIMEOUT_MS } from '../../domain/flows/webhook-delivery.js';
+import { CONNECT_TIMEOUT_MS } from '../../domain/flows/index.js';
 
 export interface OutboundPolicy {
   /** Development and tests only: lets deliveries reach 127.0.0.0/8 and ::1. */

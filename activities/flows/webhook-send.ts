@@ -2,14 +2,15 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
+  hasValidSeal,
   RESPONSE_EXCERPT_BYTES,
   retryAfterSeconds,
   signedHeaders,
   verdictForStatus,
   type AttemptVerdict,
-} from '../../domain/flows/webhook-delivery.js';
-import type { DeliveryRef } from '../../domain/flows/deliveries.js';
-import { hasValidSeal, type DeliveryRequest } from '../../domain/flows/delivery-requests.js';
+  type DeliveryRequest,
+} from '../../domain/flows/index.js';
+import type { DeliveryRef } from '../../domain/flows/index.js';
 import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 

@@ -1,11 +1,19 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
-import { hashApiKey, isWellFormedApiKey } from '../../domain/access/api-key-format.js';
-import { assertHolds } from '../../domain/access/permissions.js';
-import { Problem } from '../../domain/kernel/problems.js';
-import { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from '../../domain/access/rate-limits.js';
-import { authenticateRequest } from '../../domain/access/request-authentication.js';
+import {
+  assertHolds,
+  authenticateRequest,
+  countHit,
+  hashApiKey,
+  isWellFormedApiKey,
+  RATE_LIMITS,
+  rateLimited,
+  rateState,
+  sweepRateCounters,
+  type RateCounter,
+} from '../../domain/access/index.js';
+import { Problem } from '../../domain/kernel/index.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 

@@ -3,14 +3,22 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { deliveryHistory } from '../../domain/flows/deliveries.js';
-import { EVENT_TYPES, type EventType } from '../../domain/events/event-catalogue.js';
-import { createFlow, deleteFlow, getFlow, listFlows, setFlowState, updateFlow } from '../../domain/flows/flows.js';
-import { assertHolds } from '../../domain/access/permissions.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
+import {
+  createFlow,
+  deleteFlow,
+  deliveryHistory,
+  getFlow,
+  listFlows,
+  resendRequest,
+  rotateSigningSecret,
+  setFlowState,
+  testRunRequest,
+  updateFlow,
+} from '../../domain/flows/index.js';
+import { EVENT_TYPES, type EventType } from '../../domain/events/index.js';
+import { assertHolds } from '../../domain/access/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workers/delivery-starts.js';
-import { resendRequest, testRunRequest } from '../../domain/flows/delivery-requests.js';
 import { IdParams, Name } from '../schemas/common.js';
 
 export interface AdminFlowDeps {

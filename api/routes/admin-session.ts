@@ -1,9 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { logIn, logOut, SESSION_HOURS } from '../../domain/access/admin-sessions.js';
-import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
-import { PASSWORD_CHECKS_AT_ONCE } from '../../domain/access/login-guards.js';
+import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS } from '../../domain/access/index.js';
 import { SESSION_COOKIE } from '../plugins/admin-session.js';
 import { clientAddressBucket } from '../plugins/client-address.js';
 

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../domain/customers/customers.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../domain/customers/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../schemas/common.js';

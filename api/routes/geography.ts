@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
-import { GEO_SYSTEMS, listGeoUnits } from '../../domain/geography/geography.js';
+import { GEO_SYSTEMS, listGeoUnits } from '../../domain/geography/index.js';
 import { ProblemSchema, problemResponses } from '../schemas/problem.js';
 
 const GeoSystemSchema = z.enum(GEO_SYSTEMS).describe('`old`: province, district, ward (before 1 July 2025); `new`: province, ward');

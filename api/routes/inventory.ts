@@ -1,14 +1,14 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
-  MAX_DOCUMENT_LINES,
   createInventoryDocument,
   getInventoryDocument,
   listStock,
+  MAX_DOCUMENT_LINES,
   postInventoryDocument,
   receiveInventoryDocument,
-} from '../../domain/inventory/inventory.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+} from '../../domain/inventory/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { IdParams, Note, SignedDecimal, Timestamp } from '../schemas/common.js';

@@ -1,12 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { changeOrderStatus, deleteOrder } from '../../domain/orders/order-lifecycle.js';
-import { addOrderNote, listOrderNotes } from '../../domain/orders/order-notes.js';
-import { ORDER_STATUSES } from '../../domain/orders/order-status.js';
-import { getOrder, listOrders } from '../../domain/orders/order-detail.js';
-import { createOrder, updateOrder } from '../../domain/orders/orders.js';
-import { readableOrder } from '../../domain/events/event-catalogue.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+import {
+  addOrderNote,
+  changeOrderStatus,
+  createOrder,
+  deleteOrder,
+  getOrder,
+  listOrderNotes,
+  listOrders,
+  ORDER_STATUSES,
+  updateOrder,
+} from '../../domain/orders/index.js';
+import { readableOrder } from '../../domain/events/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { respondIdempotently } from '../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';

@@ -1,8 +1,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from '../../domain/catalog/products.js';
-import { MAX_VARIANTS } from '../../domain/catalog/product-rules.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+import { createProduct, deleteProduct, getProduct, listProducts, MAX_VARIANTS, updateProduct } from '../../domain/catalog/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { cursorBinding, type RouteDeps } from '../route-deps.js';
 import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { listRoles, listStaff } from '../../domain/access/members.js';
-import { listPages } from '../../domain/access/pages.js';
-import { listCategories } from '../../domain/catalog/categories.js';
-import { listWarehouses } from '../../domain/inventory/warehouses.js';
-import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/order-lists.js';
-import { listCarrierConnections } from '../../domain/shipments/carrier-connections.js';
-import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { listPages, listRoles, listStaff } from '../../domain/access/index.js';
+import { listCategories } from '../../domain/catalog/index.js';
+import { listWarehouses } from '../../domain/inventory/index.js';
+import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/index.js';
+import { listCarrierConnections } from '../../domain/shipments/index.js';
+import { withShop, type Tx } from '../../domain/kernel/index.js';
 import type { RouteDeps } from '../route-deps.js';
 import { problemResponses } from '../schemas/problem.js';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/kernel/listing.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/kernel/index.js';
 
 /** `limit`, `cursor`, `updatedSince`: the parameters of every synchronised list. */
 export const syncListQuery = z.object({

@@ -3,9 +3,8 @@ import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
 import { verifyPassword } from './passwords.js';
-import { Problem } from '../kernel/problems.js';
+import { Problem, withShop } from '../kernel/index.js';
 import { findShop } from './shops.js';
-import { withShop } from '../kernel/tenancy.js';
 import { memberPermissions } from './users.js';
 
 export const SESSION_HOURS = 12;

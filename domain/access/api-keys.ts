@@ -1,8 +1,8 @@
 import { displayPrefix, generateApiKey, hashApiKey } from './api-key-format.js';
 import { assertMayGrant } from './permissions.js';
-import { Problem } from '../kernel/problems.js';
+import { Problem } from '../kernel/index.js';
 import { writeShopLog } from './shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 import { memberPermissions } from './users.js';
 
 export const MAX_LIVE_KEYS = 2;

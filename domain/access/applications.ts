@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { createKey, type Actor, type IssuedKey } from './api-keys.js';
 import { CHAT_PERMISSIONS, assertMayGrant } from './permissions.js';
-import { Problem, refuseAbsent } from '../kernel/problems.js';
+import { Problem, refuseAbsent } from '../kernel/index.js';
 import { writeShopLog } from './shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 import { memberPermissions } from './users.js';
 
 export const MAX_APPLICATIONS_PER_SHOP = 10;

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/client.js';
-import { withShop, type Tx } from '../kernel/tenancy.js';
+import { withShop, type Tx } from '../kernel/index.js';
 
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 /** A `running` record older than this was left by a crashed request: the next identical request takes over. */

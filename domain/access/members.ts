@@ -1,6 +1,5 @@
-import type { Fragment, Named } from '../kernel/listing.js';
-import { refuseAbsent } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Fragment, Named, Tx } from '../kernel/index.js';
+import { refuseAbsent } from '../kernel/index.js';
 
 /** Working members whose account is not locked; the id is the user id (an order's `handlerUserId`). */
 export async function listStaff(tx: Tx): Promise<Named[]> {

@@ -1,5 +1,4 @@
-import type { Named } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Named, Tx } from '../kernel/index.js';
 
 /** A chat page connected to the shop (the chat module will own pages with their conversations). */
 export interface ChatPage extends Named {

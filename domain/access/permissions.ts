@@ -1,4 +1,4 @@
-import { Problem } from '../kernel/problems.js';
+import { Problem } from '../kernel/index.js';
 
 /** Permissions an application (and so an API key) may hold. */
 export const GRANTABLE_PERMISSIONS = [

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/client.js';
-import { Problem } from '../kernel/problems.js';
+import { Problem } from '../kernel/index.js';
 
 /** The three counters of the spec, one-minute windows. Each request falls in exactly one. */
 export const RATE_LIMITS = {

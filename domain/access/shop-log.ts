@@ -1,4 +1,4 @@
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 export interface ShopLogEntry {
   shopId: string;

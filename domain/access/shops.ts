@@ -1,10 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid } from '../kernel/ids.js';
+import { isUuid, Problem, withShop, type Tx } from '../kernel/index.js';
 import type { Sql } from '../../db/client.js';
 import { ALL_PERMISSIONS } from './permissions.js';
-import { Problem } from '../kernel/problems.js';
 import { writeShopLog } from './shop-log.js';
-import { withShop, type Tx } from '../kernel/tenancy.js';
 
 export interface ShopSummary {
   id: string;

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { hashPassword } from './passwords.js';
-import { Problem } from '../kernel/problems.js';
+import { Problem, withShop, type Tx } from '../kernel/index.js';
 import { OWNER_ROLE } from './shops.js';
 import { writeShopLog } from './shop-log.js';
-import { withShop, type Tx } from '../kernel/tenancy.js';
 
 export type MemberStatus = 'working' | 'disabled' | 'left';
 

@@ -1,5 +1,4 @@
-import type { Fragment } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Fragment, Tx } from '../kernel/index.js';
 import { getProduct, type ProductDetail } from './products.js';
 
 /**

@@ -1,5 +1,4 @@
-import type { Named } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Named, Tx } from '../kernel/index.js';
 
 export async function listCategories(tx: Tx): Promise<Named[]> {
   return [...(await tx<Named[]>`select id, name from categories order by lower(unaccent(name)), name, id`)];

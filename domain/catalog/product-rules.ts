@@ -1,4 +1,4 @@
-import { Problem } from '../kernel/problems.js';
+import { Problem } from '../kernel/index.js';
 
 /** Limits of the spec: attributes per product, values per attribute, keywords per variant. */
 export const MAX_ATTRIBUTES = 10;

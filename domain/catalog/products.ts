@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { escapeLike, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/listing.js';
-import { recordUpdate, writeEvent } from '../events/outbox.js';
-import { assertHolds } from '../access/permissions.js';
-import { Problem, refuseAbsent } from '../kernel/problems.js';
+import { escapeLike, Problem, refuseAbsent, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import { recordUpdate, writeEvent } from '../events/index.js';
+import { assertHolds } from '../access/index.js';
 import {
   assertDistinctCombinations,
   assertMatchKeysFree,
@@ -13,7 +12,7 @@ import {
   validateKeywords,
   type MatchEntry,
 } from './product-rules.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 export interface ProductRow {
   id: string;

@@ -1,9 +1,7 @@
-import { normalizeAddress, type Address, type AddressInput } from '../geography/addresses.js';
-import { escapeLike, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page } from '../kernel/listing.js';
-import { recordUpdate, writeEvent } from '../events/outbox.js';
-import { normalizePhone } from '../kernel/phones.js';
-import { Problem } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { normalizeAddress, type Address, type AddressInput } from '../geography/index.js';
+import { escapeLike, normalizePhone, Problem, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page } from '../kernel/index.js';
+import { recordUpdate, writeEvent } from '../events/index.js';
+import type { Tx } from '../kernel/index.js';
 
 export type Gender = 'male' | 'female' | 'other';
 

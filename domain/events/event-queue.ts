@@ -1,4 +1,4 @@
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 /** An event waiting for its deliveries to start (the `events_enqueue` trigger queues every new event). */
 export interface QueuedEvent {

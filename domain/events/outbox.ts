@@ -1,7 +1,7 @@
 import { monotonicFactory } from 'ulidx';
-import { canonicalJson } from '../kernel/canonical-json.js';
-import { writeShopLog } from '../access/shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { canonicalJson } from '../kernel/index.js';
+import { writeShopLog } from '../access/index.js';
+import type { Tx } from '../kernel/index.js';
 
 const ulid = monotonicFactory();
 

@@ -1,5 +1,4 @@
-import type { Fragment } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Fragment, Tx } from '../kernel/index.js';
 import type { StoredEvent } from './event-catalogue.js';
 
 /** An outbox event of the current shop as deliveries render it; undefined once it is gone. */

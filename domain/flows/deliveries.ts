@@ -1,7 +1,6 @@
-import { EVENT_READ_PERMISSIONS, isEventType } from '../events/event-catalogue.js';
-import { eventDataOf } from '../events/stored-events.js';
+import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 export interface DeliveryRef {
   shopId: string;

@@ -1,12 +1,10 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { shopIdentity } from '../access/shops.js';
-import { canonicalJson } from '../kernel/canonical-json.js';
-import { envelope, type EventType, type StoredEvent } from '../events/event-catalogue.js';
-import { storedEvent } from '../events/stored-events.js';
+import { shopIdentity } from '../access/index.js';
+import { canonicalJson, Problem } from '../kernel/index.js';
+import { envelope, storedEvent, type EventType, type StoredEvent } from '../events/index.js';
 import { SAMPLE_READERS } from './flow-samples.js';
 import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
-import { Problem } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 /** What a delivery workflow is started with: one event, signed for one flow's HTTP-send block. */
 export interface DeliveryRequest {

@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/client.js';
-import { shopOwning } from '../access/shops.js';
-import { isUuid } from '../kernel/ids.js';
-import { Problem } from '../kernel/problems.js';
+import { shopOwning } from '../access/index.js';
+import { isUuid, Problem } from '../kernel/index.js';
 
 /**
  * The shop owning an application, key or flow, found by its id alone (operators' CLI): applications

@@ -1,7 +1,7 @@
-import { latestProduct } from '../catalog/catalog-reads.js';
-import { latestCustomer } from '../customers/customers.js';
-import { latestStockRow } from '../inventory/inventory.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { latestProduct } from '../catalog/index.js';
+import { latestCustomer } from '../customers/index.js';
+import { latestStockRow } from '../inventory/index.js';
+import type { Tx } from '../kernel/index.js';
 
 type Reader = (tx: Tx) => Promise<Record<string, unknown> | undefined>;
 

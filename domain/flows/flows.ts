@@ -1,15 +1,10 @@
 import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
-import type { Actor } from '../access/api-keys.js';
-import { existingPageIds } from '../access/pages.js';
-import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from '../events/event-catalogue.js';
-import { isUuid } from '../kernel/ids.js';
-import { newEventId } from '../events/outbox.js';
-import { assertMayGrant } from '../access/permissions.js';
-import { Problem, refuseAbsent } from '../kernel/problems.js';
-import { writeShopLog } from '../access/shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
-import { memberPermissions } from '../access/users.js';
+import type { Actor } from '../access/index.js';
+import { assertMayGrant, existingPageIds, memberPermissions, writeShopLog } from '../access/index.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, newEventId, type EventType, type StoredEvent } from '../events/index.js';
+import { isUuid, Problem, refuseAbsent } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 import { addSigningSecret } from './webhook-secrets.js';
 
 export type FlowState = 'draft' | 'on' | 'off';

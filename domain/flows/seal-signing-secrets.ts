@@ -1,6 +1,6 @@
 import type { KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
-import { sealSecret } from '../kernel/sealed-secrets.js';
+import { sealSecret } from '../kernel/index.js';
 
 /**
  * Whether signing secrets still wait to be sealed: migration 20261122000019 leaves its check

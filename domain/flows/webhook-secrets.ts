@@ -1,9 +1,8 @@
 import { randomBytes, type KeyObject } from 'node:crypto';
-import { Problem } from '../kernel/problems.js';
-import { openSecret, sealSecret } from '../kernel/sealed-secrets.js';
-import { writeShopLog } from '../access/shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
-import type { Actor } from '../access/api-keys.js';
+import { openSecret, Problem, sealSecret } from '../kernel/index.js';
+import { writeShopLog } from '../access/index.js';
+import type { Tx } from '../kernel/index.js';
+import type { Actor } from '../access/index.js';
 
 export const SECRET_OVERLAP_HOURS = 24;
 

@@ -1,6 +1,6 @@
 import { resolveAddressUnits, type AddressUnits, type AddressUnitsInput } from './geography.js';
-import { normalizePhone } from '../kernel/phones.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { normalizePhone } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /** Address fields as sent (spec, Address): all optional, unit ids from `GET /geo/units`. */
 export interface AddressInput extends AddressUnitsInput {

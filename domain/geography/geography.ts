@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
-import { isUuid } from '../kernel/ids.js';
-import { Problem, type FieldError } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { isUuid, Problem, type FieldError } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /** `old`: province, district, ward (before 1 July 2025). `new`: province, ward. */
 export type GeoSystem = 'old' | 'new';

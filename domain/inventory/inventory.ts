@@ -1,9 +1,18 @@
 import { Decimal } from 'decimal.js';
-import { variantFacts } from '../catalog/catalog-reads.js';
-import { syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/listing.js';
-import { writeEvent } from '../events/outbox.js';
-import { describeAbsent, Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { variantFacts } from '../catalog/index.js';
+import {
+  describeAbsent,
+  Problem,
+  refuseAbsent,
+  syncedPage,
+  type AbsentReference,
+  type CursorBinding,
+  type FieldError,
+  type ListQuery,
+  type Page,
+} from '../kernel/index.js';
+import { writeEvent } from '../events/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /** One variant in one warehouse (DESIGN.md, Shapes the spec leaves open); also the `data` of `inventory.stock_changed`. */
 export interface StockRow {

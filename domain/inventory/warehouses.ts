@@ -1,5 +1,4 @@
-import type { Fragment, Named } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Fragment, Named, Tx } from '../kernel/index.js';
 
 export interface Warehouse extends Named {
   address: string | null;

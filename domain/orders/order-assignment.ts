@@ -1,6 +1,5 @@
-import { workingMembers } from '../access/members.js';
-import { OWNER_ROLE } from '../access/shops.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { OWNER_ROLE, workingMembers } from '../access/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /** Whom an order goes to, as the request names it (spec, Orders, rules 2–5). */
 export interface HandlerChoice {

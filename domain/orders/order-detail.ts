@@ -1,9 +1,8 @@
-import { userNameOf } from '../access/members.js';
-import type { Address } from '../geography/addresses.js';
-import { warehouseNameOf } from '../inventory/warehouses.js';
-import { syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/listing.js';
-import { Problem } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { userNameOf } from '../access/index.js';
+import type { Address } from '../geography/index.js';
+import { warehouseNameOf } from '../inventory/index.js';
+import { Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 import type { OrderStatus } from './order-status.js';
 
 /**

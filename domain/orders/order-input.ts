@@ -1,12 +1,11 @@
 import { Decimal } from 'decimal.js';
-import { shopRoles } from '../access/members.js';
-import { variantsForOrderLines } from '../catalog/catalog-reads.js';
-import { isCustomerBlocked, liveCustomers } from '../customers/customers.js';
-import { normalizeAddress, type Address, type AddressInput } from '../geography/addresses.js';
-import { liveWarehouses } from '../inventory/warehouses.js';
-import type { Fragment } from '../kernel/listing.js';
-import { Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { shopRoles } from '../access/index.js';
+import { variantsForOrderLines } from '../catalog/index.js';
+import { isCustomerBlocked, liveCustomers } from '../customers/index.js';
+import { normalizeAddress, type Address, type AddressInput } from '../geography/index.js';
+import { liveWarehouses } from '../inventory/index.js';
+import type { Fragment, Tx } from '../kernel/index.js';
+import { Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/index.js';
 
 export interface OrderLineInput {
   variantId: string;

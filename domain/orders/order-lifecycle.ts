@@ -1,13 +1,13 @@
 import { Decimal } from 'decimal.js';
-import { adjustStock } from '../inventory/inventory.js';
+import { adjustStock } from '../inventory/index.js';
 import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
 import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
-import { diffSnapshots, recordUpdate, writeEvent } from '../events/outbox.js';
-import { Problem } from '../kernel/problems.js';
-import { writeShopLog } from '../access/shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
+import { Problem } from '../kernel/index.js';
+import { writeShopLog } from '../access/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /**
  * `POST /orders/{id}/status`: a move inside the matrix, with its stock: shipping takes the reserved

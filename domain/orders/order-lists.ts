@@ -1,5 +1,4 @@
-import type { Named } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Named, Tx } from '../kernel/index.js';
 
 /**
  * The order set-up lists (spec, Inventory, chat, reference lists): returned whole, sorted by name

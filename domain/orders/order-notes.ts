@@ -1,5 +1,5 @@
-import { Problem } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { Problem } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 
 export interface OrderNote {
   id: string;

@@ -1,7 +1,6 @@
-import { assertHolds } from '../access/permissions.js';
-import { Problem } from '../kernel/problems.js';
-import { writeShopLog } from '../access/shop-log.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { assertHolds, writeShopLog } from '../access/index.js';
+import { Problem } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 
 export const ORDER_STATUSES = [
   'new',

@@ -1,9 +1,9 @@
 import { Decimal } from 'decimal.js';
-import { variantFacts } from '../catalog/catalog-reads.js';
-import type { StockMove } from '../inventory/inventory.js';
+import { variantFacts } from '../catalog/index.js';
+import type { StockMove } from '../inventory/index.js';
 import type { ResolvedLine } from './order-input.js';
 import type { StockPhase } from './order-status.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 /** An order line that holds stock (services hold none). */
 export interface StockedLine {

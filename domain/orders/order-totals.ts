@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { Problem } from '../kernel/problems.js';
+import { Problem } from '../kernel/index.js';
 
 export interface LineAmounts {
   quantity: string;

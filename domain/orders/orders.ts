@@ -1,6 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { assertMember } from '../access/members.js';
-import { shopLocksPrices } from '../access/shops.js';
+import { assertHolds, assertMember, shopLocksPrices } from '../access/index.js';
 import { assignHandler, isUsableHandler, nextInTurn, usableMembersOfRole } from './order-assignment.js';
 import {
   assertCustomerNotBlocked,
@@ -13,18 +12,16 @@ import {
   type OrderLineInput,
   type ResolvedLine,
 } from './order-input.js';
-import type { Address, AddressInput } from '../geography/addresses.js';
+import type { Address, AddressInput } from '../geography/index.js';
 import { goodsMoves, stockedLinesIn, stockedLinesOf } from './order-stock.js';
 import { stockPhase } from './order-status.js';
 import { computeOrderTotals, sumAmounts } from './order-totals.js';
-import { adjustStock } from '../inventory/inventory.js';
-import { hasLiveShipment } from '../shipments/shipments.js';
+import { adjustStock } from '../inventory/index.js';
+import { hasLiveShipment } from '../shipments/index.js';
 import { getOrder, lockedOrder, type OrderDetail, type OrderLine } from './order-detail.js';
-import { recordUpdate, writeEvent } from '../events/outbox.js';
-import { assertHolds } from '../access/permissions.js';
-import { normalizePhone } from '../kernel/phones.js';
-import { Problem } from '../kernel/problems.js';
-import type { Tx } from '../kernel/tenancy.js';
+import { recordUpdate, writeEvent } from '../events/index.js';
+import { normalizePhone, Problem } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 
 /** Who acts: the key's application and permissions. */
 export interface OrderActor {

@@ -1,5 +1,4 @@
-import type { Named } from '../kernel/listing.js';
-import type { Tx } from '../kernel/tenancy.js';
+import type { Named, Tx } from '../kernel/index.js';
 
 export interface CarrierConnection extends Named {
   carrier: 'carrier_a' | 'carrier_b';

@@ -1,4 +1,4 @@
-import type { Tx } from '../kernel/tenancy.js';
+import type { Tx } from '../kernel/index.js';
 
 /** Whether the order has a shipment that has not ended (DESIGN.md's final shipment states). */
 export async function hasLiveShipment(tx: Tx, orderId: string): Promise<boolean> {

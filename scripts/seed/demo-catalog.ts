@@ -1,10 +1,10 @@
 import type { Sql } from '../../db/client.js';
-import { addCustomerAddress, createCustomer } from '../../domain/customers/customers.js';
-import { listGeoUnits } from '../../domain/geography/geography.js';
-import { adjustStock, type StockMove } from '../../domain/inventory/inventory.js';
-import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
-import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addCustomerAddress, createCustomer } from '../../domain/customers/index.js';
+import { listGeoUnits } from '../../domain/geography/index.js';
+import { adjustStock, type StockMove } from '../../domain/inventory/index.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
+import { createProduct } from '../../domain/catalog/index.js';
+import { withShop, type Tx } from '../../domain/kernel/index.js';
 
 const WAREHOUSES = [
   { name: 'Kho Hà Nội', address: '18 Tam Trinh, Hoàng Mai, Hà Nội' },

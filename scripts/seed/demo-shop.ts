@@ -1,14 +1,17 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Sql } from '../../db/client.js';
 import { seedDemoCatalog } from './demo-catalog.js';
-import { hashApiKey } from '../../domain/access/api-key-format.js';
-import { createApplication } from '../../domain/access/applications.js';
-import { createKey, rotateKey } from '../../domain/access/api-keys.js';
-import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
-import { Problem } from '../../domain/kernel/problems.js';
-import { createShop, findShop } from '../../domain/access/shops.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { addMember } from '../../domain/access/users.js';
+import {
+  addMember,
+  createApplication,
+  createKey,
+  createShop,
+  findShop,
+  GRANTABLE_PERMISSIONS,
+  hashApiKey,
+  rotateKey,
+} from '../../domain/access/index.js';
+import { Problem, withShop } from '../../domain/kernel/index.js';
 
 export const DEMO_SHOP_SLUG = 'demo';
 export const DEMO_OWNER = { email: 'owner@demo.shopflow.test', password: 'shopflow-demo' };
