@@ -10,14 +10,14 @@ import {
   listOrders,
   ORDER_STATUSES,
   updateOrder,
-} from '../../domain/orders/index.js';
-import { readableOrder } from '../../domain/events/index.js';
-import { withShop } from '../../domain/kernel/index.js';
-import { respondIdempotently } from '../plugins/idempotency.js';
-import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../schemas/common.js';
-import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+} from '../../../domain/orders/index.js';
+import { readableOrder } from '../../../domain/events/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { respondIdempotently } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { AddressInput, AddressSchema, Amount, IdParams, Name, Note, PositiveAmount, Timestamp } from '../../schemas/common.js';
+import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
+import { problemResponses } from '../../schemas/problem.js';
 
 const OrderStatus = z.enum(ORDER_STATUSES);
 

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponses } from '../../schemas/problem.js';
 
 const ShopSchema = z
   .object({

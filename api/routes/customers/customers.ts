@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../domain/customers/index.js';
-import { withShop } from '../../domain/kernel/index.js';
-import { respondIdempotently } from '../plugins/idempotency.js';
-import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../schemas/common.js';
-import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../../domain/customers/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { respondIdempotently } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { AddressSchema, CustomerAddressInput, IdParams, Name, Timestamp } from '../../schemas/common.js';
+import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
+import { problemResponses } from '../../schemas/problem.js';
 
 const Gender = z.enum(['male', 'female', 'other']);
 const DateOfBirth = z.iso.date().describe('YYYY-MM-DD');

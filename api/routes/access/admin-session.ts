@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Sql } from '../../db/client.js';
-import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS } from '../../domain/access/index.js';
-import { SESSION_COOKIE } from '../plugins/admin-session.js';
-import { clientAddressBucket } from '../plugins/client-address.js';
+import type { Sql } from '../../../db/client.js';
+import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS } from '../../../domain/access/index.js';
+import { SESSION_COOKIE } from '../../plugins/admin-session.js';
+import { clientAddressBucket } from '../../plugins/client-address.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),

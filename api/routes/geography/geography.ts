@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import type { Sql } from '../../db/client.js';
-import { GEO_SYSTEMS, listGeoUnits } from '../../domain/geography/index.js';
-import { ProblemSchema, problemResponses } from '../schemas/problem.js';
+import type { Sql } from '../../../db/client.js';
+import { GEO_SYSTEMS, listGeoUnits } from '../../../domain/geography/index.js';
+import { ProblemSchema, problemResponses } from '../../schemas/problem.js';
 
 const GeoSystemSchema = z.enum(GEO_SYSTEMS).describe('`old`: province, district, ward (before 1 July 2025); `new`: province, ward');
 

@@ -7,13 +7,13 @@ import {
   MAX_DOCUMENT_LINES,
   postInventoryDocument,
   receiveInventoryDocument,
-} from '../../domain/inventory/index.js';
-import { withShop } from '../../domain/kernel/index.js';
-import { respondIdempotently } from '../plugins/idempotency.js';
-import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { IdParams, Note, SignedDecimal, Timestamp } from '../schemas/common.js';
-import { pageOf, syncListQuery } from '../schemas/list-query.js';
-import { ProblemSchema, problemResponses } from '../schemas/problem.js';
+} from '../../../domain/inventory/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { respondIdempotently } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { IdParams, Note, SignedDecimal, Timestamp } from '../../schemas/common.js';
+import { pageOf, syncListQuery } from '../../schemas/list-query.js';
+import { ProblemSchema, problemResponses } from '../../schemas/problem.js';
 
 const Quantity = z.string().describe('Decimal string, at most three decimals');
 

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Sql } from '../../db/client.js';
+import type { Sql } from '../../../db/client.js';
 import {
   createFlow,
   deleteFlow,
@@ -14,12 +14,12 @@ import {
   setFlowState,
   testRunRequest,
   updateFlow,
-} from '../../domain/flows/index.js';
-import { EVENT_TYPES, type EventType } from '../../domain/events/index.js';
-import { assertHolds } from '../../domain/access/index.js';
-import { withShop } from '../../domain/kernel/index.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workers/delivery-starts.js';
-import { IdParams, Name } from '../schemas/common.js';
+} from '../../../domain/flows/index.js';
+import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
+import { assertHolds } from '../../../domain/access/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
+import { IdParams, Name } from '../../schemas/common.js';
 
 export interface AdminFlowDeps {
   sql: Sql;

@@ -1,11 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createProduct, deleteProduct, getProduct, listProducts, MAX_VARIANTS, updateProduct } from '../../domain/catalog/index.js';
-import { withShop } from '../../domain/kernel/index.js';
-import { cursorBinding, type RouteDeps } from '../route-deps.js';
-import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../schemas/common.js';
-import { pageOf, softDeleteListQuery } from '../schemas/list-query.js';
-import { problemResponses } from '../schemas/problem.js';
+import { createProduct, deleteProduct, getProduct, listProducts, MAX_VARIANTS, updateProduct } from '../../../domain/catalog/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { Amount, Dimension, IdParams, Name, Note, Timestamp, Weight } from '../../schemas/common.js';
+import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
+import { problemResponses } from '../../schemas/problem.js';
 
 const ProductType = z.enum(['simple', 'service']);
 
