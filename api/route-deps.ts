@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Sql } from '../db/client.js';
-import type { CursorBinding } from '../domain/listing.js';
+import type { CursorBinding } from '../domain/kernel/index.js';
 
 /** What resource route modules receive when registered. */
 export interface RouteDeps {

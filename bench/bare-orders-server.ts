@@ -1,8 +1,8 @@
 import { createServer } from 'node:http';
 import { createSql } from '../db/client.js';
-import { createOrder, listOrders } from '../domain/orders.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/permissions.js';
-import { withShop } from '../domain/tenancy.js';
+import { createOrder, listOrders } from '../domain/orders/index.js';
+import { GRANTABLE_PERMISSIONS } from '../domain/access/index.js';
+import { withShop } from '../domain/kernel/index.js';
 
 /**
  * The baselines of the order scenarios: node:http calling the same domain functions for a fixed

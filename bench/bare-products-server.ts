@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import { createSql } from '../db/client.js';
-import { listProducts } from '../domain/products.js';
-import { withShop } from '../domain/tenancy.js';
+import { listProducts } from '../domain/catalog/index.js';
+import { withShop } from '../domain/kernel/index.js';
 
 /**
  * The baseline of `GET /products?limit=100`: node:http calling the same domain query for a fixed

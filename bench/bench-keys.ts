@@ -1,9 +1,6 @@
 import type { Sql } from '../db/client.js';
-import { createApplication } from '../domain/applications.js';
-import { createKey, rotateKey } from '../domain/api-keys.js';
-import { withShop } from '../domain/tenancy.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/permissions.js';
-import { MAX_APPLICATIONS_PER_SHOP } from '../domain/applications.js';
+import { createApplication, createKey, GRANTABLE_PERMISSIONS, MAX_APPLICATIONS_PER_SHOP, rotateKey } from '../domain/access/index.js';
+import { withShop } from '../domain/kernel/index.js';
 
 /**
  * Twenty fresh keys of one shop (ten applications, two keys each): the per-key limit of 600 a

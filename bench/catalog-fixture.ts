@@ -1,7 +1,6 @@
 import type { Sql } from '../db/client.js';
-import { createShop, findShop } from '../domain/shops.js';
-import { Problem } from '../domain/problems.js';
-import { withShop } from '../domain/tenancy.js';
+import { createShop, findShop } from '../domain/access/index.js';
+import { Problem, withShop } from '../domain/kernel/index.js';
 import { step } from '../scripts/bootstrap/progress.js';
 import { settle } from './settle.js';
 

@@ -1,11 +1,8 @@
 import type { Sql } from '../db/client.js';
-import { adjustStock } from '../domain/inventory.js';
-import { GRANTABLE_PERMISSIONS } from '../domain/permissions.js';
-import { Problem } from '../domain/problems.js';
-import { createProduct } from '../domain/products.js';
-import { createShop, findShop } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
-import { addMember } from '../domain/users.js';
+import { adjustStock } from '../domain/inventory/index.js';
+import { addMember, createShop, findShop, GRANTABLE_PERMISSIONS } from '../domain/access/index.js';
+import { Problem, withShop } from '../domain/kernel/index.js';
+import { createProduct } from '../domain/catalog/index.js';
 import { step } from '../scripts/bootstrap/progress.js';
 import { settle } from './settle.js';
 

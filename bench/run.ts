@@ -1,10 +1,8 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSql } from '../db/client.js';
-import { createApplication } from '../domain/applications.js';
-import { createKey } from '../domain/api-keys.js';
-import { createShop } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
+import { createApplication, createKey, createShop } from '../domain/access/index.js';
+import { withShop } from '../domain/kernel/index.js';
 import { bootstrapDatabase } from '../scripts/bootstrap/index.js';
 import { dataDir } from '../scripts/bootstrap/paths.js';
 import { say, step } from '../scripts/bootstrap/progress.js';

@@ -1,22 +1,29 @@
 import { parseArgs } from 'node:util';
 import { createSql, type Sql } from '../db/client.js';
-import { createApplication, updateApplication } from '../domain/applications.js';
-import { createKey, revokeKey, rotateKey, type Actor } from '../domain/api-keys.js';
-import { Problem } from '../domain/problems.js';
-import { createShop, findShop, shopOf, updateShopSettings } from '../domain/shops.js';
-import { withShop } from '../domain/tenancy.js';
-import { addMember, findMemberByEmail, updateMember, type MemberStatus } from '../domain/users.js';
+import {
+  addMember,
+  createApplication,
+  createKey,
+  createShop,
+  findMemberByEmail,
+  findShop,
+  revokeKey,
+  rotateKey,
+  updateApplication,
+  updateMember,
+  updateShopSettings,
+  type Actor,
+  type MemberStatus,
+} from '../domain/access/index.js';
+import { isUuid, Problem, withShop } from '../domain/kernel/index.js';
+import { createFlow, resendRequest, setFlowState, shopOf, testRunRequest } from '../domain/flows/index.js';
 import { bootstrapDatabase } from './bootstrap/index.js';
 import { runningLocalTemporal } from './bootstrap/temporal.js';
 import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
-import { resendRequest, testRunRequest } from '../domain/delivery-requests.js';
-import { createFlow, setFlowState } from '../domain/flows.js';
-import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from '../domain/order-status.js';
-import { recordReturn, reviewReturn } from '../domain/order-lifecycle.js';
-import { isUuid } from '../domain/ids.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../temporal/delivery-starts.js';
+import { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, recordReturn, reviewReturn, type Transition } from '../domain/orders/index.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../workers/delivery-starts.js';
 
 /**
  * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on

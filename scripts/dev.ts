@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { bootstrap } from './bootstrap/index.js';
 import { dataDir } from './bootstrap/paths.js';
 import { createSql } from '../db/client.js';
-import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from '../db/seed.js';
+import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
 import { freePort, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';

@@ -3,12 +3,11 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createAppSql, type Sql } from '../db/client.js';
-import { liveSigningSecrets } from '../domain/webhook-secrets.js';
-import { withShop } from '../domain/tenancy.js';
-import { recordAttempt } from '../domain/deliveries.js';
-import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound-http.js';
-import { createWebhookSendActivities } from '../activities/webhook-send.js';
-import { createFlowActivities } from '../activities/flow-steps.js';
+import { liveSigningSecrets, recordAttempt } from '../domain/flows/index.js';
+import { withShop } from '../domain/kernel/index.js';
+import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/outbound-http.js';
+import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
+import { createFlowActivities } from '../activities/flows/flow-steps.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 

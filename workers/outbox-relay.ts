@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
-import { requestsForEvent } from '../domain/delivery-requests.js';
-import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from '../temporal/delivery-starts.js';
+import { claimQueuedEvents, dequeueEvents } from '../domain/events/index.js';
+import { requestsForEvent } from '../domain/flows/index.js';
+import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starts.js';
 
 export interface RelayOptions {
   sql: Sql;
@@ -17,11 +18,6 @@ export interface RelayOptions {
    * in this process, which then runs each delivery's first task without a trip through task matching.
    */
   eagerStart?: boolean;
-}
-
-interface QueuedEvent {
-  eventId: string;
-  shopId: string;
 }
 
 /**
@@ -68,8 +64,7 @@ export class OutboxRelay {
   /** Relays one batch; returns how many events it took off the queue. */
   async relayBatch(): Promise<number> {
     return this.options.sql.begin(async (tx) => {
-      const queued = await tx<QueuedEvent[]>`
-        select event_id, shop_id from event_queue order by created_at limit ${this.batchSize} for update skip locked`;
+      const queued = await claimQueuedEvents(tx, this.batchSize);
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
       const deliveries: UnsealedDeliveryInput[] = [];
       for (const item of queued) {
@@ -78,7 +73,7 @@ export class OutboxRelay {
         deliveries.push(...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)));
       }
       await Promise.all(deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })));
-      if (queued.length > 0) await tx`delete from event_queue where event_id = any(${queued.map((item) => item.eventId)})`;
+      if (queued.length > 0) await dequeueEvents(tx, queued.map((item) => item.eventId));
       return queued.length;
     }) as Promise<number>;
   }

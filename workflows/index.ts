@@ -1,2 +1,2 @@
 // Every workflow the worker registers; the worker bundles this file.
-export { deliveryWorkflow } from './delivery.js';
+export { deliveryWorkflow } from './flows.js';

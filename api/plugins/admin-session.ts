@@ -2,8 +2,8 @@ import fp from 'fastify-plugin';
 import cookie from '@fastify/cookie';
 import type { FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
-import { assertCsrfToken, sessionOf, type AdminSession } from '../../domain/admin-sessions.js';
-import { Problem } from '../../domain/problems.js';
+import { assertCsrfToken, sessionOf, type AdminSession } from '../../domain/access/index.js';
+import { Problem } from '../../domain/kernel/index.js';
 import { isUnderPrefix } from './route-area.js';
 
 export const SESSION_COOKIE = 'shopflow_session';

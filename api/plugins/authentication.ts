@@ -1,10 +1,19 @@
 import fp from 'fastify-plugin';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
-import { hashApiKey, isWellFormedApiKey } from '../../domain/api-key-format.js';
-import { assertHolds } from '../../domain/permissions.js';
-import { Problem } from '../../domain/problems.js';
-import { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from '../../domain/rate-limits.js';
+import {
+  assertHolds,
+  authenticateRequest,
+  countHit,
+  hashApiKey,
+  isWellFormedApiKey,
+  RATE_LIMITS,
+  rateLimited,
+  rateState,
+  sweepRateCounters,
+  type RateCounter,
+} from '../../domain/access/index.js';
+import { Problem } from '../../domain/kernel/index.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 
@@ -41,23 +50,6 @@ declare module 'fastify' {
 
 const kAuth = Symbol('auth');
 type WithAuth = { [kAuth]?: AuthContext };
-
-interface AuthRow {
-  keyId: string;
-  applicationId: string;
-  applicationName: string;
-  permissions: string[];
-  pageIds: string[];
-  shopId: string;
-  shopSlug: string;
-  shopName: string;
-  plan: 'active' | 'expired';
-  suspended: boolean;
-  automationEnabled: boolean;
-  recomputeCeilingSeconds: number;
-  hits: number;
-  windowStart: Date;
-}
 
 const READ_METHODS = new Set(['GET', 'HEAD']);
 /** User-session paths that answer an API key with 400 rather than 401. */
@@ -102,7 +94,7 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
     if (!key) await refuseKey(request, reply, header ? 'Authorization must be "Bearer <API key>"' : 'the Authorization header is missing');
     if (!isWellFormedApiKey(key!)) await refuseKey(request, reply, 'the API key is malformed');
 
-    const [auth] = await sql<AuthRow[]>`select * from authenticate_request(${hashApiKey(key!)}, ${counter})`;
+    const auth = await authenticateRequest(sql, hashApiKey(key!), counter);
     if (!auth) return refuseKey(request, reply, 'the API key is unknown, revoked or expired');
 
     const state = setRateHeaders(reply, RATE_LIMITS[counter], auth.hits, auth.windowStart);
@@ -135,7 +127,7 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
 
   // Counters of past windows are never read again.
   const sweeper = setInterval(() => {
-    sql`delete from rate_limit_counters where window_start < now() - interval '2 minutes'`.catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
+    sweepRateCounters(sql).catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
   }, 60_000);
   sweeper.unref();
   app.addHook('onClose', async () => clearInterval(sweeper));

@@ -7,10 +7,8 @@ import {
   storeIdempotentResponse,
   type IdempotencyScope,
   type StoredResponse,
-} from '../../domain/idempotency.js';
-import { canonicalJson } from '../../domain/canonical-json.js';
-import { Problem } from '../../domain/problems.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
+} from '../../domain/access/index.js';
+import { canonicalJson, Problem, withShop, type Tx } from '../../domain/kernel/index.js';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
 
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;

@@ -1,7 +1,7 @@
 import fp from 'fastify-plugin';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { Problem, type FieldError, type ProblemCode } from '../../domain/problems.js';
+import { Problem, type FieldError, type ProblemCode } from '../../domain/kernel/index.js';
 
 export interface ProblemBody {
   type: string;

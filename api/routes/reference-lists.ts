@@ -1,17 +1,11 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import {
-  listCarrierConnections,
-  listCategories,
-  listPages,
-  listPaymentMethods,
-  listRoles,
-  listSalesChannels,
-  listStaff,
-  listTags,
-  listWarehouses,
-} from '../../domain/reference-lists.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
+import { listPages, listRoles, listStaff } from '../../domain/access/index.js';
+import { listCategories } from '../../domain/catalog/index.js';
+import { listWarehouses } from '../../domain/inventory/index.js';
+import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/index.js';
+import { listCarrierConnections } from '../../domain/shipments/index.js';
+import { withShop, type Tx } from '../../domain/kernel/index.js';
 import type { RouteDeps } from '../route-deps.js';
 import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 

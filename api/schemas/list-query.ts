@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/listing.js';
+import { DEFAULT_LIMIT, MAX_LIMIT } from '../../domain/kernel/index.js';
 import { TimestampInput } from './common.js';
 
-/** Every cursor encodeCursor (domain/listing.ts) makes: a base64url payload, a dot, a 22-character base64url signature. */
+/** Every cursor encodeCursor (domain/kernel/listing.ts) makes: a base64url payload, a dot, a 22-character base64url signature. */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$';
 
 /** `limit`, `cursor`, `updatedSince`: the parameters of every synchronised list. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { PROBLEMS, type ProblemCode } from '../../domain/problems.js';
+import { PROBLEMS, type ProblemCode } from '../../domain/kernel/index.js';
 import { PROBLEM_CONTENT_TYPE } from '../plugins/problems.js';
 
 export const ProblemSchema = z

@@ -5,10 +5,10 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
 import { loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
-import { createFlow } from '../../domain/flows.js';
-import { writeEvent } from '../../domain/outbox.js';
-import { createShop } from '../../domain/shops.js';
-import { withShop } from '../../domain/tenancy.js';
+import { createFlow } from '../../domain/flows/index.js';
+import { writeEvent } from '../../domain/events/index.js';
+import { createShop } from '../../domain/access/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
@@ -206,7 +206,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     // Baseline: the same envelope, signed the same way, POSTed straight to the same receiver.
     const baselineInbox = `baseline-${randomUUID()}`;
     // Trusts the receiver's certificate like the worker does, with the CA list parsed once: the worker's agent
-    // (activities/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
+    // (activities/flows/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
     // event loop each, which at 250/s cascades into pauses of a second or more. Raw HTTPS is the baseline.
     const dispatcher = new Agent({
       connect: { secureContext: createSecureContext({ ca: [...rootCertificates, readFileSync(certificate.certFile, 'utf8')] }) },

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
-import { searchAttributes } from '../../temporal/delivery-starts.js';
-import type { CeilingSinks } from '../workflows/empty.js';
+import { searchAttributes } from '../../workers/delivery-starts.js';
+import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 
 export interface CeilingResults {
@@ -42,7 +42,7 @@ export async function temporalCeilingScenario(options: { temporalAddress: string
     const workflowId = `bench-ceiling:${randomUUID()}`;
     const started = performance.now();
     const finished = new Promise<void>((resolve) => waiting.set(workflowId, resolve));
-    await client.workflow.start('emptyWorkflow', {
+    await client.workflow.start(emptyWorkflow, {
       taskQueue,
       workflowId,
       requestEagerStart: true,

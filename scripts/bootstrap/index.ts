@@ -4,8 +4,8 @@ import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
 import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD, loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
-import { isGeographyLoaded, loadGeography } from '../../db/geography.js';
-import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../db/seal-signing-secrets.js';
+import { isGeographyLoaded, loadGeography } from '../../domain/geography/index.js';
+import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/index.js';
 import { step } from './progress.js';
 
 export interface Database {

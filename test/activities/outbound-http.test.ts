@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed } from '../../activities/outbound-http.js';
+import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed } from '../../activities/flows/outbound-http.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 

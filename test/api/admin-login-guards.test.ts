@@ -4,10 +4,10 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import { adminSessionRoutes } from '../../api/routes/admin-session.js';
-import { ConcurrencyLimit } from '../../domain/concurrency-limit.js';
-import { LOGIN_RATE_LIMITS } from '../../domain/login-guards.js';
-import { addMember } from '../../domain/users.js';
+import { adminSessionRoutes } from '../../api/routes/access/admin-session.js';
+import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
+import { LOGIN_RATE_LIMITS } from '../../domain/access/login-guards.js';
+import { addMember } from '../../domain/access/users.js';
 
 let db: TestDatabase;
 let api: TestApi;

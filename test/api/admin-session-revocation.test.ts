@@ -4,7 +4,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { loadSettings } from '../../config/settings.js';
-import { addMember, updateMember } from '../../domain/users.js';
+import { addMember, updateMember } from '../../domain/access/users.js';
 
 let db: TestDatabase;
 let api: TestApi;

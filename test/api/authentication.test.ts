@@ -6,11 +6,11 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import { generateApiKey, isWellFormedApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
-import { revokeKey, rotateKey, createKey } from '../../domain/api-keys.js';
-import { updateShopSettings } from '../../domain/shops.js';
-import { withShop } from '../../domain/tenancy.js';
-import { addMember, updateMember } from '../../domain/users.js';
+import { generateApiKey, isWellFormedApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
+import { revokeKey, rotateKey, createKey } from '../../domain/access/api-keys.js';
+import { updateShopSettings } from '../../domain/access/shops.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { addMember, updateMember } from '../../domain/access/users.js';
 
 let db: TestDatabase;
 let api: TestApi;

@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { generateApiKey } from '../../domain/api-key-format.js';
+import { generateApiKey } from '../../domain/access/api-key-format.js';
 import { clientAddressBucket } from '../../api/plugins/client-address.js';
 
 let db: TestDatabase;

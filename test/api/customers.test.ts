@@ -4,9 +4,9 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-import { deleteCustomer } from '../../domain/customers.js';
-import { updateShopSettings } from '../../domain/shops.js';
-import { withShop } from '../../domain/tenancy.js';
+import { deleteCustomer } from '../../domain/customers/customers.js';
+import { updateShopSettings } from '../../domain/access/shops.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 let db: TestDatabase;
 let api: TestApi;

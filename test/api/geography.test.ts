@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import { geoUnitId, toSearchName, uuidV5, type GeoUnit } from '../../domain/geography.js';
+import { geoUnitId, toSearchName, uuidV5, type GeoUnit } from '../../domain/geography/geography.js';
 
 let db: TestDatabase;
 let api: TestApi;

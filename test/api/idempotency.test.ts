@@ -7,9 +7,9 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { respondIdempotently } from '../../api/plugins/idempotency.js';
-import { Problem } from '../../domain/problems.js';
-import { writeShopLog } from '../../domain/shop-log.js';
-import { withShop } from '../../domain/tenancy.js';
+import { Problem } from '../../domain/kernel/problems.js';
+import { writeShopLog } from '../../domain/access/shop-log.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 let db: TestDatabase;
 let api: TestApi;

@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock, type InventoryDocument as Document, type StockRow } from '../../domain/inventory.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
+import { adjustStock, type InventoryDocument as Document, type StockRow } from '../../domain/inventory/inventory.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';

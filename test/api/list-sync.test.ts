@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock } from '../../domain/inventory.js';
-import { ALL_PERMISSIONS } from '../../domain/permissions.js';
-import { createProduct } from '../../domain/products.js';
-import { withShop } from '../../domain/tenancy.js';
+import { adjustStock } from '../../domain/inventory/inventory.js';
+import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { createProduct } from '../../domain/catalog/products.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';

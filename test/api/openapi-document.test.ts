@@ -1,9 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEMS, type ProblemCode } from '../../domain/problems.js';
-import { updateShopSettings } from '../../domain/shops.js';
-import { withShop } from '../../domain/tenancy.js';
-import { addMember } from '../../domain/users.js';
+import { PROBLEMS, type ProblemCode, withShop } from '../../domain/kernel/index.js';
+import { addMember, updateShopSettings } from '../../domain/access/index.js';
 import { CURSOR_PATTERN } from '../../api/schemas/list-query.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';

@@ -1,15 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock } from '../../domain/inventory.js';
-import { changeShopStatusMatrix } from '../../domain/order-status.js';
-import { ALL_PERMISSIONS } from '../../domain/permissions.js';
-import { createProduct } from '../../domain/products.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
-import { addMember } from '../../domain/users.js';
+import { adjustStock } from '../../domain/inventory/inventory.js';
+import { changeShopStatusMatrix } from '../../domain/orders/order-status.js';
+import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { createProduct } from '../../domain/catalog/products.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addMember } from '../../domain/access/users.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { geoUnitId } from '../../domain/geography.js';
+import { geoUnitId } from '../../domain/geography/geography.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 

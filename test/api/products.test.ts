@@ -4,8 +4,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-import { MAX_VARIANTS } from '../../domain/product-rules.js';
-import { withShop } from '../../domain/tenancy.js';
+import { MAX_VARIANTS } from '../../domain/catalog/product-rules.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 let db: TestDatabase;
 let api: TestApi;

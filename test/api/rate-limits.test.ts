@@ -3,7 +3,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import { generateApiKey } from '../../domain/api-key-format.js';
+import { generateApiKey } from '../../domain/access/api-key-format.js';
 
 let db: TestDatabase;
 let apis: TestApi[];

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApplication } from '../../domain/applications.js';
-import { withShop, type Tx } from '../../domain/tenancy.js';
-import { addMember, updateMember } from '../../domain/users.js';
+import { createApplication } from '../../domain/access/applications.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addMember, updateMember } from '../../domain/access/users.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture } from '../support/fixtures.js';
-import { withShop } from '../../domain/tenancy.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 let db: TestDatabase;
 

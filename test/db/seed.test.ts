@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer } from '../support/fixtures.js';
-import { seedDemoShop } from '../../db/seed.js';
+import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
 
 let db: TestDatabase;
 let api: TestApi;

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../db/seal-signing-secrets.js';
-import { createFlow } from '../../domain/flows.js';
-import { withShop } from '../../domain/tenancy.js';
-import { liveSigningSecrets, rotateSigningSecret } from '../../domain/webhook-secrets.js';
+import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/seal-signing-secrets.js';
+import { createFlow } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { liveSigningSecrets, rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
-import { createApplication, updateApplication, MAX_APPLICATIONS_PER_SHOP } from '../../domain/applications.js';
-import { rotateKey } from '../../domain/api-keys.js';
-import { withShop } from '../../domain/tenancy.js';
-import { addMember } from '../../domain/users.js';
+import { createApplication, updateApplication, MAX_APPLICATIONS_PER_SHOP } from '../../domain/access/applications.js';
+import { rotateKey } from '../../domain/access/api-keys.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { addMember } from '../../domain/access/users.js';
 
 let db: TestDatabase;
 let shop: ShopFixture;

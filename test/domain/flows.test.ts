@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { createFlow, deleteFlow, getFlow, updateFlow } from '../../domain/flows.js';
-import { withShop } from '../../domain/tenancy.js';
+import { createFlow, deleteFlow, getFlow, updateFlow } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 let db: TestDatabase;
 let shop: ShopFixture;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { geoUnitId, listGeoUnits, resolveAddressUnits, toSearchName, type AddressUnitsInput } from '../../domain/geography.js';
+import { geoUnitId, listGeoUnits, resolveAddressUnits, toSearchName, type AddressUnitsInput } from '../../domain/geography/geography.js';
 
 let db: TestDatabase;
 

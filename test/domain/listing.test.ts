@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decodeCursor, encodeCursor, toPage } from '../../domain/listing.js';
+import { decodeCursor, encodeCursor, toPage } from '../../domain/kernel/listing.js';
 
 const binding = { secret: 'test-secret', scope: { list: 'customers', shop: 's1', limit: 50, search: 'lan' } };
 const position = { sortKey: '2026-11-22 10:00:00.123456+00', id: '0b6c2c3e-1f7e-4c35-9a55-2f8f1e0b7a11' };

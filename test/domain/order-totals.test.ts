@@ -1,7 +1,7 @@
 import { Decimal } from 'decimal.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { computeOrderTotals, sumAmounts } from '../../domain/order-totals.js';
+import { computeOrderTotals, sumAmounts } from '../../domain/orders/order-totals.js';
 
 /** A decimal string with at most `scale` decimals, below 10^digits. */
 const decimal = (digits: number, scale: number, min = 0n) =>

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { diffSnapshots, recordUpdate, writeEvent } from '../../domain/outbox.js';
-import { withShop } from '../../domain/tenancy.js';
+import { diffSnapshots, recordUpdate, writeEvent } from '../../domain/events/outbox.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 

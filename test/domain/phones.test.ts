@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { normalizePhone } from '../../domain/phones.js';
+import { normalizePhone } from '../../domain/kernel/phones.js';
 
 /** Real Vietnamese mobile prefixes (after the trunk 0) and the Hanoi landline prefix 24. */
 const MOBILE_PREFIXES = ['32', '33', '34', '35', '36', '37', '38', '39', '56', '58', '70', '76', '77', '78', '79', '81', '82', '83', '84', '85', '86', '88', '90', '91', '93', '94', '96', '97', '98'];

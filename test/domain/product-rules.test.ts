@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { assertDistinctCombinations, assertMatchKeysFree, attributeOrder, matchKey, type MatchEntry } from '../../domain/product-rules.js';
+import { assertDistinctCombinations, assertMatchKeysFree, attributeOrder, matchKey, type MatchEntry } from '../../domain/catalog/product-rules.js';
 
 const letters = fc.constantFrom('s', 'S', 'm', 'M', 'l', 'đỏ', 'ĐỎ', 'xanh');
 const names = fc.constantFrom('Size', 'size', 'Màu', 'MÀU');

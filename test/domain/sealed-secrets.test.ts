@@ -1,6 +1,6 @@
 import { createSecretKey, randomBytes, randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { openSecret, sealSecret } from '../../domain/sealed-secrets.js';
+import { openSecret, sealSecret } from '../../domain/kernel/sealed-secrets.js';
 
 const key = createSecretKey(randomBytes(32));
 const secret = `whsec_${randomBytes(32).toString('base64')}`;

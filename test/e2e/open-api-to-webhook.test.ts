@@ -8,10 +8,10 @@ import type { TestTemporal } from '../support/temporal.js';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
 import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { createFlow, type FlowInput } from '../../domain/flows.js';
-import { withShop } from '../../domain/tenancy.js';
-import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
-import type { DeliveryResult } from '../../workflows/delivery.js';
+import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import type { DeliveryResult } from '../../workflows/flows.js';
 
 let stack: DeliveryStack;
 let db: TestDatabase;

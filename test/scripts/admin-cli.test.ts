@@ -1,17 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
-import { hashApiKey, LEAK_PATTERN } from '../../domain/api-key-format.js';
+import { hashApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startTestWorker, TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
-import { sealDeliveryRequest } from '../../domain/delivery-requests.js';
+import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { deliveryIdFor } from '../../domain/flows.js';
-import { newEventId as randomEventId, writeEvent } from '../../domain/outbox.js';
-import { withShop } from '../../domain/tenancy.js';
-import { deliveryWorkflowId } from '../../temporal/delivery-starts.js';
-import { deliveryWorkflow } from '../../workflows/delivery.js';
+import { deliveryIdFor } from '../../domain/flows/flows.js';
+import { newEventId as randomEventId, writeEvent } from '../../domain/events/outbox.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { deliveryWorkflow } from '../../workflows/flows.js';
 
 let db: TestDatabase;
 

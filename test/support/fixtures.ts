@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { loadSettings } from '../../config/settings.js';
 import type { Sql } from '../../db/client.js';
-import { createApplication } from '../../domain/applications.js';
-import { createShop } from '../../domain/shops.js';
-import { withShop } from '../../domain/tenancy.js';
-import { addMember } from '../../domain/users.js';
+import { createApplication } from '../../domain/access/applications.js';
+import { createShop } from '../../domain/access/shops.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { addMember } from '../../domain/access/users.js';
 
 export interface ShopFixture {
   shopId: string;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { PROBLEMS, type ProblemCode } from '../../domain/problems.js';
+import { PROBLEMS, type ProblemCode } from '../../domain/kernel/problems.js';
 
 /** Asserts an RFC 9457 body: status, code, `type` anchor equal to the code, the stable title. */
 export async function expectProblem(response: Response, status: number, code: ProblemCode): Promise<Record<string, unknown>> {

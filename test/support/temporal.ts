@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
-import type { OutboundPolicy } from '../../activities/outbound-http.js';
+import type { OutboundPolicy } from '../../activities/flows/outbound-http.js';
 import type { Sql } from '../../db/client.js';
-import type { DeliveryStarter } from '../../temporal/delivery-starts.js';
+import type { DeliveryStarter } from '../../workers/delivery-starts.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 
 export { TEST_DELIVERY_REQUEST_KEY };

@@ -7,9 +7,9 @@ import { startTestReceiver } from '../support/receiver.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { createFlow, deliveryIdFor } from '../../domain/flows.js';
-import { writeEvent } from '../../domain/outbox.js';
-import { withShop } from '../../domain/tenancy.js';
+import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
+import { writeEvent } from '../../domain/events/outbox.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 
 /**

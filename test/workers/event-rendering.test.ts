@@ -5,12 +5,12 @@ import type { TestApi } from '../support/api.js';
 import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
 import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { envelope, type StoredEvent } from '../../domain/event-catalogue.js';
-import { createFlow, type FlowInput } from '../../domain/flows.js';
-import { adjustStock } from '../../domain/inventory.js';
-import { ALL_PERMISSIONS } from '../../domain/permissions.js';
-import { createProduct } from '../../domain/products.js';
-import { withShop } from '../../domain/tenancy.js';
+import { envelope, type StoredEvent } from '../../domain/events/event-catalogue.js';
+import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
+import { adjustStock } from '../../domain/inventory/inventory.js';
+import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { createProduct } from '../../domain/catalog/products.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 
 /**
  * What a flow's webhook carries (spec, Events): the data its own account may read — the product

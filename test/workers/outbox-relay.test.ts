@@ -8,11 +8,11 @@ import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows.js';
-import { newEventId, writeEvent } from '../../domain/outbox.js';
-import { withShop } from '../../domain/tenancy.js';
+import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
+import { newEventId, writeEvent } from '../../domain/events/outbox.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
-import { deliveryWorkflowId, startDelivery } from '../../temporal/delivery-starts.js';
+import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;

@@ -1,0 +1,144 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import { request, type Dispatcher } from 'undici';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  hasValidSeal,
+  RESPONSE_EXCERPT_BYTES,
+  retryAfterSeconds,
+  signedHeaders,
+  verdictForStatus,
+  type AttemptVerdict,
+  type DeliveryRequest,
+} from '../../domain/flows/index.js';
+import type { DeliveryRef } from '../../domain/flows/index.js';
+import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
+import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
+
+/**
+ * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`
+ * is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt
+ * sends the same bytes), sealed by whoever started it (domain/flows/delivery-requests.ts, `Sealed`).
+ */
+export interface WebhookAttemptInput extends DeliveryRequest {
+  /** A test-run from the flow builder: recorded apart from real deliveries. */
+  testRun?: boolean;
+  /** Waits between attempts; the production schedule unless a test run needs a shorter one. */
+  retryDelaysMs?: number[];
+  seal: string;
+}
+
+/** One attempt as recorded in the workflow history and the delivery history. */
+export interface WebhookAttempt {
+  attemptedAt: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+  retryAfterSeconds: number | null;
+  verdict: AttemptVerdict;
+}
+
+export interface WebhookSendDeps {
+  /** `DELIVERY_REQUEST_KEY`: what every delivery request must be sealed with. */
+  requestKey: string;
+  /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
+  signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
+  /** Keeps the attempt for the delivery history. */
+  recordAttempt: (delivery: DeliveryRef, attempt: WebhookAttempt) => Promise<void>;
+  dispatcher: Dispatcher;
+  policy: OutboundPolicy;
+  userAgent: string;
+}
+
+export function createWebhookSendActivities(deps: WebhookSendDeps) {
+  const assertSealed = (input: WebhookAttemptInput) => {
+    if (!hasValidSeal(deps.requestKey, input)) {
+      throw ApplicationFailure.nonRetryable(`delivery ${String(input.deliveryId)} is not sealed with this server's key; nothing was sent`, UNSEALED_REQUEST);
+    }
+  };
+
+  /** One signed POST; every failure (refused address, TLS, time-out, network) is a failed attempt. */
+  async function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+    assertSealed(input);
+    const attemptedAt = new Date();
+    const started = performance.now();
+    const elapsed = () => Math.round(performance.now() - started);
+    try {
+      const url = assertDestinationAllowed(input.url, deps.policy);
+      const secrets = await deps.signingSecrets(input.shopId, input.flowId);
+      const response = await request(url, {
+        method: 'POST',
+        dispatcher: deps.dispatcher,
+        headers: {
+          ...signedHeaders(secrets, input.deliveryId, attemptedAt, input.payload),
+          'content-type': 'application/json',
+          'user-agent': deps.userAgent,
+        },
+        body: input.payload,
+        headersTimeout: ATTEMPT_TIMEOUT_MS,
+        bodyTimeout: ATTEMPT_TIMEOUT_MS,
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      const excerpt = await readExcerpt(response.body);
+      const retryAfter = retryAfterSeconds(response.statusCode, headerValue(response.headers['retry-after']), new Date());
+      return {
+        attemptedAt: attemptedAt.toISOString(),
+        statusCode: response.statusCode,
+        durationMs: elapsed(),
+        responseExcerpt: excerpt,
+        error: null,
+        retryAfterSeconds: retryAfter ?? null,
+        verdict: verdictForStatus(response.statusCode),
+      };
+    } catch (error) {
+      return {
+        attemptedAt: attemptedAt.toISOString(),
+        statusCode: null,
+        durationMs: elapsed(),
+        responseExcerpt: '',
+        error: describeError(error),
+        retryAfterSeconds: null,
+        verdict: 'retry',
+      };
+    }
+  }
+
+  return {
+    /** Makes exactly one attempt and reports how it went; the workflow owns the retry schedule. */
+    sendWebhook: attemptDelivery,
+    /**
+     * Keeps an attempt for the delivery history. Apart from the POST, so that a database outage is
+     * retried here without posting again, and never turns a delivered webhook into a failed attempt.
+     */
+    async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
+      assertSealed(input);
+      const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
+      await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
+    },
+  };
+}
+
+export type WebhookSendActivities = ReturnType<typeof createWebhookSendActivities>;
+
+/** Reads at most RESPONSE_EXCERPT_BYTES of the body and drops the rest unread. */
+async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= RESPONSE_EXCERPT_BYTES) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = (error as Error & { cause?: unknown }).cause;
+  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
+}

@@ -1,0 +1,62 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Sql } from '../../../db/client.js';
+import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS } from '../../../domain/access/index.js';
+import { SESSION_COOKIE } from '../../plugins/admin-session.js';
+import { clientAddressBucket } from '../../plugins/client-address.js';
+import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+import { NoContent } from '../../schemas/common.js';
+
+const SessionAnswer = z.object({
+  csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
+  user: z.object({ id: z.uuid(), name: z.string(), email: z.string() }),
+  shop: z.object({ id: z.uuid(), slug: z.string() }),
+  permissions: z.array(z.string()),
+});
+
+const tags = ['Admin: session'];
+/** The login needs no session, and is throttled per account and per address (docs/decisions.md). */
+const loginProblems = problemResponses('validation-failed', 'invalid-api-key', 'invalid-credentials', 'rate-limited', 'payload-too-large', 'unsupported-media-type', 'internal-error');
+
+interface AdminSessionOptions {
+  sql: Sql;
+  secureCookie: boolean;
+  /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default. */
+  passwordChecks?: ConcurrencyLimit;
+}
+
+/** Log in (e-mail and password of a shop member), who am I, log out. */
+export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (app, { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) }) => {
+  const answer = (session: Awaited<ReturnType<typeof logIn>>['session']) => ({
+    csrfToken: session.csrfToken,
+    user: { id: session.userId, name: session.userName, email: session.email },
+    shop: { id: session.shopId, slug: session.shopSlug },
+    permissions: session.permissions,
+  });
+
+  app.post(
+    '/session',
+    {
+      config: { public: true },
+      schema: {
+        tags,
+        summary: 'Log in to the admin web app',
+        body: z.strictObject({ shop: z.string().min(1).max(100), email: z.string().min(3).max(255), password: z.string().min(1).max(1000) }),
+        response: { 200: SessionAnswer, ...loginProblems },
+      },
+    },
+    async (request, reply) => {
+      const { token, session } = await logIn(sql, request.body, { clientAddress: clientAddressBucket(request.ip), passwordChecks });
+      void reply.setCookie(SESSION_COOKIE, token, { path: '/api/admin', httpOnly: true, sameSite: 'strict', secure: secureCookie, maxAge: SESSION_HOURS * 3600 });
+      return answer(session);
+    },
+  );
+
+  app.get('/session', { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer, ...problemResponses(ADMIN_READ_PROBLEMS) } } }, async (request) => answer(request.admin));
+
+  app.post('/session/logout', { schema: { tags, summary: 'Log out', response: { 204: NoContent, ...problemResponses(ADMIN_WRITE_PROBLEMS, 'api-key-not-accepted') } } }, async (request, reply) => {
+    await logOut(sql, request.admin, request.cookies[SESSION_COOKIE]!);
+    void reply.clearCookie(SESSION_COOKIE, { path: '/api/admin' });
+    return reply.status(204).send();
+  });
+};

@@ -1,0 +1,112 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../../domain/customers/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { respondIdempotently } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../../schemas/common.js';
+import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+
+const Gender = z.enum(['male', 'female', 'other']);
+const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
+
+const CustomerRow = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    gender: Gender.nullable(),
+    dateOfBirth: z.string().nullable(),
+    source: z.enum(['manual', 'order', 'import']),
+    isBlocked: z.boolean(),
+    primaryPhone: z.string().nullable(),
+    primaryEmail: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'CustomerRow' });
+
+const CustomerAddress = AddressSchema.extend({ id: z.uuid() }).meta({ id: 'CustomerAddress' });
+
+const CustomerDetail = CustomerRow.extend({
+  contacts: z.array(z.object({ id: z.uuid(), kind: z.enum(['phone', 'email']), value: z.string(), isPrimary: z.boolean() })),
+  addresses: z.array(CustomerAddress),
+}).meta({ id: 'Customer' });
+
+const NewCustomer = z.strictObject({
+  name: Name,
+  gender: Gender.nullish(),
+  dateOfBirth: DateOfBirth.nullish(),
+  contacts: z
+    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
+    .max(20)
+    .optional(),
+});
+
+const CustomerChanges = z.strictObject({
+  name: Name.optional(),
+  gender: Gender.nullish(),
+  dateOfBirth: DateOfBirth.nullish(),
+});
+
+const tags = ['Customers'];
+
+/** Customers: a thin HTTP shape over domain/customers. */
+export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  app.get(
+    '/customers',
+    {
+      config: { permissions: ['pos.customers.read'] },
+      schema: {
+        tags,
+        summary: 'List customers, sorted by (updatedAt, id)',
+        querystring: softDeleteListQuery.extend({
+          phone: PhoneInput.optional().describe('Exact phone, in any accepted form'),
+          search: z.string().min(1).max(255).optional().describe('Part of the name'),
+        }),
+        response: { 200: pageOf(CustomerRow), ...problemResponses(LIST_PROBLEMS) },
+      },
+    },
+    (request) =>
+      withShop(deps.sql, request.auth.shop.id, (tx) =>
+        listCustomers(tx, request.query, cursorBinding(deps, request, 'customers'), request.auth.shop.recomputeCeilingSeconds),
+      ),
+  );
+
+  app.get(
+    '/customers/:id',
+    { config: { permissions: ['pos.customers.read'] }, schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getCustomer(tx, request.params.id)),
+  );
+
+  app.post(
+    '/customers',
+    {
+      config: { permissions: ['pos.customers.create'] },
+      schema: { tags, summary: 'Create a customer (Idempotency-Key supported)', body: NewCustomer, response: { 201: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'conflict', IDEMPOTENCY_PROBLEMS) } },
+    },
+    (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createCustomer(tx, request.auth.shop.id, request.body)),
+  );
+
+  app.patch(
+    '/customers/:id',
+    {
+      config: { permissions: ['pos.customers.update'] },
+      schema: { tags, summary: 'Change name, gender or date of birth', params: IdParams, body: CustomerChanges, response: { 200: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+    },
+    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateCustomer(tx, request.auth.shop.id, request.params.id, request.body)),
+  );
+
+  app.post(
+    '/customers/:id/addresses',
+    {
+      config: { permissions: ['pos.customers.update'] },
+      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict') } },
+    },
+    async (request, reply) => {
+      const address = await withShop(deps.sql, request.auth.shop.id, (tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));
+      return reply.status(201).send(address);
+    },
+  );
+};

@@ -1,0 +1,204 @@
+import type { KeyObject } from 'node:crypto';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyRequest } from 'fastify';
+import { z } from 'zod';
+import type { Sql } from '../../../db/client.js';
+import {
+  createFlow,
+  deleteFlow,
+  deliveryHistory,
+  getFlow,
+  listFlows,
+  resendRequest,
+  rotateSigningSecret,
+  setFlowState,
+  testRunRequest,
+  updateFlow,
+} from '../../../domain/flows/index.js';
+import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
+import { assertHolds } from '../../../domain/access/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
+import { IdParams, Name, NoContent } from '../../schemas/common.js';
+import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+
+export interface AdminFlowDeps {
+  sql: Sql;
+  deliveries: DeliveryStarter;
+  namespace: string;
+  temporalUiUrl: string;
+  /** Seals the signing secrets that creation and rotation show once. */
+  secretsKey: KeyObject;
+}
+
+const FlowState = z.enum(['draft', 'on', 'off']);
+const Flow = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    eventType: z.string(),
+    pageId: z.uuid().nullable(),
+    url: z.string(),
+    httpEnabled: z.boolean().describe('false after the receiver answered 410 Gone, until the flow is switched on again'),
+    state: FlowState,
+    permissions: z.array(z.string()).describe("The flow's account: what it may read"),
+    pageIds: z.array(z.uuid()),
+    switchedOnAt: z.string().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'AdminFlow' });
+
+const FlowInput = z.strictObject({
+  name: Name,
+  eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
+  pageId: z.uuid().nullish(),
+  url: z.url({ protocol: /^https$/ }).max(2000).describe('https only'),
+  permissions: z.array(z.string()).max(50).optional(),
+  pageIds: z.array(z.uuid()).max(100).optional(),
+  state: FlowState.optional(),
+});
+
+const Attempt = z.object({
+  attemptedAt: z.string(),
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  responseExcerpt: z.string().nullable(),
+  error: z.string().nullable(),
+  verdict: z.enum(['delivered', 'gone', 'retry']),
+});
+
+const tags = ['Admin: flows'];
+/** Reading needs automation.flows.view or manage; a change needs manage. */
+const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
+const readOneProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission', 'not-found');
+/** Every change names a flow or, on creation, pages (references). */
+const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found');
+
+/** Flows of the admin web app: the Trigger → HTTP-send builder, test-run, history and resend. */
+export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app, deps) => {
+  const manage = (request: FastifyRequest) => assertHolds(request.admin.permissions, ['automation.flows.manage'], 'changing flows');
+  const view = (request: FastifyRequest) => {
+    if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
+  };
+  const inShop = <T>(request: FastifyRequest, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, request.admin.shopId, work);
+
+  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(Flow) }), ...readProblems } } }, async (request) => {
+    view(request);
+    return { data: await inShop(request, listFlows) };
+  });
+
+  app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems } } }, async (request, reply) => {
+    manage(request);
+    const created = await inShop(request, async (tx) => {
+      const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
+      return { flow: await getFlow(tx, flowId), secret };
+    });
+    return reply.status(201).send(created);
+  });
+
+  app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow, ...readOneProblems } } }, async (request) => {
+    view(request);
+    return inShop(request, (tx) => getFlow(tx, request.params.id));
+  });
+
+  app.patch('/flows/:id', { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } }, async (request) => {
+    manage(request);
+    return inShop(request, (tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
+  });
+
+  app.post('/flows/:id/state', { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } }, async (request) => {
+    manage(request);
+    return inShop(request, async (tx) => {
+      await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
+      return getFlow(tx, request.params.id);
+    });
+  });
+
+  app.delete('/flows/:id', { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } }, async (request, reply) => {
+    manage(request);
+    await inShop(request, (tx) => deleteFlow(tx, request.params.id, request.admin.userId));
+    return reply.status(204).send();
+  });
+
+  app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }), ...changeProblems } } }, async (request) => {
+    manage(request);
+    return { secret: await inShop(request, (tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
+  });
+
+  app.post(
+    '/flows/:id/test-run',
+    {
+      schema: {
+        tags,
+        summary: "Send a sample event of the trigger's type through the delivery workflow",
+        params: IdParams,
+        response: { 200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }), ...changeProblems },
+      },
+    },
+    async (request) => {
+      manage(request);
+      const testRun = await inShop(request, (tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
+      const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
+      const attempt = result.attempts[0]!;
+      return { eventId: testRun.eventId, workflowId, status: result.status, attempt };
+    },
+  );
+
+  app.get(
+    '/flows/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'Runs of the flow, newest first, with every attempt and a link to the Temporal Web UI',
+        params: IdParams,
+        response: {
+          200: z.object({
+            data: z.array(
+              z.object({
+                deliveryId: z.string(),
+                eventId: z.string(),
+                eventType: z.string(),
+                status: z.string(),
+                testRun: z.boolean(),
+                createdAt: z.string(),
+                updatedAt: z.string(),
+                temporalUrl: z.string(),
+                attempts: z.array(Attempt),
+                data: z.unknown().optional().describe("Only for a viewer who may read the event's data type"),
+              }),
+            ),
+          }),
+          ...readOneProblems,
+        },
+      },
+    },
+    async (request) => {
+      view(request);
+      return {
+        data: await inShop(request, async (tx) => {
+          await getFlow(tx, request.params.id);
+          return deliveryHistory(tx, request.params.id, request.admin.permissions, deps.temporalUiUrl, deps.namespace);
+        }),
+      };
+    },
+  );
+
+  app.post(
+    '/flows/:id/deliveries/:deliveryId/resend',
+    {
+      schema: {
+        tags,
+        summary: 'Resend a failed delivery: same webhook-id, new attempts',
+        params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
+        response: { 202: z.object({ deliveryId: z.string(), workflowId: z.string() }), ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict') },
+      },
+    },
+    async (request, reply) => {
+      manage(request);
+      const input = await inShop(request, (tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
+      const workflowId = await resendDelivery(deps.deliveries, input);
+      return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
+    },
+  );
+};

@@ -1,0 +1,239 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import {
+  addOrderNote,
+  changeOrderStatus,
+  createOrder,
+  deleteOrder,
+  getOrder,
+  listOrderNotes,
+  listOrders,
+  ORDER_STATUSES,
+  updateOrder,
+} from '../../../domain/orders/index.js';
+import { readableOrder } from '../../../domain/events/index.js';
+import { withShop } from '../../../domain/kernel/index.js';
+import { respondIdempotently } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { AddressInput, AddressSchema, Amount, IdParams, Name, NOT_BLANK, Note, PhoneOrEmpty, PositiveAmount, Timestamp, TimestampInput } from '../../schemas/common.js';
+import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+
+const OrderStatus = z.enum(ORDER_STATUSES);
+
+const OrderRow = z
+  .object({
+    id: z.uuid(),
+    code: z.string(),
+    status: OrderStatus,
+    warehouseId: z.uuid(),
+    warehouseName: z.string().nullable(),
+    customerId: z.uuid().nullable(),
+    salesChannelId: z.uuid().nullable(),
+    salesChannelName: z.string().nullable(),
+    receivedAtShop: z.boolean(),
+    handlerUserId: z.uuid().nullable(),
+    handlerName: z.string().nullable(),
+    billFullName: z.string().nullable(),
+    billPhone: z.string().nullable(),
+    billEmail: z.string().nullable(),
+    totalPrice: z.string(),
+    discount: z.string(),
+    shippingFee: z.string(),
+    freeShipping: z.boolean(),
+    surcharge: z.string(),
+    tax: z.string(),
+    totalAmount: z.string(),
+    returnedAmount: z.string(),
+    paidAmount: z.string(),
+    occurredAt: Timestamp,
+    note: z.string().nullable(),
+    tags: z.array(z.object({ id: z.uuid(), name: z.string() })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'OrderRow' });
+
+const OrderLine = z
+  .object({
+    id: z.uuid(),
+    variantId: z.uuid(),
+    productId: z.uuid().nullable(),
+    variantCode: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    variantName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    productName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    quantity: z.string(),
+    unitPrice: z.string(),
+    discount: z.string(),
+    lineTotal: z.string(),
+    returnedQuantity: z.string(),
+  })
+  .meta({ id: 'OrderLine' });
+
+const OrderDetail = OrderRow.extend({
+  shippingAddress: AddressSchema.nullable(),
+  creditApplied: z.string(),
+  exchangeReturn: z.boolean(),
+  lines: z.array(OrderLine),
+  payments: z.array(z.object({ methodId: z.uuid(), methodName: z.string(), amount: z.string() })),
+}).meta({ id: 'Order' });
+
+const OrderNote = z
+  .object({ id: z.uuid(), message: z.string(), createdByName: z.string().nullable(), createdByIsIntegration: z.boolean(), createdAt: Timestamp, updatedAt: Timestamp })
+  .meta({ id: 'OrderNote' });
+
+const orderFields = {
+  code: z.string().trim().min(1).max(100).meta(NOT_BLANK).optional().describe('Generated (DH000001…) when absent'),
+  warehouseId: z.uuid(),
+  customerId: z.uuid().nullish(),
+  salesChannelId: z.uuid().nullish(),
+  receivedAtShop: z.boolean().optional(),
+  billFullName: Name.nullish(),
+  billPhone: PhoneOrEmpty.nullish(),
+  billEmail: z.string().trim().max(255).nullish(),
+  shippingAddress: AddressInput.nullish(),
+  lines: z
+    .array(z.strictObject({ variantId: z.uuid(), quantity: PositiveAmount, unitPrice: Amount, discount: Amount.optional() }))
+    .min(1)
+    .max(200),
+  discount: Amount.optional(),
+  shippingFee: Amount.optional(),
+  surcharge: Amount.optional(),
+  tax: Amount.optional(),
+  freeShipping: z.boolean().optional(),
+  payments: z.array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount })).max(50).optional(),
+  occurredAt: TimestampInput.optional(),
+  note: Note.nullish(),
+  tagIds: z.array(z.uuid()).max(50).optional(),
+  handlerUserId: z.uuid().nullish(),
+  handlerRoleId: z.uuid().nullish(),
+};
+
+/** Both at once is 400 (spec, Orders, rule 2): the document says so. */
+const oneHandlerChoice = { not: { required: ['handlerUserId', 'handlerRoleId'], properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } } } };
+
+const NewOrder = z.strictObject(orderFields).meta(oneHandlerChoice);
+const OrderChanges = z.strictObject({
+  ...orderFields,
+  code: z.never().optional().describe('The code cannot change'),
+  warehouseId: orderFields.warehouseId.optional(),
+  lines: orderFields.lines.optional(),
+  handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
+  handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
+}).meta(oneHandlerChoice);
+
+/**
+ * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,
+ * 422 order-status-not-allowed and insufficient-stock) and what createOrder throws besides.
+ */
+const orderCreationProblems = [
+  'not-found',
+  'conflict',
+  'order-has-live-shipment',
+  'duplicate-code',
+  'order-status-not-allowed',
+  'insufficient-stock',
+  'variant-removed',
+  'customer-blocked',
+] as const;
+
+/** An edit's refusals beyond W (updateOrder): its goods cannot change once shipped or while a shipment lives. */
+const orderEditProblems = ['not-found', 'conflict', 'order-has-live-shipment', 'insufficient-stock', 'variant-removed', 'customer-blocked'] as const;
+
+const tags = ['Orders'];
+
+/** Orders: a thin HTTP shape over domain/orders, domain/order-lifecycle and domain/order-notes. */
+export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+  const actor = (auth: { shop: { id: string }; permissions: string[]; applicationId: string }) => ({ shopId: auth.shop.id, permissions: auth.permissions, applicationId: auth.applicationId });
+
+  app.get(
+    '/orders',
+    {
+      config: { permissions: ['pos.orders.read'] },
+      schema: {
+        tags,
+        summary: 'List orders, sorted by (updatedAt, id)',
+        querystring: softDeleteListQuery.extend({
+          status: OrderStatus.optional(),
+          customerId: z.uuid().optional(),
+          code: z.string().min(1).max(100).optional().describe('Exact order code'),
+        }),
+        response: { 200: pageOf(OrderRow), ...problemResponses(LIST_PROBLEMS) },
+      },
+    },
+    (request) =>
+      withShop(deps.sql, request.auth.shop.id, (tx) => listOrders(tx, request.query, cursorBinding(deps, request, 'orders'), request.auth.shop.recomputeCeilingSeconds)),
+  );
+
+  app.get(
+    '/orders/:id',
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => getOrder(tx, request.params.id)), request.auth.permissions),
+  );
+
+  app.post(
+    '/orders',
+    {
+      config: { permissions: ['pos.orders.create', 'pos.products.read'] },
+      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) } },
+    },
+    (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createOrder(tx, actor(request.auth), request.body)),
+  );
+
+  app.patch(
+    '/orders/:id',
+    {
+      config: { permissions: ['pos.orders.update'] },
+      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderEditProblems) } },
+    },
+    async (request) => {
+      const order = await withShop(deps.sql, request.auth.shop.id, (tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body));
+      return readableOrder(order, request.auth.permissions);
+    },
+  );
+
+  app.post(
+    '/orders/:id/status',
+    {
+      config: { permissions: ['pos.orders.update'] },
+      schema: {
+        tags,
+        summary: 'Move an order to another state of the transition matrix',
+        params: IdParams,
+        body: z.strictObject({ status: OrderStatus, reason: Note.optional() }),
+        response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'order-status-not-allowed', 'insufficient-stock') },
+      },
+    },
+    async (request) => {
+      const order = await withShop(deps.sql, request.auth.shop.id, (tx) => changeOrderStatus(tx, actor(request.auth), request.params.id, request.body));
+      return readableOrder(order, request.auth.permissions);
+    },
+  );
+
+  app.delete(
+    '/orders/:id',
+    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'insufficient-stock') } } },
+    async (request) => readableOrder(await withShop(deps.sql, request.auth.shop.id, (tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)), request.auth.permissions),
+  );
+
+  app.get(
+    '/orders/:id/notes',
+    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => listOrderNotes(tx, request.params.id)) }),
+  );
+
+  app.post(
+    '/orders/:id/notes',
+    {
+      config: { permissions: ['pos.orders.update'] },
+      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000).meta(NOT_BLANK) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+    },
+    async (request, reply) => {
+      const note = await withShop(deps.sql, request.auth.shop.id, (tx) =>
+        addOrderNote(tx, request.auth.shop.id, request.params.id, { message: request.body.message, applicationId: request.auth.applicationId, applicationName: request.auth.applicationName }),
+      );
+      return reply.status(201).send(note);
+    },
+  );
+};

@@ -1,0 +1,104 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Sql } from '../../db/client.js';
+import type { ConcurrencyLimit } from './concurrency-limit.js';
+import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
+import { verifyPassword } from './passwords.js';
+import { Problem, withShop } from '../kernel/index.js';
+import { findShop } from './shops.js';
+import { memberPermissions } from './users.js';
+
+export const SESSION_HOURS = 12;
+
+export interface AdminSession {
+  userId: string;
+  userName: string;
+  email: string;
+  shopId: string;
+  shopSlug: string;
+  csrfToken: string;
+  permissions: string[];
+}
+
+const hash = (token: string) => createHash('sha256').update(token).digest('hex');
+const refuse = () => new Problem('invalid-credentials', 'the shop, e-mail or password is wrong');
+
+export interface LoginGuards {
+  /** The caller's address (`request.ip`), throttled on its own. */
+  clientAddress: string;
+  /** Bounds the password checks running at once. */
+  passwordChecks: ConcurrencyLimit;
+}
+
+/**
+ * E-mail and password of a working, unlocked member of the shop; returns the session token (for
+ * the cookie). The attempt is throttled per address and per account before any password check.
+ */
+export async function logIn(sql: Sql, input: { shop: string; email: string; password: string }, guards: LoginGuards): Promise<{ token: string; session: AdminSession }> {
+  await throttleLoginAddress(sql, guards.clientAddress);
+  // An unknown shop looks like a wrong password; any other failure (the database) is not hidden as one.
+  const shop = await findShop(sql, input.shop).catch((error: unknown) => {
+    if (error instanceof Problem && error.code === 'not-found') return undefined;
+    throw error;
+  });
+  const email = input.email.trim().toLowerCase();
+  const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email);
+  const checkPassword = (stored: string | null | undefined) =>
+    // A dummy hash when there is no such shop or user, so every refusal takes as long.
+    boundedPasswordCheck(guards.passwordChecks, () => verifyPassword(input.password, stored ?? DUMMY_HASH));
+  if (!shop) {
+    await checkPassword(undefined);
+    throw refuse();
+  }
+  const loggedIn = await withShop(sql, shop.id, async (tx) => {
+    const [user] = await tx<{ id: string; name: string; passwordHash: string | null }[]>`
+      select u.id, u.name, u.password_hash from users u join shop_members m on m.user_id = u.id
+      where u.email = ${email} and m.status = 'working' and not u.locked`;
+    const passwordOk = await checkPassword(user?.passwordHash);
+    if (!user || !user.passwordHash || !passwordOk) throw refuse();
+    const token = randomBytes(32).toString('base64url');
+    const csrfToken = randomBytes(24).toString('base64url');
+    await tx`
+      insert into admin_sessions (token_hash, shop_id, user_id, csrf_token, expires_at)
+      values (${hash(token)}, ${shop.id}, ${user.id}, ${csrfToken}, now() + make_interval(hours => ${SESSION_HOURS}))`;
+    return { token, session: { userId: user.id, userName: user.name, email, shopId: shop.id, shopSlug: shop.slug, csrfToken, permissions: await memberPermissions(tx, user.id) } };
+  });
+  await refundAttempt();
+  return loggedIn;
+}
+
+/** The live session of a cookie token, with the member's current permissions; 401 otherwise. */
+export async function sessionOf(sql: Sql, token: string | undefined): Promise<AdminSession> {
+  if (!token) throw new Problem('not-logged-in', 'log in first (POST /api/admin/session)');
+  const tokenHash = hash(token);
+  const session = await sql.begin(async (tx) => {
+    await tx`select set_config('app.session_token_hash', ${tokenHash}, true)`;
+    const [row] = await tx<{ shopId: string; userId: string; csrfToken: string }[]>`
+      select shop_id, user_id, csrf_token from admin_sessions where token_hash = ${tokenHash} and expires_at > now()`;
+    if (!row) return undefined;
+    await tx`select set_config('app.shop_id', ${row.shopId}, true)`;
+    const [member] = await tx<{ name: string; email: string; slug: string }[]>`
+      select u.name, u.email, s.slug from users u join shop_members m on m.user_id = u.id join shops s on s.id = m.shop_id
+      join admin_sessions a on a.token_hash = ${tokenHash}
+      where u.id = ${row.userId} and m.status = 'working' and not u.locked
+        -- A new password or a lock ends older sessions in every shop, also those updateMember could not see.
+        and a.created_at >= greatest(u.password_changed_at, u.sessions_ended_at, '-infinity')`;
+    if (!member) return undefined;
+    return { userId: row.userId, userName: member.name, email: member.email, shopId: row.shopId, shopSlug: member.slug, csrfToken: row.csrfToken, permissions: await memberPermissions(tx, row.userId) };
+  });
+  if (!session) throw new Problem('not-logged-in', 'the session has ended; log in again');
+  return session;
+}
+
+export function assertCsrfToken(session: AdminSession, sent: string | undefined): void {
+  const expected = Buffer.from(session.csrfToken);
+  const given = Buffer.from(sent ?? '');
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
+    throw new Problem('csrf-token-invalid', 'send the csrfToken of the login answer in the X-CSRF-Token header');
+  }
+}
+
+export async function logOut(sql: Sql, session: AdminSession, token: string): Promise<void> {
+  await withShop(sql, session.shopId, (tx) => tx`delete from admin_sessions where token_hash = ${hash(token)}`);
+}
+
+const DUMMY_HASH = 'scrypt$32768$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';

@@ -1,0 +1,22 @@
+/**
+ * Access: who may call the API for a shop, and how often. Owns shops, users, roles, shop_members,
+ * pages (until the chat module), applications, api_keys, admin_sessions, shop_log,
+ * rate_limit_counters and idempotency_keys, with the SQL functions authenticate_api_key,
+ * authenticate_request and hit_rate_limit. Other modules import only this file.
+ */
+
+export { assertCsrfToken, logIn, logOut, SESSION_HOURS, sessionOf, type AdminSession } from './admin-sessions.js';
+export { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+export { createKey, revokeKey, rotateKey, type Actor } from './api-keys.js';
+export { createApplication, MAX_APPLICATIONS_PER_SHOP, updateApplication } from './applications.js';
+export { ConcurrencyLimit } from './concurrency-limit.js';
+export { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentResponse, type IdempotencyScope, type StoredResponse } from './idempotency.js';
+export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
+export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
+export { existingPageIds, listPages } from './pages.js';
+export { assertHolds, assertMayGrant, GRANTABLE_PERMISSIONS } from './permissions.js';
+export { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from './rate-limits.js';
+export { authenticateRequest } from './request-authentication.js';
+export { writeShopLog } from './shop-log.js';
+export { createShop, findShop, OWNER_ROLE, shopIdentity, shopLocksPrices, shopOwning, updateShopSettings } from './shops.js';
+export { addMember, findMemberByEmail, memberPermissions, updateMember, type MemberStatus } from './users.js';

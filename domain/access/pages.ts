@@ -1,0 +1,22 @@
+import type { Named, Tx } from '../kernel/index.js';
+
+/** A chat page connected to the shop (the chat module will own pages with their conversations). */
+export interface ChatPage extends Named {
+  platform: string;
+  connected: boolean;
+}
+
+/** Only the chat pages of the key's list: the others do not exist for it (spec, Permissions). */
+export async function listPages(tx: Tx, pageIds: readonly string[]): Promise<ChatPage[]> {
+  if (pageIds.length === 0) return [];
+  return [...(await tx<ChatPage[]>`
+    select id, name, platform, connected from pages
+    where id = any(${pageIds as string[]}::uuid[])
+    order by lower(unaccent(name)), name, id`)];
+}
+
+/** The ids (as stored) of those of `ids` that name a page of the shop. */
+export async function existingPageIds(tx: Tx, ids: readonly string[]): Promise<string[]> {
+  const known = await tx<{ id: string }[]>`select id from pages where id = any(${ids as string[]}::uuid[])`;
+  return known.map((row) => row.id);
+}

@@ -1,0 +1,20 @@
+import type { Tx } from '../kernel/index.js';
+
+export interface ShopLogEntry {
+  shopId: string;
+  /** The acting person; null when a platform operator acted through the admin CLI. */
+  actorUserId: string | null;
+  actorApplicationId?: string | null;
+  action: string;
+  subjectType?: string;
+  subjectId?: string;
+  details?: Record<string, unknown>;
+}
+
+/** Who did what, when: written in the transaction of the change itself. */
+export async function writeShopLog(tx: Tx, entry: ShopLogEntry): Promise<void> {
+  await tx`
+    insert into shop_log (shop_id, actor_user_id, actor_application_id, action, subject_type, subject_id, details)
+    values (${entry.shopId}, ${entry.actorUserId}, ${entry.actorApplicationId ?? null}, ${entry.action},
+            ${entry.subjectType ?? null}, ${entry.subjectId ?? null}, ${tx.json((entry.details ?? {}) as never)})`;
+}

@@ -1,0 +1,189 @@
+import { normalizeAddress, type Address, type AddressInput } from '../geography/index.js';
+import { escapeLike, normalizePhone, Problem, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page } from '../kernel/index.js';
+import { recordUpdate, writeEvent } from '../events/index.js';
+import type { Tx } from '../kernel/index.js';
+
+export type Gender = 'male' | 'female' | 'other';
+
+export interface CustomerRow {
+  id: string;
+  name: string;
+  gender: Gender | null;
+  dateOfBirth: string | null;
+  source: 'manual' | 'order' | 'import';
+  isBlocked: boolean;
+  primaryPhone: string | null;
+  primaryEmail: string | null;
+  createdAt: string;
+  updatedAt: string;
+  deletedAt: string | null;
+}
+
+export interface CustomerDetail extends CustomerRow {
+  contacts: { id: string; kind: 'phone' | 'email'; value: string; isPrimary: boolean }[];
+  addresses: (Address & { id: string })[];
+}
+
+export interface NewCustomer {
+  name: string;
+  gender?: Gender | null;
+  dateOfBirth?: string | null;
+  contacts?: { kind: 'phone'; value: string; isPrimary?: boolean }[];
+}
+
+export interface CustomerFilters {
+  phone?: string;
+  search?: string;
+}
+
+const ROW_COLUMNS = (tx: Tx) => tx`
+  c.id, c.name, c.gender, to_char(c.date_of_birth, 'YYYY-MM-DD') as date_of_birth, c.source, c.is_blocked,
+  (select value from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.is_primary) as primary_phone,
+  (select value from customer_contacts k where k.customer_id = c.id and k.kind = 'email' and k.is_primary) as primary_email,
+  api_time(c.created_at) as created_at, api_time(c.updated_at) as updated_at, api_time(c.deleted_at) as deleted_at`;
+
+/** `GET /customers`: sorted by (updatedAt, id); `phone` exact in any accepted form; `search` in names. */
+export async function listCustomers(tx: Tx, query: ListQuery & CustomerFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<CustomerRow>> {
+  return syncedPage<CustomerRow>(
+    tx,
+    {
+      table: 'c',
+      column: 'updated_at',
+      softDelete: true,
+      source: tx`customers c`,
+      columns: ROW_COLUMNS(tx),
+      filters: () => [
+        // Normalised here, after the cursor is accepted: a bad cursor is refused first.
+        ...(query.phone === undefined ? [] : [tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${normalizePhone(query.phone, 'phone')})`]),
+        ...(query.search ? [tx`lower(c.name) like ${`%${escapeLike(query.search.toLowerCase())}%`}`] : []),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
+}
+
+/** `GET /customers/{id}`: contacts, and addresses most recently used first. 404 for another shop's id. */
+export async function getCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
+  const [customer] = await tx<CustomerDetail[]>`
+    select ${ROW_COLUMNS(tx)},
+      coalesce((select json_agg(json_build_object('id', k.id, 'kind', k.kind, 'value', k.value, 'isPrimary', k.is_primary) order by k.kind desc, k.is_primary desc, k.created_at)
+                from customer_contacts k where k.customer_id = c.id), '[]') as contacts,
+      coalesce((select json_agg(json_build_object(
+                  'id', a.id, 'recipientName', a.recipient_name, 'recipientPhone', a.recipient_phone, 'addressLine', a.address_line,
+                  'geoSystem', a.geo_system, 'provinceUnitId', a.province_unit_id, 'districtUnitId', a.district_unit_id, 'wardUnitId', a.ward_unit_id,
+                  'provinceName', a.province_name, 'districtName', a.district_name, 'wardName', a.ward_name) order by a.last_used_at desc, a.created_at desc)
+                from customer_addresses a where a.customer_id = c.id), '[]') as addresses
+    from customers c where c.id = ${id}`;
+  if (!customer) throw new Problem('not-found', `no customer ${id}`);
+  return customer;
+}
+
+/** A customer with phone contacts; emits only `customer.created`. A phone another customer holds is 409. */
+export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer): Promise<CustomerDetail> {
+  const phones = normalizeContacts(input.contacts ?? []);
+  await assertPhonesFree(tx, phones.map((phone) => phone.value));
+  const [created] = await tx<{ id: string }[]>`
+    insert into customers (shop_id, name, gender, date_of_birth, source)
+    values (${shopId}, ${input.name}, ${input.gender ?? null}, ${input.dateOfBirth ?? null}, 'manual')
+    returning id`;
+  for (const phone of phones) {
+    await tx`insert into customer_contacts (shop_id, customer_id, kind, value, is_primary) values (${shopId}, ${created!.id}, 'phone', ${phone.value}, ${phone.isPrimary})`;
+  }
+  const detail = await getCustomer(tx, created!.id);
+  await writeEvent(tx, { shopId, type: 'customer.created', resourceId: detail.id, data: detail });
+  return detail;
+}
+
+/** `PATCH /customers/{id}`: name, gender, date of birth. `customer.updated` only when one of them changed. */
+export async function updateCustomer(tx: Tx, shopId: string, id: string, changes: Partial<Pick<NewCustomer, 'name' | 'gender' | 'dateOfBirth'>>): Promise<CustomerDetail> {
+  const before = await lockedCustomer(tx, id);
+  await tx`
+    update customers set
+      name = ${changes.name ?? before.name},
+      gender = ${changes.gender === undefined ? before.gender : changes.gender},
+      date_of_birth = ${changes.dateOfBirth === undefined ? before.dateOfBirth : changes.dateOfBirth},
+      updated_at = clock_timestamp()
+    where id = ${id}`;
+  return finishUpdate(tx, shopId, before);
+}
+
+/** `POST /customers/{id}/addresses`: unit ids checked against the hierarchy; an identical address is 409. */
+export async function addCustomerAddress(tx: Tx, shopId: string, customerId: string, input: AddressInput & { addressLine: string }): Promise<CustomerDetail['addresses'][number]> {
+  const before = await lockedCustomer(tx, customerId);
+  const address = await normalizeAddress(tx, input);
+  const identical = before.addresses.find((existing) => sameAddress(existing, address));
+  if (identical) throw new Problem('conflict', `the customer already has this address (${identical.id})`, { extra: { addressId: identical.id } });
+  const [row] = await tx<{ id: string }[]>`
+    insert into customer_addresses (shop_id, customer_id, recipient_name, recipient_phone, address_line, geo_system,
+      province_unit_id, district_unit_id, ward_unit_id, province_name, district_name, ward_name)
+    values (${shopId}, ${customerId}, ${address.recipientName}, ${address.recipientPhone}, ${address.addressLine}, ${address.geoSystem},
+      ${address.provinceUnitId}, ${address.districtUnitId}, ${address.wardUnitId}, ${address.provinceName}, ${address.districtName}, ${address.wardName})
+    returning id`;
+  await tx`update customers set updated_at = clock_timestamp() where id = ${customerId}`;
+  await finishUpdate(tx, shopId, before);
+  return { id: row!.id, ...address };
+}
+
+/** Soft delete: the record stays with `deletedAt`, and `customer.deleted` carries it. */
+export async function deleteCustomer(tx: Tx, shopId: string, id: string): Promise<CustomerDetail> {
+  await lockedCustomer(tx, id);
+  await tx`update customers set deleted_at = coalesce(deleted_at, clock_timestamp()), updated_at = clock_timestamp() where id = ${id}`;
+  const after = await getCustomer(tx, id);
+  await writeEvent(tx, { shopId, type: 'customer.deleted', resourceId: id, data: after });
+  return after;
+}
+
+/** Whether the customer is blocked (orders refuse one); false for no customer of the shop. */
+export async function isCustomerBlocked(tx: Tx, customerId: string): Promise<boolean> {
+  const [customer] = await tx<{ isBlocked: boolean }[]>`select is_blocked from customers where id = ${customerId}`;
+  return customer?.isBlocked ?? false;
+}
+
+/** A `from` item of the shop's customers not deleted (column `id`), for another module's reference checks. */
+export function liveCustomers(tx: Tx): Fragment {
+  return tx`(select id from customers where deleted_at is null)`;
+}
+
+/** The shop's most recently updated customer not deleted, in its `GET` shape; undefined when it has none. */
+export async function latestCustomer(tx: Tx): Promise<CustomerDetail | undefined> {
+  const [row] = await tx<{ id: string }[]>`select id from customers where deleted_at is null order by updated_at desc limit 1`;
+  return row ? getCustomer(tx, row.id) : undefined;
+}
+
+async function lockedCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
+  await tx`select id from customers where id = ${id} for update`;
+  return getCustomer(tx, id);
+}
+
+async function finishUpdate(tx: Tx, shopId: string, before: CustomerDetail): Promise<CustomerDetail> {
+  const after = await getCustomer(tx, before.id);
+  await recordUpdate(tx, { shopId, resource: 'customer', resourceId: before.id, before, after });
+  return after;
+}
+
+function normalizeContacts(contacts: NonNullable<NewCustomer['contacts']>): { value: string; isPrimary: boolean }[] {
+  const unique = new Map<string, boolean>();
+  contacts.forEach((contact, index) => {
+    const value = normalizePhone(contact.value, `contacts.${index}.value`);
+    unique.set(value, (unique.get(value) ?? false) || Boolean(contact.isPrimary));
+  });
+  const phones = [...unique].map(([value, isPrimary]) => ({ value, isPrimary }));
+  const primaries = phones.filter((phone) => phone.isPrimary);
+  if (primaries.length > 1) throw new Problem('validation-failed', 'at most one phone can be primary', { errors: [{ path: 'contacts', message: 'more than one isPrimary' }] });
+  if (primaries.length === 0 && phones[0]) phones[0].isPrimary = true;
+  return phones;
+}
+
+async function assertPhonesFree(tx: Tx, phones: string[]): Promise<void> {
+  if (phones.length === 0) return;
+  const [holder] = await tx<{ value: string; customerId: string }[]>`
+    select k.value, k.customer_id from customer_contacts k join customers c on c.id = k.customer_id
+    where k.kind = 'phone' and k.value = any(${phones}) and c.deleted_at is null limit 1`;
+  if (holder) throw new Problem('conflict', `${holder.value} already belongs to customer ${holder.customerId}`, { extra: { customerId: holder.customerId } });
+}
+
+function sameAddress(a: Omit<CustomerDetail['addresses'][number], 'id'>, b: Omit<CustomerDetail['addresses'][number], 'id'>): boolean {
+  const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
+  const fields = ['recipientName', 'recipientPhone', 'addressLine', 'provinceUnitId', 'districtUnitId', 'wardUnitId', 'provinceName', 'districtName', 'wardName'] as const;
+  return fields.every((field) => norm(a[field]) === norm(b[field]));
+}

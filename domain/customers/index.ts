@@ -1,0 +1,15 @@
+/**
+ * Customers: customers with their contacts and addresses (customers, customer_contacts,
+ * customer_addresses). Other modules import only this file.
+ */
+
+export {
+  addCustomerAddress,
+  createCustomer,
+  getCustomer,
+  isCustomerBlocked,
+  latestCustomer,
+  listCustomers,
+  liveCustomers,
+  updateCustomer,
+} from './customers.js';

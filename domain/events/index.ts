@@ -1,0 +1,19 @@
+/**
+ * Events: the transactional outbox (events, event_queue), the change diff, the event catalogue and the
+ * envelope. Writes happen in the caller's transaction; the relay claims the queue. Other modules
+ * import only this file.
+ */
+
+export {
+  envelope,
+  EVENT_READ_PERMISSIONS,
+  EVENT_TYPES,
+  isEventType,
+  needsPage,
+  readableOrder,
+  type EventType,
+  type StoredEvent,
+} from './event-catalogue.js';
+export { claimQueuedEvents, dequeueEvents } from './event-queue.js';
+export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
+export { eventDataOf, storedEvent } from './stored-events.js';

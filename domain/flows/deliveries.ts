@@ -1,0 +1,84 @@
+import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
+import type { AttemptVerdict } from './webhook-delivery.js';
+import type { Tx } from '../kernel/index.js';
+
+export interface DeliveryRef {
+  shopId: string;
+  flowId: string;
+  eventId: string;
+  eventType: string;
+  deliveryId: string;
+  workflowId: string;
+  testRun?: boolean;
+}
+
+export interface AttemptRecord {
+  attemptedAt: string;
+  statusCode: number | null;
+  durationMs: number;
+  responseExcerpt: string;
+  error: string | null;
+  verdict: AttemptVerdict;
+}
+
+const STATUS_AFTER: Record<AttemptVerdict, string> = { delivered: 'delivered', gone: 'gone', retry: 'retrying' };
+
+/** Every attempt is kept for the delivery history; the delivery's status follows its latest attempt. */
+export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: AttemptRecord): Promise<void> {
+  await tx`
+    insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status)
+    values (${delivery.deliveryId}, ${delivery.shopId}, ${delivery.flowId}, ${delivery.eventId}, ${delivery.eventType}, ${delivery.workflowId},
+            ${delivery.testRun ?? false}, ${STATUS_AFTER[attempt.verdict]})
+    on conflict (delivery_id) do update set status = excluded.status, workflow_id = excluded.workflow_id, updated_at = now()`;
+  await tx`
+    insert into delivery_attempts (shop_id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error, verdict)
+    values (${delivery.shopId}, ${delivery.deliveryId}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.durationMs},
+            ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.verdict})`;
+}
+
+/** The schedule ran out without a 2xx: the admin may resend it. */
+export async function markDeliveryFailed(tx: Tx, deliveryId: string): Promise<void> {
+  await tx`update deliveries set status = 'failed', updated_at = now() where delivery_id = ${deliveryId}`;
+}
+
+export interface DeliveryHistoryEntry {
+  deliveryId: string;
+  eventId: string;
+  eventType: string;
+  status: string;
+  testRun: boolean;
+  createdAt: string;
+  updatedAt: string;
+  temporalUrl: string;
+  attempts: (Omit<AttemptRecord, 'responseExcerpt'> & { responseExcerpt: string | null })[];
+  /** The event's `data`, only for a viewer holding the event type's read permissions. */
+  data?: unknown;
+}
+
+/**
+ * A flow's runs, newest first. Anyone who may see the flow sees the runs; the content (the event's
+ * data and the receiver's answers) only a viewer who may read that data type.
+ */
+export async function deliveryHistory(tx: Tx, flowId: string, viewerPermissions: readonly string[], temporalUiUrl: string, namespace: string, limit = 50): Promise<DeliveryHistoryEntry[]> {
+  const rows = await tx<(Omit<DeliveryHistoryEntry, 'temporalUrl'> & { workflowId: string })[]>`
+    select d.delivery_id, d.event_id, d.event_type, d.status, d.test_run, d.workflow_id,
+      api_time(d.created_at) as created_at, api_time(d.updated_at) as updated_at,
+      coalesce((select json_agg(json_build_object('attemptedAt', api_time(a.attempted_at), 'statusCode', a.status_code, 'durationMs', a.duration_ms,
+                'responseExcerpt', a.response_excerpt, 'error', a.error, 'verdict', a.verdict) order by a.attempted_at)
+                from delivery_attempts a where a.delivery_id = d.delivery_id), '[]') as attempts,
+      ${eventDataOf(tx, tx`d.event_id`)} as data
+    from deliveries d
+    where d.flow_id = ${flowId}
+    order by d.created_at desc
+    limit ${limit}`;
+  return rows.map(({ workflowId, data, ...row }) => {
+    const needed: readonly string[] = isEventType(row.eventType) ? EVENT_READ_PERMISSIONS[row.eventType] : ['(unknown)'];
+    const mayRead = needed.every((permission) => viewerPermissions.includes(permission));
+    return {
+      ...row,
+      temporalUrl: `${temporalUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`,
+      attempts: mayRead ? row.attempts : row.attempts.map((attempt) => ({ ...attempt, responseExcerpt: null })),
+      ...(mayRead && data !== null ? { data } : {}),
+    };
+  });
+}

@@ -1,0 +1,192 @@
+import { createHash, randomUUID, type KeyObject } from 'node:crypto';
+import { decodeTime, encodeTime } from 'ulidx';
+import type { Actor } from '../access/index.js';
+import { assertMayGrant, existingPageIds, memberPermissions, writeShopLog } from '../access/index.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, newEventId, type EventType, type StoredEvent } from '../events/index.js';
+import { isUuid, Problem, refuseAbsent } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
+import { addSigningSecret } from './webhook-secrets.js';
+
+export type FlowState = 'draft' | 'on' | 'off';
+
+export interface FlowInput {
+  name: string;
+  eventType: string;
+  pageId?: string | null;
+  url: string;
+  /** The flow's account; by default exactly what the event type needs. */
+  permissions?: string[];
+  pageIds?: string[];
+  state?: FlowState;
+}
+
+export interface MatchedFlow {
+  id: string;
+  url: string;
+  permissions: string[];
+}
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/**
+ * The `webhook-id` of the delivery of `eventId` to `flowId`: ULID-shaped (`msg_` + 26), timed like
+ * the event, the rest derived from both ids, so that a relay restart or a resend yields the same id.
+ */
+export function deliveryIdFor(flowId: string, eventId: string): string {
+  const time = encodeTime(decodeTime(eventId.slice(4)), 10);
+  const hash = createHash('sha256').update(`${flowId}:${eventId}`).digest();
+  let random = '';
+  for (let index = 0; index < 16; index += 1) random += CROCKFORD[hash[index]! % 32];
+  return `msg_${time}${random}`;
+}
+
+function validateDestination(url: string): void {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Problem('validation-failed', 'the HTTP-send address is not a URL', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+  }
+  if (parsed.protocol !== 'https:') throw new Problem('validation-failed', 'the HTTP-send address must use https', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+}
+
+/**
+ * The chat pages a flow names must be the shop's: the foreign key alone would accept another shop's
+ * page (it does not see row-level security). 400, detail only, otherwise.
+ */
+async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefined; pageIds?: string[] | undefined }): Promise<void> {
+  const named = [...(pages.pageId ? [{ path: 'pageId', id: pages.pageId }] : []), ...(pages.pageIds ?? []).map((id, index) => ({ path: `pageIds.${index}`, id }))];
+  if (named.length === 0) return;
+  const known = await existingPageIds(tx, named.map((page) => page.id).filter(isUuid));
+  refuseAbsent(named.filter((page) => !known.includes(page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
+}
+
+/** A flow with its HTTP-send block and first signing secret (sealed with `secretsKey`; the plaintext is shown once, here). */
+export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor, secretsKey: KeyObject): Promise<{ flowId: string; secret: string }> {
+  if (!isEventType(input.eventType)) {
+    throw new Problem('validation-failed', `unknown event type ${input.eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+  }
+  if (needsPage(input.eventType) && !input.pageId) {
+    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+  }
+  validateDestination(input.url);
+  await assertShopPages(tx, input);
+  const permissions = [...new Set(input.permissions ?? EVENT_READ_PERMISSIONS[input.eventType])].sort();
+  assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
+  const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
+  const flowId = randomUUID();
+  const state = input.state ?? 'draft';
+  await tx`
+    insert into flows (id, shop_id, name, event_type, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
+    values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
+            ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
+  const secret = await addSigningSecret(tx, flowId, shopId, secretsKey);
+  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.created', subjectType: 'flow', subjectId: flowId, details: { eventType: input.eventType, state } });
+  return { flowId, secret };
+}
+
+/** On, off or draft. Switching on marks the moment from which events are sent to the flow. */
+export async function setFlowState(tx: Tx, flowId: string, state: FlowState, actor: Actor): Promise<void> {
+  const [flow] = await tx<{ shopId: string }[]>`
+    update flows set
+      state = ${state},
+      switched_on_at = case when ${state} = 'on' and state <> 'on' then clock_timestamp() else switched_on_at end,
+      http_enabled = case when ${state} = 'on' then true else http_enabled end,
+      updated_at = now()
+    where id = ${flowId}
+    returning shop_id`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.state_changed', subjectType: 'flow', subjectId: flowId, details: { state } });
+}
+
+/**
+ * The flows an event goes to (in the event's shop): on, HTTP-send block enabled, listening to the
+ * event's type since before the event, whose account holds every read permission of the type, and
+ * for message events listening to the event's page, which the account may use.
+ */
+export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<MatchedFlow[]> {
+  const needed = EVENT_READ_PERMISSIONS[event.type] as readonly string[];
+  const pageId = needsPage(event.type) ? ((event.data.pageId as string | undefined) ?? null) : null;
+  return tx<MatchedFlow[]>`
+    select id, url, permissions from flows
+    where state = 'on' and http_enabled and event_type = ${event.type}
+      and switched_on_at <= ${event.createdAt}
+      and permissions @> ${needed as string[]}::text[]
+      and (${pageId}::uuid is null or (page_id = ${pageId}::uuid and ${pageId}::uuid = any(page_ids)))`;
+}
+
+/** A 410 Gone from the receiver: the HTTP-send block is switched off, and the shop log says why. */
+export async function switchOffHttpSend(tx: Tx, flowId: string, reason: string): Promise<void> {
+  const [flow] = await tx<{ shopId: string }[]>`update flows set http_enabled = false, updated_at = now() where id = ${flowId} returning shop_id`;
+  if (!flow) return;
+  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: null, action: 'flow.http_send_switched_off', subjectType: 'flow', subjectId: flowId, details: { reason } });
+}
+
+export interface Flow {
+  id: string;
+  name: string;
+  eventType: string;
+  pageId: string | null;
+  url: string;
+  httpEnabled: boolean;
+  state: FlowState;
+  permissions: string[];
+  pageIds: string[];
+  switchedOnAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const FLOW_COLUMNS = (tx: Tx) => tx`
+  id, name, event_type, page_id, url, http_enabled, state, permissions, page_ids,
+  api_time(switched_on_at) as switched_on_at, api_time(created_at) as created_at, api_time(updated_at) as updated_at`;
+
+export async function listFlows(tx: Tx): Promise<Flow[]> {
+  return tx<Flow[]>`select ${FLOW_COLUMNS(tx)} from flows order by created_at, id`;
+}
+
+export async function getFlow(tx: Tx, flowId: string): Promise<Flow> {
+  const [flow] = await tx<Flow[]>`select ${FLOW_COLUMNS(tx)} from flows where id = ${flowId}`;
+  if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
+  return flow;
+}
+
+/** Edits a flow; its account is re-checked against the saving person's permissions. */
+export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<FlowInput, 'state'>>, actor: Actor): Promise<Flow> {
+  const current = await getFlow(tx, flowId);
+  const eventType = changes.eventType ?? current.eventType;
+  if (!isEventType(eventType)) throw new Problem('validation-failed', `unknown event type ${eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+  const pageId = changes.pageId === undefined ? current.pageId : changes.pageId;
+  if (needsPage(eventType) && !pageId) throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+  const url = changes.url ?? current.url;
+  validateDestination(url);
+  await assertShopPages(tx, changes);
+  const permissions = [...new Set(changes.permissions ?? current.permissions)].sort();
+  assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
+  // The account's pages follow the trigger page only when the edit names one; otherwise they stay.
+  const pageIds = changes.pageIds ?? (changes.pageId === undefined ? current.pageIds : pageId ? [pageId] : []);
+  const [updated] = await tx<{ shopId: string }[]>`
+    update flows set name = ${changes.name ?? current.name}, event_type = ${eventType}, page_id = ${pageId}, url = ${url},
+      permissions = ${permissions}, page_ids = ${pageIds}, saved_by = ${actor}, updated_at = now()
+    where id = ${flowId}
+    returning shop_id`;
+  await writeShopLog(tx, { shopId: updated!.shopId, actorUserId: actor, action: 'flow.updated', subjectType: 'flow', subjectId: flowId });
+  return getFlow(tx, flowId);
+}
+
+export async function deleteFlow(tx: Tx, flowId: string, actor: Actor): Promise<void> {
+  const [deleted] = await tx<{ shopId: string }[]>`delete from flows where id = ${flowId} returning shop_id`;
+  if (!deleted) throw new Problem('not-found', `no flow ${flowId}`);
+  await writeShopLog(tx, { shopId: deleted.shopId, actorUserId: actor, action: 'flow.deleted', subjectType: 'flow', subjectId: flowId });
+}
+
+/**
+ * A sample event of the flow's trigger type for a test-run: the shop's latest record of that kind
+ * in its `GET` shape, or a synthetic record when the shop has none (or the kind has no reader yet).
+ */
+export async function sampleEvent(tx: Tx, eventType: EventType, readers: Partial<Record<string, (tx: Tx) => Promise<Record<string, unknown> | undefined>>>): Promise<StoredEvent> {
+  const resource = eventType.split('.')[0]!;
+  const data = (await readers[resource]?.(tx)) ?? { id: randomUUID(), sample: true };
+  const isUpdate = eventType.endsWith('.updated') || eventType.endsWith('.status_changed');
+  return { id: newEventId(), type: eventType, createdAt: new Date(), changes: isUpdate ? { fields: [] } : null, data };
+}

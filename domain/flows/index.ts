@@ -1,0 +1,21 @@
+/**
+ * Flows: automation flows with their signing secrets, deliveries and their attempts (flows,
+ * webhook_signing_secrets, deliveries, delivery_attempts; listening_flows() for the outbox), sealed
+ * delivery requests and the webhook delivery rules. Other modules import only this file.
+ */
+
+export { deliveryHistory, markDeliveryFailed, recordAttempt, type DeliveryRef } from './deliveries.js';
+export { hasValidSeal, requestsForEvent, resendRequest, sealDeliveryRequest, testRunRequest, type DeliveryRequest } from './delivery-requests.js';
+export { shopOf } from './flow-lookup.js';
+export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
+export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';
+export {
+  ATTEMPT_TIMEOUT_MS,
+  CONNECT_TIMEOUT_MS,
+  RESPONSE_EXCERPT_BYTES,
+  retryAfterSeconds,
+  signedHeaders,
+  verdictForStatus,
+  type AttemptVerdict,
+} from './webhook-delivery.js';
+export { liveSigningSecrets, rotateSigningSecret } from './webhook-secrets.js';

@@ -1,0 +1,18 @@
+/**
+ * Inventory: warehouses, stock per variant and warehouse, and stock documents (warehouses, stock,
+ * inventory_documents, inventory_document_lines); `adjustStock` is the one way stock moves. Other
+ * modules import only this file.
+ */
+
+export {
+  adjustStock,
+  createInventoryDocument,
+  getInventoryDocument,
+  latestStockRow,
+  listStock,
+  MAX_DOCUMENT_LINES,
+  postInventoryDocument,
+  receiveInventoryDocument,
+  type StockMove,
+} from './inventory.js';
+export { listWarehouses, liveWarehouses, warehouseNameOf } from './warehouses.js';

@@ -1,0 +1,20 @@
+import type { Fragment, Named, Tx } from '../kernel/index.js';
+
+export interface Warehouse extends Named {
+  address: string | null;
+}
+
+/** Warehouses not deleted. */
+export async function listWarehouses(tx: Tx): Promise<Warehouse[]> {
+  return [...(await tx<Warehouse[]>`select id, name, address from warehouses where deleted_at is null order by lower(unaccent(name)), name, id`)];
+}
+
+/** A `from` item of the shop's warehouses not deleted (column `id`), for another module's reference checks. */
+export function liveWarehouses(tx: Tx): Fragment {
+  return tx`(select id from warehouses where deleted_at is null)`;
+}
+
+/** The name of the warehouse `warehouseId` (a column of the caller's query) as a scalar subquery. */
+export function warehouseNameOf(tx: Tx, warehouseId: Fragment): Fragment {
+  return tx`(select w.name from warehouses w where w.id = ${warehouseId})`;
+}

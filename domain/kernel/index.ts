@@ -1,0 +1,23 @@
+/**
+ * The kernel: what every module uses and that owns no table. Tenancy (`withShop`, `Tx`), the problem
+ * catalogue, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
+ * phone numbers and sealed secrets. It imports no other module. Other modules import only this file.
+ */
+
+export { canonicalJson } from './canonical-json.js';
+export { isUuid } from './ids.js';
+export {
+  DEFAULT_LIMIT,
+  escapeLike,
+  MAX_LIMIT,
+  syncedPage,
+  type CursorBinding,
+  type Fragment,
+  type ListQuery,
+  type Named,
+  type Page,
+} from './listing.js';
+export { normalizePhone } from './phones.js';
+export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
+export { openSecret, sealSecret } from './sealed-secrets.js';
+export { withShop, type Tx } from './tenancy.js';

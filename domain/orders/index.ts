@@ -1,0 +1,14 @@
+/**
+ * Orders: orders with their lines, payments, tags, notes and returns, the status matrix, handler
+ * assignment, order codes, and the order set-up lists (orders, order_lines, order_payments,
+ * order_tags, order_notes, order_returns, order_assignment_cursors, busiest_handlers,
+ * removed_order_transitions, tags, payment_methods, sales_channels; next_order_number()). Other
+ * modules import only this file.
+ */
+
+export { getOrder, listOrders } from './order-detail.js';
+export { changeOrderStatus, deleteOrder, recordReturn, reviewReturn } from './order-lifecycle.js';
+export { listPaymentMethods, listSalesChannels, listTags } from './order-lists.js';
+export { addOrderNote, listOrderNotes } from './order-notes.js';
+export { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from './order-status.js';
+export { createOrder, updateOrder } from './orders.js';

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { sealDeliveryRequest } from '../domain/flows/index.js';
+import { Problem } from '../domain/kernel/index.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+
+/** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
+export interface DeliveryStarter {
+  client: Client;
+  taskQueue: string;
+  requestKey: string;
+}
+
+/** A delivery request before it is sealed: what the relay, the admin API and the CLI build. */
+export type UnsealedDeliveryInput = Omit<DeliveryInput, 'seal'>;
+
+/** The one delivery of an event to a flow (DESIGN.md: `delivery:<flowId>:<eventId>`). */
+export function deliveryWorkflowId(flowId: string, eventId: string): string {
+  return `delivery:${flowId}:${eventId}`;
+}
+
+/** What an operator filters deliveries by in the Temporal Web UI; `DeliveryStatus` starts as `delivering`. */
+export function searchAttributes(input: Pick<DeliveryInput, 'shopId' | 'flowId' | 'eventType' | 'eventId'>): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: ShopIdKey, value: input.shopId },
+    { key: FlowIdKey, value: input.flowId },
+    { key: EventTypeKey, value: input.eventType },
+    { key: EventIdKey, value: input.eventId },
+    { key: DeliveryStatusKey, value: 'delivering' },
+  ]);
+}
+
+/**
+ * Starts the delivery workflow. "Already started" — running or closed, since the relay starts with
+ * REJECT_DUPLICATE — means a relay (or an earlier attempt of this one) got there first, which is
+ * success: a delivery that finished in the milliseconds before a relay crashed is not sent again.
+ * `eagerStart` (only for a client on a `NativeConnection` shared with a worker of the task queue)
+ * hands the first workflow task straight to that worker in the start's answer.
+ */
+export async function startDelivery(
+  starter: DeliveryStarter,
+  input: UnsealedDeliveryInput,
+  { eagerStart = false } = {},
+): Promise<'started-eagerly' | 'started' | 'already-started'> {
+  try {
+    const handle = await starter.client.workflow.start(deliveryWorkflow, {
+      taskQueue: starter.taskQueue,
+      workflowId: deliveryWorkflowId(input.flowId, input.eventId),
+      args: [sealDeliveryRequest(starter.requestKey, input)],
+      typedSearchAttributes: searchAttributes(input),
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      requestEagerStart: eagerStart,
+    });
+    return handle.eagerlyStarted ? 'started-eagerly' : 'started';
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    return 'already-started';
+  }
+}
+
+/** A flow builder's test-run: the same workflow, one attempt, awaited (`flow-test:<flowId>:<uuid>`). */
+export async function runTestDelivery(
+  starter: DeliveryStarter,
+  input: Omit<UnsealedDeliveryInput, 'testRun' | 'retryDelaysMs'>,
+): Promise<{ workflowId: string; result: DeliveryResult }> {
+  const full: UnsealedDeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
+  const workflowId = `flow-test:${input.flowId}:${randomUUID()}`;
+  const result = await starter.client.workflow.execute(deliveryWorkflow, {
+    taskQueue: starter.taskQueue,
+    workflowId,
+    args: [sealDeliveryRequest(starter.requestKey, full)],
+    typedSearchAttributes: searchAttributes(full),
+    workflowExecutionTimeout: '1 minute',
+  });
+  return { workflowId, result };
+}
+
+/** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. 409 while one still runs. */
+export async function resendDelivery(starter: DeliveryStarter, input: UnsealedDeliveryInput): Promise<string> {
+  const workflowId = deliveryWorkflowId(input.flowId, input.eventId);
+  try {
+    // ALLOW_DUPLICATE: a closed delivery may run again; a running one cannot ("already started").
+    await starter.client.workflow.start(deliveryWorkflow, {
+      taskQueue: starter.taskQueue,
+      workflowId,
+      args: [sealDeliveryRequest(starter.requestKey, input)],
+      typedSearchAttributes: searchAttributes(input),
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+    });
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) throw new Problem('conflict', 'this delivery is still running');
+    throw error;
+  }
+  return workflowId;
+}

@@ -1,0 +1,96 @@
+import { ActivityFailure, ApplicationFailure, log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
+import type { FlowActivities } from '../activities/flows/flow-steps.js';
+import { UNSEALED_REQUEST } from './flows-delivery-failures.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './flows-delivery-schedule.js';
+import { DeliveryStatusKey } from './search-attributes.js';
+
+/** A delivery: what each attempt sends, and the waits between attempts (types only: workflows import no code from activities). */
+export type DeliveryInput = WebhookAttemptInput;
+
+export type DeliveryStatus = 'delivering' | 'retrying' | 'delivered' | 'failed' | 'gone';
+
+export interface DeliveryResult {
+  status: Exclude<DeliveryStatus, 'delivering' | 'retrying'>;
+  attempts: WebhookAttempt[];
+}
+
+// A local activity: it runs in the worker that runs the workflow, its result is recorded in the
+// history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
+// One attempt per run: the delivery schedule below is the only retry loop.
+const { sendWebhook } = proxyLocalActivities<WebhookSendActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 1 },
+});
+// Recording retries until the database answers (a longer wait becomes a timer in the history).
+const { recordWebhookAttempt } = proxyLocalActivities<WebhookSendActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<FlowActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+/**
+ * One webhook delivery: an immediate attempt, then the retry schedule with jitter, until a 2xx,
+ * a 410 or the end of the schedule. Every attempt is an activity result in this workflow's history.
+ */
+export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryResult> {
+  const delays = input.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
+  const longest = Math.max(...delays);
+  const attempts: WebhookAttempt[] = [];
+  for (let attemptIndex = 0; ; attemptIndex += 1) {
+    const attempt = await attemptOnce(input);
+    attempts.push(attempt);
+    if (attempt.verdict === 'gone') {
+      await switchOffHttpSend({ shopId: input.shopId, flowId: input.flowId, reason: `the receiver answered 410 Gone to delivery ${input.deliveryId}` });
+    }
+    if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
+      const status = attempt.verdict;
+      setStatus(status);
+      return { status, attempts };
+    }
+    const scheduled = delays[attemptIndex];
+    if (scheduled === undefined) break;
+    setStatus('retrying');
+    const wait = nextDelayMs(scheduled, longest, Math.random(), attempt.retryAfterSeconds ?? undefined);
+    log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
+    await sleep(wait);
+  }
+  await markDeliveryFailed({ shopId: input.shopId, deliveryId: input.deliveryId });
+  setStatus('failed');
+  return { status: 'failed', attempts };
+}
+
+/** One POST, then its record in the delivery history. */
+async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
+  const attempt = await postOnce(input);
+  await recordWebhookAttempt(input, workflowInfo().workflowId, attempt);
+  return attempt;
+}
+
+/** An activity that crashed or timed out counts as a failed attempt, like a network error; an unsealed request ends the run. */
+async function postOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+  const startedAt = Date.now();
+  try {
+    return await sendWebhook(input);
+  } catch (error) {
+    if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === UNSEALED_REQUEST) {
+      throw ApplicationFailure.nonRetryable(error.cause.message, UNSEALED_REQUEST);
+    }
+    return {
+      attemptedAt: new Date(startedAt).toISOString(),
+      statusCode: null,
+      durationMs: Date.now() - startedAt,
+      responseExcerpt: '',
+      error: error instanceof Error ? error.message : String(error),
+      retryAfterSeconds: null,
+      verdict: 'retry',
+    };
+  }
+}
+
+function setStatus(status: DeliveryStatus): void {
+  upsertSearchAttributes([{ key: DeliveryStatusKey, value: status }]);
+}
