@@ -20,6 +20,7 @@ import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
+import { shopTransactionPlugin } from './plugins/shop-transaction.js';
 import { fullyDecoded } from './plugins/route-area.js';
 
 export const API_PREFIX = '/api/open/v1';
@@ -110,13 +111,14 @@ export async function buildApp(deps: AppDeps) {
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
   await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
+  await app.register(shopTransactionPlugin, { sql: deps.sql, adminPrefix: ADMIN_PREFIX });
   await app.register(openApiRoutes, { prefix: API_PREFIX });
   await app.register(shopRoutes, { prefix: API_PREFIX });
   const routeDeps: RouteDeps = { sql: deps.sql, cursorSecret: deps.cursorSecret, publicBaseUrl: deps.publicBaseUrl };
   await app.register(customerRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(geographyRoutes, { prefix: API_PREFIX, sql: deps.sql });
   await app.register(productRoutes, { prefix: API_PREFIX, ...routeDeps });
-  await app.register(referenceListRoutes, { prefix: API_PREFIX, ...routeDeps });
+  await app.register(referenceListRoutes, { prefix: API_PREFIX });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
 
@@ -124,7 +126,6 @@ export async function buildApp(deps: AppDeps) {
   await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.secureCookies });
   await app.register(adminFlowRoutes, {
     prefix: ADMIN_PREFIX,
-    sql: deps.sql,
     deliveries: {
       client: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
       taskQueue: deps.temporalTaskQueue,

@@ -5,8 +5,7 @@ import { listCategories } from '../../domain/catalog/index.js';
 import { listWarehouses } from '../../domain/inventory/index.js';
 import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/index.js';
 import { listCarrierConnections } from '../../domain/shipments/index.js';
-import { withShop, type Tx } from '../../domain/kernel/index.js';
-import type { RouteDeps } from '../route-deps.js';
+import type { Tx } from '../../domain/kernel/index.js';
 import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const StaffMember = z
@@ -30,7 +29,7 @@ const ChatPage = z
 const wholeList = <T extends z.ZodType>(row: T) => z.object({ data: z.array(row) });
 
 /** Reference lists: small, returned whole in `data` (no paging, no `nextCursor`), sorted by name. */
-export const referenceListRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
+export const referenceListRoutes: FastifyPluginAsyncZod = async (app) => {
   const list = <T extends z.ZodType>(
     path: string,
     permission: string,
@@ -45,7 +44,7 @@ export const referenceListRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app,
         config: { permissions: [permission] },
         schema: { tags: [tag], summary, response: { 200: wholeList(row), ...problemResponses(READ_PROBLEMS) } },
       },
-      async (request) => ({ data: await withShop(deps.sql, request.auth.shop.id, (tx) => read(tx, request.auth.pageIds)) }),
+      async (request) => ({ data: await request.inShop((tx) => read(tx, request.auth.pageIds)) }),
     );
 
   list('/staff', 'pos.orders.create', 'Staff and roles', 'Working members of the shop (id and name)', StaffMember, listStaff);

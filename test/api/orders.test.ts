@@ -342,6 +342,23 @@ describe('order reads', () => {
     const otherKey = (await other.newKey(['pos.orders.read'])).key;
     await expectProblem(await call('GET', `/orders/${order.id}`, undefined, otherKey), 404, 'not-found');
   });
+
+  it('leaves them out of every order answer of every route, not only GET', async () => {
+    const variantId = await newVariant({ stock: '5' });
+    const order = await createOrder({ lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+    const key = (await shop.newKey(['pos.orders.read', 'pos.orders.update', 'pos.orders.delete'], 'No products')).key;
+    const answers = [
+      await call('PATCH', `/orders/${order.id}`, { note: 'checked' }, key),
+      await call('POST', `/orders/${order.id}/status`, { status: 'confirmed' }, key),
+      await call('DELETE', `/orders/${order.id}`, undefined, key),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      const line = ((await answer.json()) as Order).lines![0]!;
+      for (const field of ['variantCode', 'variantName', 'productName']) expect(line).not.toHaveProperty(field);
+      expect(line).toHaveProperty('variantId', variantId);
+    }
+  });
 });
 
 describe('order status', () => {

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { createProduct, deleteProduct, getProduct, listProducts, MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS, updateProduct } from '../../../domain/catalog/index.js';
-import { withShop } from '../../../domain/kernel/index.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { Amount, Dimension, IdParams, Name, NOT_BLANK, Note, Timestamp, Weight } from '../../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
@@ -120,7 +119,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       },
     },
     (request) =>
-      withShop(deps.sql, request.auth.shop.id, (tx) =>
+      request.inShop((tx) =>
         listProducts(tx, request.query, cursorBinding(deps, request, 'products'), request.auth.shop.recomputeCeilingSeconds),
       ),
   );
@@ -128,7 +127,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
   app.get(
     '/products/:id',
     { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getProduct(tx, request.params.id)),
+    (request) => request.inShop((tx) => getProduct(tx, request.params.id)),
   );
 
   app.post(
@@ -138,7 +137,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes) } },
     },
     async (request, reply) => {
-      const product = await withShop(deps.sql, request.auth.shop.id, (tx) => createProduct(tx, writer(request.auth), request.body));
+      const product = await request.inShop((tx) => createProduct(tx, writer(request.auth), request.body));
       return reply.status(201).send(product);
     },
   );
@@ -149,7 +148,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       config: { permissions: ['pos.products.update', 'pos.products.read'] },
       schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes, 'variant-removed') } },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateProduct(tx, writer(request.auth), request.params.id, request.body)),
+    (request) => request.inShop((tx) => updateProduct(tx, writer(request.auth), request.params.id, request.body)),
   );
 
   app.delete(
@@ -158,6 +157,6 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       config: { permissions: ['pos.products.delete'] },
       schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
+    (request) => request.inShop((tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
   );
 };

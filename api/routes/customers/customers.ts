@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../../domain/customers/index.js';
-import { withShop } from '../../../domain/kernel/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../../schemas/common.js';
@@ -69,7 +68,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       },
     },
     (request) =>
-      withShop(deps.sql, request.auth.shop.id, (tx) =>
+      request.inShop((tx) =>
         listCustomers(tx, request.query, cursorBinding(deps, request, 'customers'), request.auth.shop.recomputeCeilingSeconds),
       ),
   );
@@ -77,7 +76,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
   app.get(
     '/customers/:id',
     { config: { permissions: ['pos.customers.read'] }, schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getCustomer(tx, request.params.id)),
+    (request) => request.inShop((tx) => getCustomer(tx, request.params.id)),
   );
 
   app.post(
@@ -95,7 +94,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       config: { permissions: ['pos.customers.update'] },
       schema: { tags, summary: 'Change name, gender or date of birth', params: IdParams, body: CustomerChanges, response: { 200: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => updateCustomer(tx, request.auth.shop.id, request.params.id, request.body)),
+    (request) => request.inShop((tx) => updateCustomer(tx, request.auth.shop.id, request.params.id, request.body)),
   );
 
   app.post(
@@ -105,7 +104,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
       schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict') } },
     },
     async (request, reply) => {
-      const address = await withShop(deps.sql, request.auth.shop.id, (tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));
+      const address = await request.inShop((tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));
       return reply.status(201).send(address);
     },
   );

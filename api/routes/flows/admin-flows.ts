@@ -2,7 +2,6 @@ import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import type { Sql } from '../../../db/client.js';
 import {
   createFlow,
   deleteFlow,
@@ -17,13 +16,11 @@ import {
 } from '../../../domain/flows/index.js';
 import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
-import { withShop } from '../../../domain/kernel/index.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
 import { IdParams, Name, NoContent } from '../../schemas/common.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
 export interface AdminFlowDeps {
-  sql: Sql;
   deliveries: DeliveryStarter;
   namespace: string;
   temporalUiUrl: string;
@@ -81,16 +78,15 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
   const view = (request: FastifyRequest) => {
     if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
   };
-  const inShop = <T>(request: FastifyRequest, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, request.admin.shopId, work);
 
   app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(Flow) }), ...readProblems } } }, async (request) => {
     view(request);
-    return { data: await inShop(request, listFlows) };
+    return { data: await request.inShop(listFlows) };
   });
 
   app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems } } }, async (request, reply) => {
     manage(request);
-    const created = await inShop(request, async (tx) => {
+    const created = await request.inShop(async (tx) => {
       const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
       return { flow: await getFlow(tx, flowId), secret };
     });
@@ -99,17 +95,17 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
 
   app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow, ...readOneProblems } } }, async (request) => {
     view(request);
-    return inShop(request, (tx) => getFlow(tx, request.params.id));
+    return request.inShop((tx) => getFlow(tx, request.params.id));
   });
 
   app.patch('/flows/:id', { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } }, async (request) => {
     manage(request);
-    return inShop(request, (tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
+    return request.inShop((tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
   });
 
   app.post('/flows/:id/state', { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } }, async (request) => {
     manage(request);
-    return inShop(request, async (tx) => {
+    return request.inShop(async (tx) => {
       await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
       return getFlow(tx, request.params.id);
     });
@@ -117,13 +113,13 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
 
   app.delete('/flows/:id', { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } }, async (request, reply) => {
     manage(request);
-    await inShop(request, (tx) => deleteFlow(tx, request.params.id, request.admin.userId));
+    await request.inShop((tx) => deleteFlow(tx, request.params.id, request.admin.userId));
     return reply.status(204).send();
   });
 
   app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }), ...changeProblems } } }, async (request) => {
     manage(request);
-    return { secret: await inShop(request, (tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
+    return { secret: await request.inShop((tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
   });
 
   app.post(
@@ -138,7 +134,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request) => {
       manage(request);
-      const testRun = await inShop(request, (tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
+      const testRun = await request.inShop((tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
       const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
       const attempt = result.attempts[0]!;
       return { eventId: testRun.eventId, workflowId, status: result.status, attempt };
@@ -176,7 +172,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     async (request) => {
       view(request);
       return {
-        data: await inShop(request, async (tx) => {
+        data: await request.inShop(async (tx) => {
           await getFlow(tx, request.params.id);
           return deliveryHistory(tx, request.params.id, request.admin.permissions, deps.temporalUiUrl, deps.namespace);
         }),
@@ -196,7 +192,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request, reply) => {
       manage(request);
-      const input = await inShop(request, (tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
+      const input = await request.inShop((tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
       const workflowId = await resendDelivery(deps.deliveries, input);
       return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
     },

@@ -8,7 +8,6 @@ import {
   postInventoryDocument,
   receiveInventoryDocument,
 } from '../../../domain/inventory/index.js';
-import { withShop } from '../../../domain/kernel/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { IdParams, Note, SignedDecimal, Timestamp } from '../../schemas/common.js';
@@ -86,7 +85,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       },
     },
     (request) =>
-      withShop(deps.sql, request.auth.shop.id, (tx) =>
+      request.inShop((tx) =>
         listStock(tx, request.query, cursorBinding(deps, request, 'inventory-stock'), request.auth.shop.recomputeCeilingSeconds),
       ),
   );
@@ -112,7 +111,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       config: { permissions: ['pos.inventory.read'] },
       schema: { tags, params: IdParams, response: { 200: InventoryDocument, ...problemResponses(READ_PROBLEMS, 'not-found') } },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => getInventoryDocument(tx, request.params.id)),
+    (request) => request.inShop((tx) => getInventoryDocument(tx, request.params.id)),
   );
 
   app.post(
@@ -126,7 +125,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock', 'variant-removed') },
       },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => postInventoryDocument(tx, request.auth.shop.id, request.params.id)),
+    (request) => request.inShop((tx) => postInventoryDocument(tx, request.auth.shop.id, request.params.id)),
   );
 
   app.post(
@@ -140,6 +139,6 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock') },
       },
     },
-    (request) => withShop(deps.sql, request.auth.shop.id, (tx) => receiveInventoryDocument(tx, request.auth.shop.id, request.params.id)),
+    (request) => request.inShop((tx) => receiveInventoryDocument(tx, request.auth.shop.id, request.params.id)),
   );
 };
