@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { Client, WorkflowExecutionAlreadyStartedError, type ConnectionLike } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import type { Settings } from '../config/settings.js';
 import { sealDeliveryRequest } from '../domain/flows/index.js';
 import { Problem } from '../domain/kernel/index.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
@@ -11,6 +12,11 @@ export interface DeliveryStarter {
   client: Client;
   taskQueue: string;
   requestKey: string;
+}
+
+/** The starter of a process's settings on its Temporal connection (the relay's native one, the CLI's). */
+export function deliveryStarter(connection: ConnectionLike, settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY'>): DeliveryStarter {
+  return { client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), taskQueue: settings.TEMPORAL_TASK_QUEUE, requestKey: settings.DELIVERY_REQUEST_KEY };
 }
 
 /** A delivery request before it is sealed: what the relay, the admin API and the CLI build. */

@@ -1,6 +1,6 @@
-import { Client } from '@temporalio/client';
 import { OutboxRelay } from './outbox-relay.js';
 import { prepareWorkerProcess } from './create-worker.js';
+import { deliveryStarter } from './delivery-starts.js';
 
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
@@ -9,11 +9,7 @@ import { prepareWorkerProcess } from './create-worker.js';
 const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-relay');
 const relay = new OutboxRelay({
   sql,
-  deliveries: {
-    client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
-    taskQueue: settings.TEMPORAL_TASK_QUEUE,
-    requestKey: settings.DELIVERY_REQUEST_KEY,
-  },
+  deliveries: deliveryStarter(connection, settings),
   eagerStart: true,
   log: (message, details) => console.error(JSON.stringify({ level: 'warn', message, ...details })),
 });

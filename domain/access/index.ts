@@ -13,7 +13,7 @@ export { ConcurrencyLimit } from './concurrency-limit.js';
 export { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentResponse, type IdempotencyScope, type StoredResponse } from './idempotency.js';
 export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
-export { existingPageIds, listPages } from './pages.js';
+export { createPage, existingPageIds, listPages } from './pages.js';
 export { assertHolds, assertMayGrant, GRANTABLE_PERMISSIONS } from './permissions.js';
 export { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from './rate-limits.js';
 export { authenticateRequest } from './request-authentication.js';

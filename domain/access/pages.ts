@@ -20,3 +20,9 @@ export async function existingPageIds(tx: Tx, ids: readonly string[]): Promise<s
   const known = await tx<{ id: string }[]>`select id from pages where id = any(${ids as string[]}::uuid[])`;
   return known.map((row) => row.id);
 }
+
+/** A new chat page of the shop (operators' CLI, until the chat module connects pages itself). */
+export async function createPage(tx: Tx, shopId: string, name: string): Promise<Named> {
+  const [page] = await tx<Named[]>`insert into pages (shop_id, name) values (${shopId}, ${name}) returning id, name`;
+  return page!;
+}

@@ -77,7 +77,7 @@ function isCheckViolation(error: unknown): boolean {
 
 /**
  * The shop owning an application or key, found by its id alone (operators' CLI; a flow's shop is the
- * flows module's lookup, `shopOf` there).
+ * flows module's lookup, `shopOfFlow` there).
  */
 export async function shopOwning(sql: Sql, kind: 'application' | 'api_key', id: string): Promise<string> {
   if (!isUuid(id)) throw new Problem('validation-failed', `${id} is not a valid id`);

@@ -12,6 +12,8 @@ import { newEventId as randomEventId, writeEvent } from '../../domain/events/out
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 import { deliveryWorkflow } from '../../workflows/flows.js';
+import { startTestApi } from '../support/api.js';
+import { bearer } from '../support/fixtures.js';
 
 let db: TestDatabase;
 
@@ -81,6 +83,22 @@ describe('admin CLI', () => {
     expect(await json('shop:set', '--shop', 'cli-statuses', '--lock-prices', 'true')).toMatchObject({ slug: 'cli-statuses', updated: true });
     const [shop] = await db.admin<{ lockPrices: boolean }[]>`select lock_prices from shops where slug = 'cli-statuses'`;
     expect(shop!.lockPrices).toBe(true);
+  });
+
+  it('creates a chat page that GET /pages lists for a key of the shop holding it', async () => {
+    await json('shop:create', '--slug', 'cli-pages', '--name', 'Pages');
+    const page = await json('page:create', '--shop', 'cli-pages', '--name', 'Fashion');
+    expect(page).toEqual({ id: expect.any(String), name: 'Fashion' });
+    expect((await admin('page:create', '--shop', 'cli-nowhere', '--name', 'Lost')).code).toBe(1);
+    const { key } = await json('app:create', '--shop', 'cli-pages', '--name', 'Chat', '--permissions', 'social.pages.read', '--pages', page.id!);
+    const api = await startTestApi(db.app);
+    try {
+      const response = await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: true }] });
+    } finally {
+      await api.close();
+    }
   });
 
   it('test-runs a flow and resends a failed delivery through the running worker', async () => {

@@ -1,0 +1,89 @@
+import { Connection } from '@temporalio/client';
+import { loadSettings } from '../../config/settings.js';
+import { temporalConnectionOptions } from '../../config/temporal-connection.js';
+import { createFlow, resendRequest, setFlowState, shopOfFlow, testRunRequest } from '../../domain/flows/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { deliveryStarter, resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workers/delivery-starts.js';
+import { runningLocalTemporal } from '../bootstrap/temporal.js';
+import { fail, list, oneOf, required, shopFlag, type Command } from './flags.js';
+
+/** Automation flows, their test-runs and resends of failed deliveries (flows). */
+export const flowCommands: Record<string, Command> = {
+  'flow:create': {
+    usage: '--shop S --event T --url U [--name N] [--page P] [--permissions p1,p2] [--on]',
+    run: async (sql, f) => {
+      const shop = await shopFlag(sql, f);
+      const eventType = required(f, 'event');
+      return withShop(sql, shop.id, (tx) =>
+        createFlow(
+          tx,
+          shop.id,
+          {
+            name: f.name ?? `${eventType} → ${required(f, 'url')}`,
+            eventType,
+            url: required(f, 'url'),
+            pageId: f.page,
+            permissions: f.permissions === undefined ? undefined : list(f.permissions),
+            state: f.on === undefined ? 'draft' : 'on',
+          },
+          null,
+          loadSettings().secretsKey,
+        ),
+      );
+    },
+  },
+  'flow:set': {
+    usage: '--flow ID --state on|off|draft',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const state = oneOf(f, 'state', ['on', 'off', 'draft'] as const) ?? fail('--state is required');
+      const shopId = await shopOfFlow(sql, flowId);
+      await withShop(sql, shopId, (tx) => setFlowState(tx, flowId, state, null));
+      return { flowId, state };
+    },
+  },
+  'flow:test': {
+    usage: '--flow ID',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const shopId = await shopOfFlow(sql, flowId);
+      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId));
+      return withTemporal(async (deliveries) => {
+        const { workflowId, result } = await runTestDelivery(deliveries, testRun);
+        return { workflowId, status: result.status, ...result.attempts[0] };
+      });
+    },
+  },
+  'delivery:resend': {
+    usage: '--flow ID --delivery MSG',
+    run: async (sql, f) => {
+      const flowId = required(f, 'flow');
+      const shopId = await shopOfFlow(sql, flowId);
+      const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, shopId, flowId, required(f, 'delivery')));
+      const workflowId = await withTemporal((deliveries) => resendDelivery(deliveries, resend));
+      return { deliveryId: resend.deliveryId, workflowId };
+    },
+  },
+};
+
+/**
+ * The deliveries of the running stack: the connection and the starter of the worker and the API
+ * (`temporalConnectionOptions`, `deliveryStarter`), on a task queue a worker polls.
+ */
+async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>): Promise<T> {
+  const settings = loadSettings();
+  // Only a server that is already up: a worker must poll it, so starting one here could not help.
+  const address = process.env.TEMPORAL_ADDRESS ?? (await runningLocalTemporal())?.address ?? fail('Temporal is not running: start the stack with npm run dev first');
+  const connection = await Connection.connect(temporalConnectionOptions({ ...settings, TEMPORAL_ADDRESS: address }));
+  try {
+    const { pollers } = await connection.workflowService.describeTaskQueue({
+      namespace: settings.TEMPORAL_NAMESPACE,
+      taskQueue: { name: settings.TEMPORAL_TASK_QUEUE },
+      taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
+    });
+    if (!pollers?.length) fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
+    return await work(deliveryStarter(connection, settings));
+  } finally {
+    await connection.close();
+  }
+}
