@@ -1,25 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { createApplication, updateApplication, MAX_APPLICATIONS_PER_SHOP } from '../../domain/access/applications.js';
 import { rotateKey } from '../../domain/access/api-keys.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { addMember } from '../../domain/access/users.js';
 
-let db: TestDatabase;
-let shop: ShopFixture;
+const { db, shop } = useSuite({ shop: true });
 let clerkId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
   await withShop(db.app, shop.shopId, (tx) => tx`
     insert into roles (shop_id, name, permissions)
     values (${shop.shopId}, 'Clerk', ${['pos.orders.read', 'pos.orders.create', 'automation.connections.manage']})`);
   clerkId = (await addMember(db.app, shop.shopId, { email: 'clerk@shop.test', name: 'Clerk', role: 'Clerk' })).id;
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 const create = (permissions: string[], actor: string | null, extra: { pages?: 'all' | string[] } = {}) =>

@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { diffSnapshots, recordUpdate, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 
 const product = {
   id: 'p1',
@@ -58,15 +57,7 @@ describe('changes between snapshots', () => {
 });
 
 describe('outbox rows', () => {
-  let db: TestDatabase;
-  let shop: ShopFixture;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    shop = await createShopFixture(db.app);
-  });
-  afterAll(async () => {
-    await db?.drop();
-  });
+  const { db, shop } = useSuite({ shop: true });
 
   const events = () => withShop(db.app, shop.shopId, (tx) => tx<{ id: string; type: string; changes: unknown; data: unknown }[]>`select id, type, changes, data from events order by id`);
 

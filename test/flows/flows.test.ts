@@ -1,22 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { createFlow, deleteFlow, getFlow, updateFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 
-let db: TestDatabase;
-let shop: ShopFixture;
+const { db, shop } = useSuite({ shop: true });
 let pages: string[];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
   pages = await withShop(db.app, shop.shopId, async (tx) =>
     (await tx<{ id: string }[]>`insert into pages (shop_id, name) select ${shop.shopId}, 'Page ' || i from generate_series(1, 3) as i returning id`).map((row) => row.id),
   );
-});
-afterAll(async () => {
-  await db?.drop();
 });
 
 const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);

@@ -1,22 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/seal-signing-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { liveSigningSecrets, rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 
-let db: TestDatabase;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db, shop } = useSuite({ shop: true });
 
 const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 const newFlow = () => inShop((tx) => createFlow(tx, shop.shopId, { name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' }, null, testSecretsKey));

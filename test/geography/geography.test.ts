@@ -1,15 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { describe, expect, it } from 'vitest';
+import { useSuite } from '../support/suite.js';
 import { geoUnitId, listGeoUnits, resolveAddressUnits, toSearchName, type AddressUnitsInput } from '../../domain/geography/geography.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db } = useSuite();
 
 const OLD = {
   hanoi: geoUnitId('old', '01'),
