@@ -1,17 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useSuite } from '../support/suite.js';
 import { expectProblem } from '../support/problems.js';
 import { adminSessionRoutes } from '../../api/routes/access/admin-session.js';
 import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
 import { LOGIN_RATE_LIMITS } from '../../domain/access/login-guards.js';
 import { addMember } from '../../domain/access/users.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
 /** The one slot of the login routes mounted at /bounded, which a test holds. */
 const boundedChecks = new ConcurrencyLimit(1);
 
@@ -19,17 +14,16 @@ const PASSWORD = 'correct horse battery staple';
 const MEMBERS = ['alice', 'bob', 'carol', 'dave', 'erin'] as const;
 const email = (name: string) => `${name}@guards.test`;
 
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    void app.register(adminSessionRoutes, { prefix: '/bounded', sql: db.app, secureCookie: true, passwordChecks: boundedChecks });
-  });
-  shop = await createShopFixture(db.app);
-  for (const name of MEMBERS) await addMember(db.app, shop.shopId, { email: email(name), name, password: PASSWORD });
+const { db, api, shop } = useSuite({
+  api: {
+    routes: (app, db) => {
+      void app.register(adminSessionRoutes, { prefix: '/bounded', sql: db.app, secureCookie: true, passwordChecks: boundedChecks });
+    },
+  },
+  shop: true,
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
+beforeAll(async () => {
+  for (const name of MEMBERS) await addMember(db.app, shop.shopId, { email: email(name), name, password: PASSWORD });
 });
 
 /** One login attempt from `address` (request.ip), answered as a fetch Response. */

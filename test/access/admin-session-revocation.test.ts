@@ -1,26 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { startTestApi } from '../support/api.js';
+import { createShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { expectProblem } from '../support/problems.js';
 import { loadSettings } from '../../config/settings.js';
 import { addMember, updateMember } from '../../domain/access/users.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, api, shop } = useSuite({ api: true, shop: true });
 
 const PASSWORD = 'correct horse battery staple';
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
 async function newMember(name: string): Promise<{ id: string; email: string }> {
   return addMember(db.app, shop.shopId, { email: `${name}@revocation.test`, name, password: PASSWORD });

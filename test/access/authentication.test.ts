@@ -1,37 +1,29 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 import { generateApiKey, isWellFormedApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
 import { revokeKey, rotateKey, createKey } from '../../domain/access/api-keys.js';
 import { updateShopSettings } from '../../domain/access/shops.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { addMember, updateMember } from '../../domain/access/users.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    const routes = app.withTypeProvider<ZodTypeProvider>();
-    // Stand-ins for resource routes: they declare permissions exactly as resource modules do.
-    routes.get('/api/open/v1/test/orders', { config: { permissions: ['pos.orders.read'] } }, async () => ({ data: [] }));
-    routes.post('/api/open/v1/test/notes', { config: { permissions: ['pos.orders.update'] }, schema: { body: z.object({ message: z.string() }) } }, async () => ({ ok: true }));
-  });
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
+const { db, api, shop, request } = useSuite({
+  api: {
+    routes: (app) => {
+      const routes = app.withTypeProvider<ZodTypeProvider>();
+      // Stand-ins for resource routes: they declare permissions exactly as resource modules do.
+      routes.get('/api/open/v1/test/orders', { config: { permissions: ['pos.orders.read'] } }, async () => ({ data: [] }));
+      routes.post('/api/open/v1/test/notes', { config: { permissions: ['pos.orders.update'] }, schema: { body: z.object({ message: z.string() }) } }, async () => ({ ok: true }));
+    },
+  },
+  shop: true,
 });
 
-const get = (path: string, headers: Record<string, string> = {}) => fetch(`${api.baseUrl}/api/open/v1${path}`, { headers });
+const get = (path: string, headers: Record<string, string> = {}) => request('GET', path, { headers });
 
 function expectRateHeaders(response: Response, limit: number) {
   // Raw header values first: Number(null) is 0, so a missing header would pass a numeric check.

@@ -1,22 +1,18 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
+import { useSuite } from '../support/suite.js';
 import { generateApiKey } from '../../domain/access/api-key-format.js';
 import { clientAddressBucket } from '../../api/plugins/client-address.js';
 
-let db: TestDatabase;
-let direct: TestApi;
+const { db, api: direct } = useSuite({ api: { requestTimeoutMs: 1_000 } });
 let behindProxy: TestApi;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  direct = await startTestApi(db.app, undefined, { requestTimeoutMs: 1_000 });
   behindProxy = await startTestApi(db.app, undefined, { trustProxy: ['127.0.0.1'] });
 });
 afterAll(async () => {
-  await Promise.all([direct?.close(), behindProxy?.close()]);
-  await db?.drop();
+  await behindProxy?.close();
 });
 
 /** An unknown key from `forwardedFor` (as a proxy would name the client): the invalid-key counter's remaining count. */

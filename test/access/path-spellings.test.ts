@@ -1,27 +1,18 @@
 import { request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { useSuite } from '../support/suite.js';
 import { normalisedPath } from '../../api/plugins/route-area.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    // Routes that were (wrongly) left without a key or session check and still read who is calling.
-    app.get('/api/open/v1/test/forgotten', { config: { public: true } }, async (request) => ({ shop: request.auth.shop.id }));
-    app.get('/api/admin/test/forgotten', { config: { public: true } }, async (request) => ({ user: request.admin.userId }));
-  });
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
+const { api, shop } = useSuite({
+  api: {
+    routes: (app) => {
+      // Routes that were (wrongly) left without a key or session check and still read who is calling.
+      app.get('/api/open/v1/test/forgotten', { config: { public: true } }, async (request) => ({ shop: request.auth.shop.id }));
+      app.get('/api/admin/test/forgotten', { config: { public: true } }, async (request) => ({ user: request.admin.userId }));
+    },
+  },
+  shop: true,
 });
 
 interface RawAnswer {

@@ -1,28 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
+import type { App } from '../../api/app.js';
 import { generateApiKey } from '../../domain/access/api-key-format.js';
 
-let db: TestDatabase;
+const withCounterRoutes = (app: App) => {
+  // Stand-ins for the message-sending and shipment routes: only their counters matter here.
+  app.post('/api/open/v1/test/messages', { config: { rateCounter: 'messages' } }, async () => ({ sent: true }));
+  app.post('/api/open/v1/test/shipments', { config: { rateCounter: 'shipments' } }, async () => ({ pushed: true }));
+};
+const { db, api, shop } = useSuite({ api: { routes: withCounterRoutes }, shop: true });
 let apis: TestApi[];
-let shop: ShopFixture;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  const withCounterRoutes = (api: Parameters<NonNullable<Parameters<typeof startTestApi>[1]>>[0]) => {
-    // Stand-ins for the message-sending and shipment routes: only their counters matter here.
-    api.post('/api/open/v1/test/messages', { config: { rateCounter: 'messages' } }, async () => ({ sent: true }));
-    api.post('/api/open/v1/test/shipments', { config: { rateCounter: 'shipments' } }, async () => ({ pushed: true }));
-  };
   // Two API instances sharing one database, as behind a load balancer.
-  apis = [await startTestApi(db.app, withCounterRoutes), await startTestApi(db.app, withCounterRoutes)];
-  shop = await createShopFixture(db.app);
+  apis = [api, await startTestApi(db.app, withCounterRoutes)];
 });
 afterAll(async () => {
-  await Promise.all(apis.map((api) => api.close()));
-  await db?.drop();
+  await apis?.[1]?.close();
 });
 
 /** Waits for the start of a fresh one-minute window when too little of the current one is left. */

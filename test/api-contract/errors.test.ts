@@ -1,35 +1,31 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
 import { expectProblem } from '../support/problems.js';
-import { bearer, createShopFixture } from '../support/fixtures.js';
+import { bearer } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 
-let db: TestDatabase;
-let api: TestApi;
+const { api, shop } = useSuite({
+  api: {
+    routes: (app) => {
+      // Routes that exist only in this suite, to drive the shared error handler.
+      const routes = app.withTypeProvider<ZodTypeProvider>();
+      routes.post(
+        '/api/open/v1/echo',
+        { schema: { body: z.object({ name: z.string().max(255), lines: z.array(z.object({ quantity: z.string().regex(/^\d+(\.\d{1,3})?$/) })).min(1) }) } },
+        async (request) => request.body,
+      );
+      routes.get('/api/open/v1/boom', async () => {
+        throw new Error('connection string postgres://secret@db/internal exploded');
+      });
+    },
+  },
+  shop: true,
+});
 let auth: Record<string, string>;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    // Routes that exist only in this suite, to drive the shared error handler.
-    const routes = app.withTypeProvider<ZodTypeProvider>();
-    routes.post(
-      '/api/open/v1/echo',
-      { schema: { body: z.object({ name: z.string().max(255), lines: z.array(z.object({ quantity: z.string().regex(/^\d+(\.\d{1,3})?$/) })).min(1) }) } },
-      async (request) => request.body,
-    );
-    routes.get('/api/open/v1/boom', async () => {
-      throw new Error('connection string postgres://secret@db/internal exploded');
-    });
-  });
-  const shop = await createShopFixture(db.app);
   auth = bearer((await shop.newKey(['pos.orders.read'])).key);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
 });
 
 const post = (path: string, body: string | Uint8Array, contentType = 'application/json') =>

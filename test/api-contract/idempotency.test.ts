@@ -1,53 +1,48 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { bearer } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 import { respondIdempotently } from '../../api/plugins/idempotency.js';
 import { Problem } from '../../domain/kernel/problems.js';
 import { writeShopLog } from '../../domain/access/shop-log.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
-let key: string;
 let crashes = 0;
+const { db, api, shop } = useSuite({
+  api: {
+    routes: (app, db) => {
+      // A creation route stand-in: it writes a row, slowly, through the generic idempotency machinery.
+      app.withTypeProvider<ZodTypeProvider>().post(
+        '/api/open/v1/test/things',
+        { schema: { body: z.object({ name: z.string(), outcome: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }) } },
+        (request, reply) =>
+          respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async (tx) => {
+            await new Promise((resolve) => setTimeout(resolve, 300));
+            const id = randomUUID();
+            await writeShopLog(tx, { shopId: request.auth.shop.id, actorUserId: null, action: 'thing.created', subjectId: id, details: { name: request.body.name } });
+            if (request.body.outcome === 'conflict') throw new Problem('conflict', 'that thing conflicts');
+            if (request.body.outcome === 'crash-once' && crashes++ === 0) throw new Error('database went away');
+            return { id, name: request.body.name };
+          }),
+      );
+      // A route whose response schema drops a field the work returns: the serializer must run with and without a key.
+      app.withTypeProvider<ZodTypeProvider>().post(
+        '/api/open/v1/test/shaped',
+        { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ name: z.string(), tags: z.array(z.string()) }) } } },
+        (request, reply) =>
+          respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async () => ({ internal: 'not in the schema', tags: ['a'], name: request.body.name })),
+      );
+    },
+  },
+  shop: true,
+});
+let key: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app, (app) => {
-    // A creation route stand-in: it writes a row, slowly, through the generic idempotency machinery.
-    app.withTypeProvider<ZodTypeProvider>().post(
-      '/api/open/v1/test/things',
-      { schema: { body: z.object({ name: z.string(), outcome: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }) } },
-      (request, reply) =>
-        respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async (tx) => {
-          await new Promise((resolve) => setTimeout(resolve, 300));
-          const id = randomUUID();
-          await writeShopLog(tx, { shopId: request.auth.shop.id, actorUserId: null, action: 'thing.created', subjectId: id, details: { name: request.body.name } });
-          if (request.body.outcome === 'conflict') throw new Problem('conflict', 'that thing conflicts');
-          if (request.body.outcome === 'crash-once' && crashes++ === 0) throw new Error('database went away');
-          return { id, name: request.body.name };
-        }),
-    );
-    // A route whose response schema drops a field the work returns: the serializer must run with and without a key.
-    app.withTypeProvider<ZodTypeProvider>().post(
-      '/api/open/v1/test/shaped',
-      { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ name: z.string(), tags: z.array(z.string()) }) } } },
-      (request, reply) =>
-        respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async () => ({ internal: 'not in the schema', tags: ['a'], name: request.body.name })),
-    );
-  });
-  shop = await createShopFixture(db.app);
   key = (await shop.newKey([])).key;
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
 });
 
 const create = (idempotencyKey: string | undefined, body: object, withKey = key) =>

@@ -1,13 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adjustStock } from '../../domain/inventory/inventory.js';
 import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
 import { createProduct } from '../../domain/catalog/products.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 
 /**
  * The synchronisation rules of the paginated lists (spec, Limits: Synchronisation semantics and
@@ -16,17 +15,7 @@ import { expectProblem } from '../support/problems.js';
  * forged, and the default page size.
  */
 
-let db: TestDatabase;
-let api: TestApi;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
+const { db, request } = useSuite({ api: true });
 
 interface Row {
   id: string;
@@ -37,13 +26,7 @@ interface ListPage {
   nextCursor: string | null;
 }
 
-function call(key: string, method: string, path: string, body?: unknown) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (key: string, method: string, path: string, body?: unknown) => request(method, path, { key, body });
 
 async function getPage(key: string, path: string): Promise<ListPage> {
   const response = await call(key, 'GET', path);

@@ -1,12 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEMS, type ProblemCode, withShop } from '../../domain/kernel/index.js';
 import { addMember, updateShopSettings } from '../../domain/access/index.js';
 import { CURSOR_PATTERN } from '../../api/schemas/list-query.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 
 interface DeclaredResponse {
   description?: string;
@@ -26,18 +25,11 @@ const OPEN_API = '/api/open/v1';
 const ADMIN_API = '/api/admin';
 const LOGIN = `${ADMIN_API}/session`;
 
-let db: TestDatabase;
-let api: TestApi;
+const { db, api } = useSuite({ api: true });
 let document: Document;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
   document = (await (await fetch(`${api.baseUrl}${OPEN_API}/openapi.json`)).json()) as Document;
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
 });
 
 function operations(): { method: string; path: string; operation: Operation }[] {

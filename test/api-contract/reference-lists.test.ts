@@ -1,35 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication } from '../../domain/access/applications.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { addMember, updateMember } from '../../domain/access/users.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const suite = useSuite({ api: true, shop: true });
+const { db, shop } = suite;
 let key: string;
 let unrelatedKey: string;
 
 const ALL = ['pos.orders.create', 'pos.orders.read', 'pos.products.read', 'pos.shipping.read', 'social.pages.read'];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   key = (await shop.newKey(ALL)).key;
   unrelatedKey = (await shop.newKey(['pos.customers.read'], 'Unrelated')).key;
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
-async function get(path: string, withKey = key) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, { headers: bearer(withKey) });
-}
+const get = (path: string, withKey = key) => suite.get(path, withKey);
 
 async function listOf(path: string, withKey = key) {
   const response = await get(path, withKey);

@@ -1,43 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 import { MAX_VARIANTS } from '../../domain/catalog/product-rules.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 let categoryIds: string[];
 
 const FULL = ['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.products.delete'];
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   key = (await shop.newKey(FULL)).key;
   categoryIds = (
     await withShop(db.app, shop.shopId, (tx) => tx<{ id: string }[]>`insert into categories (shop_id, name) values (${shop.shopId}, 'Áo'), (${shop.shopId}, 'Nam') returning id`)
   ).map((row) => row.id);
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
 type Product = { id: string; code: string; variants: { id: string; code: string; price: string; attributes: Record<string, string>; keywords: string[] }[] } & Record<string, unknown>;
 
-function call(method: string, path: string, body?: unknown, withKey = key) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(withKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (method: string, path: string, body?: unknown, withKey = key) => request(method, path, { key: withKey, body });
 
 async function create(body: Record<string, unknown>, withKey = key): Promise<Product> {
   const response = await call('POST', '/products', body, withKey);

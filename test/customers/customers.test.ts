@@ -1,36 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 import { deleteCustomer } from '../../domain/customers/customers.js';
 import { updateShopSettings } from '../../domain/access/shops.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   key = (await shop.newKey(['pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
-function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}, withKey = key) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(withKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, withKey = key) => request(method, path, { key: withKey, body, headers });
 
 async function createCustomer(body: Record<string, unknown>) {
   const response = await call('POST', '/customers', body);

@@ -1,29 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { bearer, createShopFixture } from '../support/fixtures.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { bearer } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 import { geoUnitId, toSearchName, uuidV5, type GeoUnit } from '../../domain/geography/geography.js';
 
-let db: TestDatabase;
-let api: TestApi;
+const { db, api, shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 
-// Until api/app.ts registers the module itself; then this becomes `startTestApi(db.app)`.
-
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  const shop = await createShopFixture(db.app);
   // No permission beyond a valid key.
   key = (await shop.newKey([])).key;
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
-const get = (query: string, headers: Record<string, string> = bearer(key)) => fetch(`${api.baseUrl}/api/open/v1/geo/units?${query}`, { headers });
+const get = (query: string, headers: Record<string, string> = bearer(key)) => request('GET', `/geo/units?${query}`, { headers });
 
 async function units(query: string): Promise<GeoUnit[]> {
   const response = await get(query);

@@ -1,35 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adjustStock, type InventoryDocument as Document, type StockRow } from '../../domain/inventory/inventory.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, api, shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   key = (await shop.newKey(['pos.inventory.read', 'pos.inventory.update', 'pos.products.read'])).key;
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
 
-function call(method: string, path: string, body?: unknown, withKey = key) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(withKey), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (method: string, path: string, body?: unknown, withKey = key) => request(method, path, { key: withKey, body });
 
 const arrange = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 

@@ -1,14 +1,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { adjustStock } from '../../domain/inventory/inventory.js';
 import { changeShopStatusMatrix } from '../../domain/orders/order-status.js';
 import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
 import { createProduct } from '../../domain/catalog/products.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { addMember } from '../../domain/access/users.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { geoUnitId } from '../../domain/geography/geography.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
@@ -38,9 +37,7 @@ interface Order {
   deletedAt: string | null;
 }
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, shop, request } = useSuite({ api: true, shop: true });
 let other: ShopFixture;
 /** Every order permission, products and inventory read. */
 let fullKey: string;
@@ -50,9 +47,6 @@ let readOnlyKey: string;
 let warehouseId: string;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   other = await createShopFixture(db.app);
   const orderPermissions = ['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.orders.delete', 'pos.orders.assign', 'pos.orders.price.override', 'pos.orders.payment.record'];
   fullKey = (await shop.newKey([...orderPermissions, 'pos.products.read', 'pos.inventory.read'], 'Full')).key;
@@ -60,18 +54,7 @@ beforeAll(async () => {
   readOnlyKey = (await shop.newKey(['pos.orders.read'], 'Reader')).key;
   warehouseId = await newWarehouse(shop);
 });
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
-
-function call(method: string, path: string, body?: unknown, key = fullKey, headers: Record<string, string> = {}) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (method: string, path: string, body?: unknown, key = fullKey, headers: Record<string, string> = {}) => request(method, path, { key, body, headers });
 
 const arrange = <T>(work: (tx: Tx) => Promise<T>, fixture = shop) => withShop(db.app, fixture.shopId, work);
 

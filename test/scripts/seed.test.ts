@@ -1,23 +1,12 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
+import { describe, expect, it } from 'vitest';
 import { bearer } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
 
-let db: TestDatabase;
-let api: TestApi;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
-});
+const { db, api } = useSuite({ api: true });
 
 describe('the demo shop of npm run dev', () => {
   it('is seeded once, keeps its key across runs, and answers every list at once', async () => {
