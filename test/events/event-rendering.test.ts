@@ -1,10 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestDatabase } from '../support/database.js';
-import type { TestApi } from '../support/api.js';
-import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
-import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
+import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { envelope, type StoredEvent } from '../../domain/events/event-catalogue.js';
 import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
 import { adjustStock } from '../../domain/inventory/inventory.js';
@@ -18,11 +16,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
  * Through the real API, outbox, relay, delivery workflow and receiver.
  */
 
-let stack: DeliveryStack;
-let db: TestDatabase;
-let api: TestApi;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
+const { db, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true, relay: true });
 /** Every permission these tests need, products read included. */
 let fullKey: string;
 /** Reads orders only: what a flow account without pos.products.read may see. */
@@ -31,8 +25,6 @@ let warehouseId: string;
 let variantId: string;
 
 beforeAll(async () => {
-  stack = await startDeliveryStack();
-  ({ db, api, receiver, shop } = stack);
   fullKey = (
     await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read', 'pos.products.create', 'pos.customers.read', 'pos.customers.create'])
   ).key;
@@ -49,17 +41,7 @@ beforeAll(async () => {
     return { warehouseId: warehouse!.id, variantId: variant };
   }));
 });
-afterAll(async () => {
-  await stack?.stop();
-});
-
-function call(method: string, path: string, body?: unknown, key = fullKey) {
-  return fetch(`${api.baseUrl}/api/open/v1${path}`, {
-    method,
-    headers: { ...bearer(key), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-}
+const call = (method: string, path: string, body?: unknown, key = fullKey) => request(method, path, { key, body });
 
 async function json<T = Record<string, unknown>>(response: Response, status: number): Promise<T> {
   expect(response.status, await response.clone().text()).toBe(status);

@@ -1,14 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { startTestWorker, TEST_DELIVERY_REQUEST_KEY, type TestTemporal } from '../support/temporal.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { bearer, createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { addMember } from '../../domain/access/users.js';
 import { writeEvent } from '../../domain/events/outbox.js';
@@ -17,30 +14,15 @@ import { envelope } from '../../domain/events/event-catalogue.js';
 import { deliveryWorkflow } from '../../workflows/flows.js';
 import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
-let api: TestApi;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
+const { db, temporal, api, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true });
 
 const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  api = await startTestApi(db.app, undefined, { taskQueue: temporal.taskQueue });
-  shop = await createShopFixture(db.app);
   await addMember(db.app, shop.shopId, { email: 'admin@shop.test', name: 'Admin', password: PASSWORD });
   await withShop(db.app, shop.shopId, (tx) => tx`
     insert into roles (shop_id, name, permissions) values (${shop.shopId}, 'Flow viewer', ${['automation.flows.view', 'pos.orders.read']})`);
   await addMember(db.app, shop.shopId, { email: 'viewer@shop.test', name: 'Viewer', role: 'Flow viewer', password: PASSWORD });
-});
-afterAll(async () => {
-  await api?.close();
-  await temporal?.shutdown();
-  await receiver?.close();
-  await db?.drop();
 });
 
 interface Session {
@@ -200,8 +182,7 @@ describe('skipped runs', () => {
     const session = await logIn('admin@shop.test');
     const { flow } = await newFlow(session, { url: receiver.url('skipped'), state: 'on' });
     const key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update'])).key;
-    const call = (method: string, path: string, body: unknown) =>
-      fetch(`${api.baseUrl}/api/open/v1${path}`, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const call = (method: string, path: string, body: unknown) => request(method, path, { key, body });
     const product = (await (await call('POST', '/products', { name: 'Unchanged', variants: [{ price: '10' }] })).json()) as { id: string };
     expect((await call('PATCH', `/products/${product.id}`, { name: 'Unchanged' })).status).toBe(200);
     const log = await withShop(db.app, shop.shopId, (tx) => tx<{ details: { resourceId: string } }[]>`

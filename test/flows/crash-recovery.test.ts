@@ -2,11 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestReceiver } from '../support/receiver.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
-import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { useSuite } from '../support/suite.js';
+import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
@@ -23,9 +22,7 @@ const BATCH = 50;
 /** Deliveries received before the crash. */
 const CRASH_AFTER = 100;
 
-let db: TestDatabase;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
+const { db, receiver, shop } = useSuite({ shop: true, receiver: true });
 let connection: Connection;
 let client: Client;
 const groups: ProcessGroup[] = [];
@@ -33,17 +30,12 @@ const unexpectedExits: string[] = [];
 const taskQueue = `crash-test-${randomUUID()}`;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  shop = await createShopFixture(db.app);
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
   client = new Client({ connection });
 });
 afterAll(async () => {
   await Promise.all(groups.map((group) => group.stopAll(5_000)));
   await connection?.close();
-  await receiver?.close();
-  await db?.drop();
 });
 
 /** The real entry points, exactly as `npm run dev` runs them, on this suite's database and task queue. */

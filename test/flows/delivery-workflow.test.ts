@@ -1,37 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulidx';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { WorkflowFailedError } from '@temporalio/client';
-import { startTestWorker, TEST_DELIVERY_REQUEST_KEY, type TestTemporal } from '../support/temporal.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import type { UnsealedDeliveryInput } from '../../workers/delivery-starts.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await temporal?.shutdown();
-  await receiver?.close();
-  await db?.drop();
-});
+const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 
 /** A flow with a fresh secret, an inbox on the receiver, and a payload to deliver there. */
 async function arrange(inbox = randomUUID()) {

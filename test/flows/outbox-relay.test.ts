@@ -2,30 +2,20 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { useSuite } from '../support/suite.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
 import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
+const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 let relays: OutboxRelay[];
 let connection: Connection;
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  shop = await createShopFixture(db.app);
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
   const client = new Client({ connection });
   // Two relays on one queue, as when several run at once.
@@ -34,10 +24,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all((relays ?? []).map((relay) => relay.stop()));
-  await temporal?.shutdown();
   await connection?.close();
-  await receiver?.close();
-  await db?.drop();
 });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
