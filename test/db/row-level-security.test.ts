@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { describe, expect, it } from 'vitest';
 import { createShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db } = useSuite();
 
 describe('row-level security', () => {
   it('the application role is neither superuser nor BYPASSRLS', async () => {

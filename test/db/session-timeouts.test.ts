@@ -1,16 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.js';
 import { createAppSql, type Sql } from '../../db/client.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { useSuite } from '../support/suite.js';
 
-let db: TestDatabase;
+const { db } = useSuite();
 /** Built the way the API, the worker and the relay build theirs, with short limits. */
 let sql: Sql;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
-  db = await createTestDatabase();
   sql = createAppSql(
     loadSettings({ NODE_ENV: 'test', APP_DATABASE_URL: db.appUrl, DB_STATEMENT_TIMEOUT_MS: '300', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '500' }),
     'shopflow-test-timeouts',
@@ -18,7 +17,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await sql?.end({ timeout: 1 });
-  await db?.drop();
 });
 
 describe('session limits of the application pool', () => {

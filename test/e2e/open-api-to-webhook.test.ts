@@ -1,38 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import type { TestDatabase } from '../support/database.js';
-import type { TestApi } from '../support/api.js';
-import type { TestTemporal } from '../support/temporal.js';
-import { startDeliveryStack, type DeliveryStack } from '../support/delivery-stack.js';
-import { bearer, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 import type { DeliveryResult } from '../../workflows/flows.js';
 
-let stack: DeliveryStack;
-let db: TestDatabase;
-let temporal: TestTemporal;
-let api: TestApi;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
+// The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
+const { db, temporal, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true, relay: { retryDelaysMs: [300, 300, 300, 300] } });
 let key: string;
 
 beforeAll(async () => {
-  // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
-  stack = await startDeliveryStack({ retryDelaysMs: [300, 300, 300, 300] });
-  ({ db, temporal, api, receiver, shop } = stack);
   key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
 });
-afterAll(async () => {
-  await stack?.stop();
-});
-
-const call = (method: string, path: string, body: unknown) =>
-  fetch(`${api.baseUrl}/api/open/v1${path}`, { method, headers: { ...bearer(key), 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const call = (method: string, path: string, body: unknown) => request(method, path, { key, body });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
   return withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey));

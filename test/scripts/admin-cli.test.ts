@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { describe, expect, it } from 'vitest';
+import { useSuite } from '../support/suite.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
 import { randomUUID } from 'node:crypto';
@@ -15,14 +15,7 @@ import { deliveryWorkflow } from '../../workflows/flows.js';
 import { startTestApi } from '../support/api.js';
 import { bearer } from '../support/fixtures.js';
 
-let db: TestDatabase;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db } = useSuite();
 
 let extraEnv: Record<string, string> = {};
 const admin = (...args: string[]) => runAdminCli(db.appUrl, args, extraEnv);

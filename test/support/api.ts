@@ -13,6 +13,9 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
+/** The task queue the admin routes start deliveries on (none is polled unless given), and the server's settings. */
+export type TestApiOptions = { taskQueue?: string } & Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies'>>;
+
 /**
  * The real API on a free port, over real HTTP, against a test database. `beforeListen` may add
  * routes (for example one that throws) before the server starts. Cookies are `Secure` as in
@@ -21,7 +24,7 @@ export interface TestApi {
 export async function startTestApi(
   sql: Sql,
   beforeListen?: (app: App) => void,
-  options: { taskQueue?: string } & Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies'>> = {},
+  options: TestApiOptions = {},
 ): Promise<TestApi> {
   const logs: string[] = [];
   const stream = new Writable({

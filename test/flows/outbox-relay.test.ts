@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Webhook } from 'standardwebhooks';
+import { testSecretsKey } from '../support/fixtures.js';
+import { testEnv } from '../support/environment.js';
+import { useSuite } from '../support/suite.js';
+import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
+import { newEventId, writeEvent } from '../../domain/events/outbox.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
+
+const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
+let relays: OutboxRelay[];
+let connection: Connection;
+
+beforeAll(async () => {
+  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  const client = new Client({ connection });
+  // Two relays on one queue, as when several run at once.
+  relays = [0, 1].map(() => new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client }, pollIntervalMs: 200 }));
+  await Promise.all(relays.map((relay) => relay.start()));
+});
+afterAll(async () => {
+  await Promise.all((relays ?? []).map((relay) => relay.stop()));
+  await connection?.close();
+});
+
+async function flow(input: Partial<FlowInput> & { inbox: string }) {
+  return withShop(db.app, shop.shopId, (tx) =>
+    createFlow(tx, shop.shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey),
+  );
+}
+
+function productEvent(name = 'Áo thun') {
+  return withShop(db.app, shop.shopId, (tx) =>
+    writeEvent(tx, { shopId: shop.shopId, type: 'product.updated', resourceId: randomUUID(), data: { id: randomUUID(), name }, changes: { fields: ['name'] } }),
+  );
+}
+
+const queueLength = async () => (await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count;
+
+describe('outbox relay', () => {
+  // First in the file: eager start needs a free workflow-task slot on the worker, which the busier tests below can fill for a while.
+  it('starts a delivery eagerly on the worker whose connection the relay shares, once', async () => {
+    const inbox = randomUUID();
+    const { flowId } = await flow({ inbox, state: 'draft' });
+    const eventId = newEventId();
+    const input = { shopId: shop.shopId, flowId, eventId, eventType: 'product.updated', deliveryId: deliveryIdFor(flowId, eventId), url: receiver.url(inbox), payload: '{"id":"eager"}' };
+    const shared = { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) };
+    expect(await startDelivery(shared, input, { eagerStart: true })).toBe('started-eagerly');
+    const [request] = await receiver.waitFor(inbox, 1);
+    expect(request!.body).toBe('{"id":"eager"}');
+    // A relay that crashed before dequeuing starts it again after it closed: nothing is sent twice.
+    expect(await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result()).toMatchObject({ status: 'delivered' });
+    expect(await startDelivery(shared, input, { eagerStart: true })).toBe('already-started');
+    // Without eager start the same call goes through task matching.
+    const queuedId = newEventId();
+    expect(await startDelivery(temporal.deliveries, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
+    await receiver.waitFor(inbox, 2);
+    await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, queuedId)).result();
+    expect(receiver.received(inbox)).toHaveLength(2);
+  });
+
+  it('delivers an event to every matching flow: one envelope id, one webhook-id per flow, signed', async () => {
+    const [inboxA, inboxB] = [randomUUID(), randomUUID()];
+    const [flowA, flowB] = [await flow({ inbox: inboxA }), await flow({ inbox: inboxB })];
+    const eventId = await productEvent('Quần jean');
+    const [[atA], [atB]] = await Promise.all([receiver.waitFor(inboxA, 1), receiver.waitFor(inboxB, 1)]);
+
+    const envelopeA = JSON.parse(atA!.body) as Record<string, unknown>;
+    expect(envelopeA).toEqual({
+      id: eventId,
+      type: 'product.updated',
+      apiVersion: 'v1',
+      createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      shop: { id: shop.shopId, slug: shop.slug },
+      changes: { fields: ['name'] },
+      data: { id: expect.any(String), name: 'Quần jean' },
+    });
+    expect(JSON.parse(atB!.body)).toEqual(envelopeA);
+    expect(atA!.headers['webhook-id']).toBe(deliveryIdFor(flowA.flowId, eventId));
+    expect(atB!.headers['webhook-id']).toBe(deliveryIdFor(flowB.flowId, eventId));
+    expect(atA!.headers['webhook-id']).not.toBe(atB!.headers['webhook-id']);
+    expect(new Webhook(flowA.secret).verify(atA!.body, atA!.headers as Record<string, string>)).toBeTruthy();
+    expect(() => new Webhook(flowB.secret).verify(atA!.body, atA!.headers as Record<string, string>)).toThrow();
+  });
+
+  it('sends nothing to a flow whose account lacks the read permission, or that is off', async () => {
+    const [allowed, lacking, off] = [randomUUID(), randomUUID(), randomUUID()];
+    await flow({ inbox: allowed });
+    await flow({ inbox: lacking, permissions: ['pos.orders.read'] });
+    const switchedOff = await flow({ inbox: off });
+    await withShop(db.app, shop.shopId, (tx) => setFlowState(tx, switchedOff.flowId, 'off', null));
+    await productEvent();
+    await receiver.waitFor(allowed, 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received(lacking)).toHaveLength(0);
+    expect(receiver.received(off)).toHaveLength(0);
+  });
+
+  it('does not send events created before the flow was switched on', async () => {
+    const inbox = randomUUID();
+    const later = await flow({ inbox, state: 'draft' });
+    const before = await productEvent('before');
+    await withShop(db.app, shop.shopId, (tx) => setFlowState(tx, later.flowId, 'on', null));
+    const after = await productEvent('after');
+    await receiver.waitFor(inbox, 1);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const sent = receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id);
+    expect(sent).toEqual([after]);
+    expect(sent).not.toContain(before);
+  });
+
+  it('shares the work between two relays without double deliveries, and empties the queue', async () => {
+    const inbox = randomUUID();
+    await flow({ inbox });
+    const ids = await Promise.all(Array.from({ length: 60 }, (_, index) => productEvent(`item ${index}`)));
+    const requests = await receiver.waitFor(inbox, 60);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received(inbox)).toHaveLength(60);
+    expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+    expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(60);
+    expect(await queueLength()).toBe(0);
+  });
+
+  it('relays through a client on its worker\'s connection with eager start', async () => {
+    const inbox = randomUUID();
+    await flow({ inbox });
+    const eagerRelay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) }, pollIntervalMs: 200, eagerStart: true });
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await eagerRelay.start();
+    try {
+      const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => productEvent(`eager ${index}`)));
+      const requests = await receiver.waitFor(inbox, 10);
+      expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+      expect(await queueLength()).toBe(0);
+    } finally {
+      await eagerRelay.stop();
+    }
+  });
+});
