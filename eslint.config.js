@@ -10,11 +10,11 @@ import tseslint from 'typescript-eslint';
  */
 const INNER_FILE_OF_A_MODULE = {
   regex: '^(?:\\.{1,2}/)+domain/[^/]+/(?!index\\.js$).+',
-  message: "Import a domain module only through its index.js (domain/<module>/index.js), never one of its inner files.",
+  message: 'Import a domain module only through its index.js (domain/<module>/index.js), never one of its inner files.',
 };
 const INNER_FILE_OF_ANOTHER_MODULE = {
   regex: '^\\.\\./(?!\\.\\.)[^/]+/(?!index\\.js$).+',
-  message: "Another module is used only through its index.js (../<module>/index.js), never one of its inner files.",
+  message: 'Another module is used only through its index.js (../<module>/index.js), never one of its inner files.',
 };
 const DOMAIN_KNOWS_NO_RUNTIME = [
   {
@@ -53,7 +53,11 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '^(?:\\.{1,2}/)+domain(?:/|$)', message: 'db/ holds the migrations and the client: it imports nothing of domain/.' }] },
+        {
+          patterns: [
+            { regex: '^(?:\\.{1,2}/)+domain(?:/|$)', message: 'db/ holds the migrations and the client: it imports nothing of domain/.' },
+          ],
+        },
       ],
     },
   },

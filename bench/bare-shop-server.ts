@@ -9,7 +9,17 @@ import postgres from 'postgres';
 const sql = postgres(process.env.APP_DATABASE_URL!, { max: 10, transform: postgres.camel });
 const server = createServer(async (request, response) => {
   const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
-  const [row] = await sql<{ shopId: string; shopSlug: string; shopName: string; applicationName: string; permissions: string[]; pageIds: string[]; plan: string }[]>`
+  const [row] = await sql<
+    {
+      shopId: string;
+      shopSlug: string;
+      shopName: string;
+      applicationName: string;
+      permissions: string[];
+      pageIds: string[];
+      plan: string;
+    }[]
+  >`
     select * from authenticate_api_key(${createHash('sha256').update(key).digest('hex')})`;
   if (!row) {
     response.writeHead(401).end();

@@ -13,7 +13,8 @@ export const CATALOG_SIZE = 100_000;
  */
 export async function catalogShop(sql: Sql, owner: Sql): Promise<string> {
   const shop = await findShop(sql, 'bench-catalog').catch(async (error: unknown) => {
-    if (error instanceof Problem && error.code === 'not-found') return createShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalogue' });
+    if (error instanceof Problem && error.code === 'not-found')
+      return createShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalogue' });
     throw error;
   });
   const seeded = await withShop(sql, shop.id, async (tx) => {

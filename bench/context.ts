@@ -11,7 +11,12 @@ export interface BenchContext {
   stopServers: () => Promise<void>;
 }
 
-export function createBenchContext(options: { env: Record<string, string>; keys: string[]; durationSeconds: number; connections: number }): BenchContext {
+export function createBenchContext(options: {
+  env: Record<string, string>;
+  keys: string[];
+  durationSeconds: number;
+  connections: number;
+}): BenchContext {
   let group = new ProcessGroup((name, code) => {
     throw new Error(`${name} exited during the benchmark (code ${code})`);
   });
@@ -21,7 +26,15 @@ export function createBenchContext(options: { env: Record<string, string>; keys:
     connections: options.connections,
     startServer: async (name, entry, env = {}) => {
       const port = await freePort(4100);
-      group.startTs(name, entry, { ...options.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'test', CURSOR_SECRET: 'benchmark-cursor-secret-0123456789', DB_POOL_MAX: '10' });
+      group.startTs(name, entry, {
+        ...options.env,
+        ...env,
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+        NODE_ENV: 'test',
+        CURSOR_SECRET: 'benchmark-cursor-secret-0123456789',
+        DB_POOL_MAX: '10',
+      });
       const url = `http://127.0.0.1:${port}`;
       await waitFor(name, async () => (await fetch(url).catch(() => undefined)) !== undefined, 30_000);
       return url;

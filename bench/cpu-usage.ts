@@ -37,7 +37,10 @@ export function cpuSnapshot(): Map<number, { group: string; ms: number }> {
 }
 
 /** CPU milliseconds per group used between two snapshots (processes born in between count from zero). */
-export function cpuBetween(before: Map<number, { group: string; ms: number }>, after: Map<number, { group: string; ms: number }>): CpuGroups {
+export function cpuBetween(
+  before: Map<number, { group: string; ms: number }>,
+  after: Map<number, { group: string; ms: number }>,
+): CpuGroups {
   const groups: CpuGroups = {};
   for (const [pid, { group, ms }] of after) {
     groups[group] = (groups[group] ?? 0) + ms - (before.get(pid)?.ms ?? 0);

@@ -30,17 +30,29 @@ export async function ordersShop(sql: Sql, owner: Sql): Promise<OrdersFixture> {
   });
   const fixture = await withShop(sql, shop.id, async (tx) => {
     let [warehouse] = await tx<{ id: string }[]>`select id from warehouses limit 1`;
-    if (!warehouse) [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Bench warehouse') returning id`;
-    const variants: { id: string; price: string }[] = [...(await tx<{ id: string; price: string }[]>`select id, api_decimal(price) as price from variants order by code limit 5`)];
+    if (!warehouse)
+      [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Bench warehouse') returning id`;
+    const variants: { id: string; price: string }[] = [
+      ...(await tx<{ id: string; price: string }[]>`select id, api_decimal(price) as price from variants order by code limit 5`),
+    ];
     if (variants.length < 5) {
       for (let index = variants.length; index < 5; index += 1) {
-        const product = await createProduct(tx, { shopId: shop.id, permissions: GRANTABLE_PERMISSIONS }, { code: `BO${index}`, name: `Bench item ${index}`, variants: [{ price: String(50000 + index * 10000) }] });
+        const product = await createProduct(
+          tx,
+          { shopId: shop.id, permissions: GRANTABLE_PERMISSIONS },
+          { code: `BO${index}`, name: `Bench item ${index}`, variants: [{ price: String(50000 + index * 10000) }] },
+        );
         variants.push({ id: product.variants[0]!.id, price: product.variants[0]!.price });
       }
     }
     // Enough stock that no benchmark run ever runs short.
     const [stocked] = await tx<{ low: boolean }[]>`select coalesce(min(quantity - reserved), 0) < 1000000 as low from stock`;
-    if (stocked!.low) await adjustStock(tx, shop.id, variants.map((variant) => ({ variantId: variant.id, warehouseId: warehouse!.id, quantityDelta: '1000000000' })));
+    if (stocked!.low)
+      await adjustStock(
+        tx,
+        shop.id,
+        variants.map((variant) => ({ variantId: variant.id, warehouseId: warehouse!.id, quantityDelta: '1000000000' })),
+      );
     const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from orders where code like 'SEED%'`;
     if (count < SEEDED_ORDERS) {
       await step(`seeding ${SEEDED_ORDERS.toLocaleString('en')} orders for the benchmarks (once)`, async () => {

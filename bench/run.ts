@@ -23,7 +23,9 @@ import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
  * BENCH_ONLY (comma-separated: shop, products, orders, delivery) runs a subset.
  */
 const SCENARIOS = ['shop', 'products', 'orders', 'delivery'] as const;
-const only = process.env.BENCH_ONLY?.split(',').map((name) => name.trim()).filter(Boolean);
+const only = process.env.BENCH_ONLY?.split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const unknown = only?.filter((name) => !(SCENARIOS as readonly string[]).includes(name)) ?? [];
 if (unknown.length > 0) {
   process.stderr.write(`BENCH_ONLY: unknown scenario ${unknown.join(', ')} (choose from ${SCENARIOS.join(', ')})\n`);
@@ -43,7 +45,12 @@ const keys = await step('creating benchmark shops and keys', async () => {
     const shop = await createShop(sql, { slug: `bench-${run}-${shopIndex}`, name: `Benchmark shop ${shopIndex}` });
     await withShop(sql, shop.id, async (tx) => {
       for (let appIndex = 0; appIndex < 10; appIndex += 1) {
-        const application = await createApplication(tx, shop.id, { name: `Bench app ${appIndex}`, permissions: ['pos.orders.read', 'pos.products.read', 'pos.customers.read'] }, null);
+        const application = await createApplication(
+          tx,
+          shop.id,
+          { name: `Bench app ${appIndex}`, permissions: ['pos.orders.read', 'pos.products.read', 'pos.customers.read'] },
+          null,
+        );
         created.push(application.key, (await createKey(tx, application.applicationId, null)).key);
       }
     });
@@ -52,7 +59,11 @@ const keys = await step('creating benchmark shops and keys', async () => {
 });
 
 const context = createBenchContext({
-  env: { DATABASE_URL: database.adminUrl, APP_DATABASE_URL: database.appUrl, TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233' },
+  env: {
+    DATABASE_URL: database.adminUrl,
+    APP_DATABASE_URL: database.appUrl,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+  },
   keys,
   durationSeconds: Number(process.env.BENCH_DURATION ?? 10),
   connections: Number(process.env.BENCH_CONNECTIONS ?? 50),
@@ -86,7 +97,11 @@ if (selected('delivery')) {
   const temporal = await ensureTemporal();
   say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   try {
-    results.temporalCeiling = await temporalCeilingScenario({ temporalAddress: temporal.address, seconds: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10), concurrency: context.connections });
+    results.temporalCeiling = await temporalCeilingScenario({
+      temporalAddress: temporal.address,
+      seconds: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+      concurrency: context.connections,
+    });
     results.delivery = await deliveryScenario({
       appUrl: database.appUrl,
       temporalAddress: temporal.address,

@@ -23,7 +23,10 @@ const trustProxy = z
     if (text === '' || text === 'false') return false;
     if (text === 'true') return true;
     if (/^\d+$/.test(text)) return Number(text);
-    return text.split(',').map((entry) => entry.trim()).filter(Boolean);
+    return text
+      .split(',')
+      .map((entry) => entry.trim())
+      .filter(Boolean);
   });
 
 /** Secrets that have a public development value; production refuses to start without its own. */
@@ -99,10 +102,12 @@ function assertProductionSafe(settings: z.infer<typeof schema> & { appDatabaseUr
     refusals.push('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
   }
   for (const [name, developmentValue] of Object.entries(DEVELOPMENT_SECRETS)) {
-    if (settings[name as keyof typeof DEVELOPMENT_SECRETS] === developmentValue) refusals.push(`${name} must be set to a secret of your own`);
+    if (settings[name as keyof typeof DEVELOPMENT_SECRETS] === developmentValue)
+      refusals.push(`${name} must be set to a secret of your own`);
   }
   const appPassword = settings.appDatabaseUrl ? decodeURIComponent(new URL(settings.appDatabaseUrl).password) : undefined;
-  if (appPassword === DEVELOPMENT_APP_DB_PASSWORD) refusals.push(`the ${APP_ROLE} role must not use the development password (set APP_DB_PASSWORD or APP_DATABASE_URL)`);
+  if (appPassword === DEVELOPMENT_APP_DB_PASSWORD)
+    refusals.push(`the ${APP_ROLE} role must not use the development password (set APP_DB_PASSWORD or APP_DATABASE_URL)`);
   if (refusals.length > 0) {
     throw new Error(`refusing production settings (NODE_ENV is production unless set to development or test): ${refusals.join('; ')}`);
   }

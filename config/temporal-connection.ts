@@ -2,7 +2,10 @@ import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
 import type { Settings } from './settings.js';
 
-type TemporalSettings = Pick<Settings, 'TEMPORAL_ADDRESS' | 'TEMPORAL_TLS_CERT_FILE' | 'TEMPORAL_TLS_KEY_FILE' | 'TEMPORAL_TLS_CA_FILE' | 'TEMPORAL_TLS_SERVER_NAME'>;
+type TemporalSettings = Pick<
+  Settings,
+  'TEMPORAL_ADDRESS' | 'TEMPORAL_TLS_CERT_FILE' | 'TEMPORAL_TLS_KEY_FILE' | 'TEMPORAL_TLS_CA_FILE' | 'TEMPORAL_TLS_SERVER_NAME'
+>;
 
 /**
  * How every Shopflow process connects to the Temporal frontend: plain on the local dev server; TLS
@@ -10,7 +13,12 @@ type TemporalSettings = Pick<Settings, 'TEMPORAL_ADDRESS' | 'TEMPORAL_TLS_CERT_F
  * certificate and key are given. The same options suit `Connection` and `NativeConnection`.
  */
 export function temporalConnectionOptions(settings: TemporalSettings): { address: string; tls?: TLSConfig } {
-  const { TEMPORAL_TLS_CERT_FILE: certFile, TEMPORAL_TLS_KEY_FILE: keyFile, TEMPORAL_TLS_CA_FILE: caFile, TEMPORAL_TLS_SERVER_NAME: serverName } = settings;
+  const {
+    TEMPORAL_TLS_CERT_FILE: certFile,
+    TEMPORAL_TLS_KEY_FILE: keyFile,
+    TEMPORAL_TLS_CA_FILE: caFile,
+    TEMPORAL_TLS_SERVER_NAME: serverName,
+  } = settings;
   if (Boolean(certFile) !== Boolean(keyFile)) throw new Error('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together');
   if (!certFile && !caFile && !serverName) return { address: settings.TEMPORAL_ADDRESS };
   return {

@@ -21,13 +21,18 @@ export function createSql(url: string, options: { max?: number; applicationName:
     onnotice: () => {},
     connection: {
       application_name: options.applicationName,
-      ...(options.timeouts ? { statement_timeout: options.timeouts.statementMs, idle_in_transaction_session_timeout: options.timeouts.idleInTransactionMs } : {}),
+      ...(options.timeouts
+        ? { statement_timeout: options.timeouts.statementMs, idle_in_transaction_session_timeout: options.timeouts.idleInTransactionMs }
+        : {}),
     },
   });
 }
 
 /** The pool of the API, the worker and the relay: the application role, with the session limits of the settings, so no shop can hold a connection for long. */
-export function createAppSql(settings: Pick<Settings, 'appDatabaseUrl' | 'DB_POOL_MAX' | 'databaseTimeouts'>, applicationName: string): Sql {
+export function createAppSql(
+  settings: Pick<Settings, 'appDatabaseUrl' | 'DB_POOL_MAX' | 'databaseTimeouts'>,
+  applicationName: string,
+): Sql {
   if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
   return createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName, timeouts: settings.databaseTimeouts });
 }

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const stampFile = join(root, 'node_modules', '.shopflow-lock-hash');
-const lockHash = createHash('sha256').update(readFileSync(join(root, 'package-lock.json'))).digest('hex');
+const lockHash = createHash('sha256')
+  .update(readFileSync(join(root, 'package-lock.json')))
+  .digest('hex');
 
 const installed = existsSync(stampFile) ? readFileSync(stampFile, 'utf8').trim() : '';
 if (installed !== lockHash) {

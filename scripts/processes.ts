@@ -50,7 +50,9 @@ export class ProcessGroup {
    * crash, nothing is cleaned up) and resolves once each has exited. Not reported as unexpected.
    */
   async kill(name: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    const targets = this.managed.filter((managed) => managed.name === name && managed.child.exitCode === null && managed.child.signalCode === null);
+    const targets = this.managed.filter(
+      (managed) => managed.name === name && managed.child.exitCode === null && managed.child.signalCode === null,
+    );
     await Promise.all(
       targets.map(
         (managed) =>

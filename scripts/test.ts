@@ -8,7 +8,7 @@ import { runCommand } from './bootstrap/run-command.js';
 
 /**
  * `npm test`: lint and type-check (while the services come up), then the whole vitest suite against
- * the real PostgreSQL and Temporal server. Extra arguments go to vitest (`npm test -- test/api`).
+ * the real PostgreSQL and Temporal server. Extra arguments go to vitest (`npm test -- test/orders`).
  */
 const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', tool);
 const started = Date.now();
@@ -18,7 +18,11 @@ const lint =
   process.env.SKIP_LINT === '1'
     ? Promise.resolve()
     : step('lint and type-check', () =>
-        Promise.all([runCommand(bin('eslint'), ['.'], { cwd: projectRoot }), runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot })]),
+        Promise.all([
+          runCommand(bin('eslint'), ['.'], { cwd: projectRoot }),
+          runCommand(bin('prettier'), ['--check', '.'], { cwd: projectRoot }),
+          runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot }),
+        ]),
       );
 // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
 process.env.NODE_ENV = 'test';
@@ -34,23 +38,31 @@ say(`› services ready in ${((Date.now() - started) / 1000).toFixed(1)} s; runn
 
 const resultsFile = join(dataDir, 'test-results.json');
 rmSync(resultsFile, { force: true });
-const vitest = spawn(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...process.argv.slice(2)], {
-  cwd: projectRoot,
-  stdio: 'inherit',
-  env: {
-    ...process.env,
-    ...services.env,
-    NODE_ENV: 'test',
-    SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
-    SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
+const vitest = spawn(
+  bin('vitest'),
+  ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...process.argv.slice(2)],
+  {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env: {
+      ...process.env,
+      ...services.env,
+      NODE_ENV: 'test',
+      SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
+      SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
+    },
   },
-});
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => vitest.kill(signal));
 const code = await new Promise<number>((resolve) => vitest.once('exit', (exitCode) => resolve(exitCode ?? 1)));
 await services.stop();
 // The plain closing line CI reads: "N passed, N failed".
 if (existsSync(resultsFile)) {
-  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number };
+  const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numPendingTests: number;
+  };
   console.log(`Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`);
 }
 say(`${code === 0 ? '✓' : '✗'} npm test finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -35,10 +35,12 @@ export class WebhookReceiver {
       const chunks: Buffer[] = [];
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
-        void receiver.handle(request.method ?? 'GET', request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8')).then((answer) => {
-          response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
-          response.end(answer.body ?? '');
-        });
+        void receiver
+          .handle(request.method ?? 'GET', request.url ?? '/', request.headers, Buffer.concat(chunks).toString('utf8'))
+          .then((answer) => {
+            response.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers });
+            response.end(answer.body ?? '');
+          });
       });
     });
     const receiver = new WebhookReceiver(server);

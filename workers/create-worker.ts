@@ -62,7 +62,9 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
  * logging at WARN (it logs every bundle and state change at INFO), the database pool, the Temporal
  * connection, and the worker on them.
  */
-export async function prepareWorkerProcess(applicationName: string): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
+export async function prepareWorkerProcess(
+  applicationName: string,
+): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
   const settings = loadSettings();
   Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
   const sql = createAppSql(settings, applicationName);

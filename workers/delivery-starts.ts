@@ -15,8 +15,15 @@ export interface DeliveryStarter {
 }
 
 /** The starter of a process's settings on its Temporal connection (the relay's native one, the CLI's). */
-export function deliveryStarter(connection: ConnectionLike, settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY'>): DeliveryStarter {
-  return { client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), taskQueue: settings.TEMPORAL_TASK_QUEUE, requestKey: settings.DELIVERY_REQUEST_KEY };
+export function deliveryStarter(
+  connection: ConnectionLike,
+  settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY'>,
+): DeliveryStarter {
+  return {
+    client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
+    taskQueue: settings.TEMPORAL_TASK_QUEUE,
+    requestKey: settings.DELIVERY_REQUEST_KEY,
+  };
 }
 
 /** A delivery request before it is sealed: what the relay, the admin API and the CLI build. */

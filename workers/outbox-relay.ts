@@ -70,10 +70,18 @@ export class OutboxRelay {
       for (const item of queued) {
         await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
         const requests = await requestsForEvent(tx, item.eventId);
-        deliveries.push(...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)));
+        deliveries.push(
+          ...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)),
+        );
       }
-      await Promise.all(deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })));
-      if (queued.length > 0) await dequeueEvents(tx, queued.map((item) => item.eventId));
+      await Promise.all(
+        deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })),
+      );
+      if (queued.length > 0)
+        await dequeueEvents(
+          tx,
+          queued.map((item) => item.eventId),
+        );
       return queued.length;
     }) as Promise<number>;
   }

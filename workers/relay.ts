@@ -18,7 +18,9 @@ process.once('SIGINT', () => void relay.stop());
 process.once('SIGTERM', () => void relay.stop());
 const running = worker.run();
 await relay.start();
-console.error(`outbox relay started: waiting for events (LISTEN shopflow_events, polling every second), with a worker on task queue "${settings.TEMPORAL_TASK_QUEUE}"`);
+console.error(
+  `outbox relay started: waiting for events (LISTEN shopflow_events, polling every second), with a worker on task queue "${settings.TEMPORAL_TASK_QUEUE}"`,
+);
 await running;
 await relay.stop();
 await connection.close();

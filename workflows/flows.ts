@@ -1,4 +1,13 @@
-import { ActivityFailure, ApplicationFailure, log, proxyActivities, proxyLocalActivities, sleep, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  log,
+  proxyActivities,
+  proxyLocalActivities,
+  sleep,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
 import type { FlowActivities } from '../activities/flows/flow-steps.js';
 import { UNSEALED_REQUEST } from './flows-delivery-failures.js';
@@ -44,7 +53,11 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     const attempt = await attemptOnce(input);
     attempts.push(attempt);
     if (attempt.verdict === 'gone') {
-      await switchOffHttpSend({ shopId: input.shopId, flowId: input.flowId, reason: `the receiver answered 410 Gone to delivery ${input.deliveryId}` });
+      await switchOffHttpSend({
+        shopId: input.shopId,
+        flowId: input.flowId,
+        reason: `the receiver answered 410 Gone to delivery ${input.deliveryId}`,
+      });
     }
     if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
       const status = attempt.verdict;

@@ -53,7 +53,10 @@ export interface WebhookSendDeps {
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
   const assertSealed = (input: WebhookAttemptInput) => {
     if (!hasValidSeal(deps.requestKey, input)) {
-      throw ApplicationFailure.nonRetryable(`delivery ${String(input.deliveryId)} is not sealed with this server's key; nothing was sent`, UNSEALED_REQUEST);
+      throw ApplicationFailure.nonRetryable(
+        `delivery ${String(input.deliveryId)} is not sealed with this server's key; nothing was sent`,
+        UNSEALED_REQUEST,
+      );
     }
   };
 

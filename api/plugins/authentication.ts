@@ -87,7 +87,11 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
     const counter = config.rateCounter ?? 'general';
 
     if (containsApiKey(request.url)) {
-      await refuseKey(request, reply, 'API keys are accepted only in the Authorization header, never in the URL; treat this key as leaked and rotate it');
+      await refuseKey(
+        request,
+        reply,
+        'API keys are accepted only in the Authorization header, never in the URL; treat this key as leaked and rotate it',
+      );
     }
     const header = request.headers.authorization;
     const key = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1];
@@ -111,7 +115,13 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
       applicationName: auth.applicationName,
       permissions: auth.permissions,
       pageIds: auth.pageIds,
-      shop: { id: auth.shopId, slug: auth.shopSlug, name: auth.shopName, plan: auth.plan, recomputeCeilingSeconds: auth.recomputeCeilingSeconds },
+      shop: {
+        id: auth.shopId,
+        slug: auth.shopSlug,
+        name: auth.shopName,
+        plan: auth.plan,
+        recomputeCeilingSeconds: auth.recomputeCeilingSeconds,
+      },
     };
   });
 

@@ -12,4 +12,3 @@ export function clientAddressBucket(address: string): string {
   const parts = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `${parts.join(':')}::/64`;
 }
-

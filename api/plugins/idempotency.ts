@@ -14,7 +14,9 @@ import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
 const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 function requestHash(request: FastifyRequest): string {
-  return createHash('sha256').update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`).digest('hex');
+  return createHash('sha256')
+    .update(`${request.method} ${request.url.split('?')[0]}\n${canonicalJson(request.body ?? null)}`)
+    .digest('hex');
 }
 
 /**
@@ -63,17 +65,28 @@ export async function respondIdempotently(
   const claim = await claimIdempotencyKey(sql, scope, requestHash(request));
   switch (claim.outcome) {
     case 'reused':
-      throw new Problem('idempotency-key-reused', 'this Idempotency-Key was already used with a different request; use a new key for a new request');
+      throw new Problem(
+        'idempotency-key-reused',
+        'this Idempotency-Key was already used with a different request; use a new key for a new request',
+      );
     case 'in-progress':
-      throw new Problem('idempotency-key-in-progress', 'an earlier request with this Idempotency-Key is still running; resend the same request in a moment', {
-        headers: { 'retry-after': '1' },
-      });
+      throw new Problem(
+        'idempotency-key-in-progress',
+        'an earlier request with this Idempotency-Key is still running; resend the same request in a moment',
+        {
+          headers: { 'retry-after': '1' },
+        },
+      );
     case 'replay':
       return send(reply.header('idempotent-replayed', 'true'), claim.response);
   }
   try {
     const response = await withShop(sql, shopId, async (tx) => {
-      const stored: StoredResponse = { statusCode: status, headers: { 'content-type': 'application/json; charset=utf-8' }, body: serialized(reply, status, await work(tx)) };
+      const stored: StoredResponse = {
+        statusCode: status,
+        headers: { 'content-type': 'application/json; charset=utf-8' },
+        body: serialized(reply, status, await work(tx)),
+      };
       await storeIdempotentResponse(tx, scope, stored);
       return stored;
     });

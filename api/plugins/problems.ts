@@ -36,7 +36,9 @@ export const problemsPlugin = fp<{ baseUrl: string }>(async (app, { baseUrl }) =
       .type(PROBLEM_CONTENT_TYPE)
       .send(problemBody(problem, baseUrl));
 
-  app.setNotFoundHandler((request, reply) => send(reply, new Problem('not-found', `No route for ${request.method} ${request.url.split('?')[0]}`)));
+  app.setNotFoundHandler((request, reply) =>
+    send(reply, new Problem('not-found', `No route for ${request.method} ${request.url.split('?')[0]}`)),
+  );
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const problem = toProblem(error, request);
@@ -56,7 +58,10 @@ function toProblem(error: FastifyError, request: FastifyRequest): Problem {
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new Problem('unsupported-media-type', `Send the body as JSON with Content-Type: application/json (got ${request.headers['content-type'] ?? 'none'})`);
+      return new Problem(
+        'unsupported-media-type',
+        `Send the body as JSON with Content-Type: application/json (got ${request.headers['content-type'] ?? 'none'})`,
+      );
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new Problem('payload-too-large', `The body exceeds ${request.routeOptions.bodyLimit ?? 1_048_576} bytes`);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -76,4 +81,3 @@ function toProblem(error: FastifyError, request: FastifyRequest): Problem {
   if (status >= 400 && status < 500) return new Problem('validation-failed', error.message);
   return new Problem('internal-error', 'The server failed to handle the request; retry with back-off (use Idempotency-Key on creations)');
 }
-

@@ -18,7 +18,9 @@ export function isUnderPrefix(request: FastifyRequest, prefix: string): boolean 
 /** The path of a raw request target as a lenient server might read it (see isUnderPrefix). */
 export function normalisedPath(rawUrl: string): string {
   const rawPath = rawUrl.split(/[?#]/, 1)[0]!;
-  const decoded = fullyDecoded(rawPath).replace(/\\/g, '/').replace(/\/{2,}/g, '/');
+  const decoded = fullyDecoded(rawPath)
+    .replace(/\\/g, '/')
+    .replace(/\/{2,}/g, '/');
   return new URL(decoded.startsWith('/') ? decoded : `/${decoded}`, 'http://host').pathname.toLowerCase();
 }
 

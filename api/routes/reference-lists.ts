@@ -8,9 +8,7 @@ import { listCarrierConnections } from '../../domain/shipments/index.js';
 import type { Tx } from '../../domain/kernel/index.js';
 import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
-const StaffMember = z
-  .object({ id: z.uuid().describe('The user id; use as handlerUserId'), name: z.string() })
-  .meta({ id: 'StaffMember' });
+const StaffMember = z.object({ id: z.uuid().describe('The user id; use as handlerUserId'), name: z.string() }).meta({ id: 'StaffMember' });
 const Role = z.object({ id: z.uuid().describe('Use as handlerRoleId'), name: z.string() }).meta({ id: 'Role' });
 const Category = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Category' });
 const Warehouse = z.object({ id: z.uuid(), name: z.string(), address: z.string().nullable() }).meta({ id: 'Warehouse' });
@@ -23,7 +21,12 @@ const CarrierConnection = z
   .object({ id: z.uuid(), carrier: z.enum(['carrier_a', 'carrier_b']), name: z.string(), active: z.boolean() })
   .meta({ id: 'CarrierConnection' });
 const ChatPage = z
-  .object({ id: z.uuid(), name: z.string(), platform: z.string(), connected: z.boolean().describe('false once the page was disconnected from the shop') })
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    platform: z.string(),
+    connected: z.boolean().describe('false once the page was disconnected from the shop'),
+  })
   .meta({ id: 'ChatPage' });
 
 const wholeList = <T extends z.ZodType>(row: T) => z.object({ data: z.array(row) });
@@ -54,6 +57,20 @@ export const referenceListRoutes: FastifyPluginAsyncZod = async (app) => {
   list('/tags', 'pos.orders.read', 'Reference lists', 'Order tags', Tag, listTags);
   list('/payment-methods', 'pos.orders.read', 'Reference lists', 'Payment methods', PaymentMethod, listPaymentMethods);
   list('/sales-channels', 'pos.orders.read', 'Reference lists', 'Sales channels', SalesChannel, listSalesChannels);
-  list('/carrier-connections', 'pos.shipping.read', 'Reference lists', "The shop's carrier connections", CarrierConnection, listCarrierConnections);
-  list('/pages', 'social.pages.read', 'Reference lists', "Chat pages of the key's list (other pages do not exist for it)", ChatPage, listPages);
+  list(
+    '/carrier-connections',
+    'pos.shipping.read',
+    'Reference lists',
+    "The shop's carrier connections",
+    CarrierConnection,
+    listCarrierConnections,
+  );
+  list(
+    '/pages',
+    'social.pages.read',
+    'Reference lists',
+    "Chat pages of the key's list (other pages do not exist for it)",
+    ChatPage,
+    listPages,
+  );
 };

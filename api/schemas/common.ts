@@ -31,7 +31,9 @@ export const NOT_BLANK = { pattern: '\\S' } as const;
 function decimalString(integerDigits: number, signed: boolean) {
   const pattern = new RegExp(`^${signed ? '-?' : ''}\\d{1,${integerDigits}}(\\.\\d{1,3})?$`);
   const kind = signed ? 'a decimal string' : 'a non-negative decimal string';
-  return z.string().regex(pattern, `must be ${kind} with at most ${integerDigits} digits before the point and 3 after, such as "120000" or "1.5"`);
+  return z
+    .string()
+    .regex(pattern, `must be ${kind} with at most ${integerDigits} digits before the point and 3 after, such as "120000" or "1.5"`);
 }
 
 /** A signed decimal of a numeric(18, 3) column (a stock adjustment). */
@@ -39,7 +41,9 @@ export const SignedDecimal = decimalString(15, true);
 /** Money or a quantity of a numeric(18, 3) column: ≥ 0. */
 export const Amount = decimalString(15, false);
 /** An amount greater than zero (order line quantities, payments). */
-export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0').meta({ not: { pattern: '^0+(\\.0+)?$' } });
+export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0').meta({
+  not: { pattern: '^0+(\\.0+)?$' },
+});
 /** A weight in grams, numeric(12, 3): ≥ 0. */
 export const Weight = decimalString(9, false);
 /** A length in centimetres, numeric(10, 3): ≥ 0. */

@@ -23,7 +23,11 @@ export const syncListQuery = z.object({
 
 /** …plus `includeDeleted`, for orders, products and customers. */
 export const softDeleteListQuery = syncListQuery.extend({
-  includeDeleted: z.enum(['true', 'false']).default('false').transform((value) => value === 'true').describe('Also return soft-deleted records'),
+  includeDeleted: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((value) => value === 'true')
+    .describe('Also return soft-deleted records'),
 });
 
 /** `{ data, nextCursor }`. */

@@ -43,7 +43,12 @@ export const LIST_PROBLEMS = [...READ_PROBLEMS, 'invalid-cursor'] as const satis
  * W of the spec, for every POST, PATCH and DELETE: a read-only plan refuses writes, and Fastify
  * parses whatever body is sent (too large or not JSON) even where the route takes none.
  */
-export const WRITE_PROBLEMS = [...READ_PROBLEMS, 'subscription-expired', 'payload-too-large', 'unsupported-media-type'] as const satisfies ProblemCodes;
+export const WRITE_PROBLEMS = [
+  ...READ_PROBLEMS,
+  'subscription-expired',
+  'payload-too-large',
+  'unsupported-media-type',
+] as const satisfies ProblemCodes;
 
 /** Creations honouring `Idempotency-Key` (api/plugins/idempotency.ts); a malformed key is 400. */
 export const IDEMPOTENCY_PROBLEMS = ['idempotency-key-in-progress', 'idempotency-key-reused'] as const satisfies ProblemCodes;
@@ -52,10 +57,20 @@ export const IDEMPOTENCY_PROBLEMS = ['idempotency-key-in-progress', 'idempotency
  * The admin web app's API (api/plugins/admin-session.ts): a session cookie or 401; an API key is
  * refused there too (api/plugins/authentication.ts). No rate counter but the login's.
  */
-export const ADMIN_READ_PROBLEMS = ['validation-failed', 'invalid-api-key', 'not-logged-in', 'internal-error'] as const satisfies ProblemCodes;
+export const ADMIN_READ_PROBLEMS = [
+  'validation-failed',
+  'invalid-api-key',
+  'not-logged-in',
+  'internal-error',
+] as const satisfies ProblemCodes;
 
 /** …and a change needs the session's CSRF token; it may carry a body. */
-export const ADMIN_WRITE_PROBLEMS = [...ADMIN_READ_PROBLEMS, 'csrf-token-invalid', 'payload-too-large', 'unsupported-media-type'] as const satisfies ProblemCodes;
+export const ADMIN_WRITE_PROBLEMS = [
+  ...ADMIN_READ_PROBLEMS,
+  'csrf-token-invalid',
+  'payload-too-large',
+  'unsupported-media-type',
+] as const satisfies ProblemCodes;
 
 /**
  * The error responses of an operation, from the codes it can answer (sets above and single codes):

@@ -114,11 +114,20 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     };
     // Sealed with the key the worker processes read from this same environment.
     const { secret } = await withShop(sql, shop.id, (tx) =>
-      createFlow(tx, shop.id, { name: 'Benchmark flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, loadSettings({ ...process.env, ...env }).secretsKey),
+      createFlow(
+        tx,
+        shop.id,
+        { name: 'Benchmark flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
+        null,
+        loadSettings({ ...process.env, ...env }).secretsKey,
+      ),
     );
     const worker = group.startTs('worker', 'workers/worker.ts', env);
     const relay = group.startTs('relay', 'workers/relay.ts', env);
-    await Promise.all([outputMatches(worker, /worker polling task queue/, 90_000, 'worker'), outputMatches(relay, /outbox relay started/, 90_000, 'relay')]);
+    await Promise.all([
+      outputMatches(worker, /worker polling task queue/, 90_000, 'worker'),
+      outputMatches(relay, /outbox relay started/, 90_000, 'relay'),
+    ]);
 
     let sequence = 0;
     const commitOne = async (): Promise<{ id: string; committedAt: number }> => {
@@ -197,7 +206,9 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         receiptsPerSecond: latencies.length / ((lastReceipt - started) / 1000),
         duplicates: total - before - latencies.length,
         missing: commits.size - latencies.length,
-        cpuMsPerDelivery: Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10])),
+        cpuMsPerDelivery: Object.fromEntries(
+          Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10]),
+        ),
         ...latencyFigures(latencies),
       });
     }
@@ -241,7 +252,13 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       const started = performance.now();
       await run((latency) => (latency === null ? (failures += 1) : latencies.push(latency)));
       const seconds = (performance.now() - started) / 1000;
-      baseline.push({ mode, requests: latencies.length + failures, requestsPerSecond: latencies.length / seconds, failures, ...latencyFigures(latencies) });
+      baseline.push({
+        mode,
+        requests: latencies.length + failures,
+        requestsPerSecond: latencies.length / seconds,
+        failures,
+        ...latencyFigures(latencies),
+      });
     };
     // Each phase after 2 s at its rate unmeasured: new TLS connections (each parses the CA list) stay out of the figures.
     for (const rate of options.rates) {

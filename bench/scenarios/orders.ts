@@ -4,8 +4,17 @@ import { fiveLineOrder, type OrdersFixture } from '../orders-fixture.js';
 
 async function compare(context: BenchContext, fixture: OrdersFixture, label: string, path: string, method: 'GET' | 'POST') {
   const body = method === 'POST' ? () => fiveLineOrder(fixture) : undefined;
-  const options = { keys: context.keys, durationSeconds: context.durationSeconds, connections: context.connections, method, ...(body ? { body } : {}) };
-  const baselineUrl = await context.startServer('bare', 'bench/bare-orders-server.ts', { BENCH_SHOP_ID: fixture.shopId, BENCH_APPLICATION_ID: '00000000-0000-4000-8000-000000000000' });
+  const options = {
+    keys: context.keys,
+    durationSeconds: context.durationSeconds,
+    connections: context.connections,
+    method,
+    ...(body ? { body } : {}),
+  };
+  const baselineUrl = await context.startServer('bare', 'bench/bare-orders-server.ts', {
+    BENCH_SHOP_ID: fixture.shopId,
+    BENCH_APPLICATION_ID: '00000000-0000-4000-8000-000000000000',
+  });
   await load({ ...options, url: baselineUrl, durationSeconds: 2 });
   const baseline: LoadResult = await load({ ...options, url: baselineUrl });
   await context.stopServers();

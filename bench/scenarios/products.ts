@@ -49,6 +49,8 @@ export async function syncPassScenario(context: BenchContext, expectedRows: numb
   const first = average(pageTimes.slice(0, 50));
   const last = average(pageTimes.slice(-50));
   console.log(`sync pass: ${rows} rows in ${pageTimes.length} pages, ${totalSeconds.toFixed(1)} s (expected ${expectedRows})`);
-  console.log(`  time per page: first 50 pages ${first.toFixed(1)} ms, last 50 pages ${last.toFixed(1)} ms (ratio last/first ${(last / first).toFixed(2)})`);
+  console.log(
+    `  time per page: first 50 pages ${first.toFixed(1)} ms, last 50 pages ${last.toFixed(1)} ms (ratio last/first ${(last / first).toFixed(2)})`,
+  );
   return { rows, pages: pageTimes.length, totalSeconds, firstPagesMs: first, lastPagesMs: last };
 }

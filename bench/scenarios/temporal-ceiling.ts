@@ -21,7 +21,11 @@ export interface CeilingResults {
  * (closed loop) for `seconds`. A delivery is one such workflow plus its HTTPS attempt, so no delivery
  * rate can exceed this one.
  */
-export async function temporalCeilingScenario(options: { temporalAddress: string; seconds: number; concurrency: number }): Promise<CeilingResults> {
+export async function temporalCeilingScenario(options: {
+  temporalAddress: string;
+  seconds: number;
+  concurrency: number;
+}): Promise<CeilingResults> {
   // The SDK's own lines (worker state, "no activities registered") would interleave with the figures.
   Runtime.install({ logger: new DefaultLogger('ERROR') });
   const taskQueue = `bench-ceiling-${randomUUID()}`;
@@ -34,7 +38,10 @@ export async function temporalCeilingScenario(options: { temporalAddress: string
     connection,
     taskQueue,
     sinks,
-    workflowBundle: await bundleWorkflowCode({ workflowsPath: fileURLToPath(new URL('../workflows/empty.ts', import.meta.url)), logger: new DefaultLogger('WARN') }),
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('../workflows/empty.ts', import.meta.url)),
+      logger: new DefaultLogger('WARN'),
+    }),
   });
   const running = worker.run();
   const client = new Client({ connection });
@@ -46,7 +53,12 @@ export async function temporalCeilingScenario(options: { temporalAddress: string
       taskQueue,
       workflowId,
       requestEagerStart: true,
-      typedSearchAttributes: searchAttributes({ shopId: randomUUID(), flowId: randomUUID(), eventType: 'product.updated', eventId: `evt_${randomUUID()}` }),
+      typedSearchAttributes: searchAttributes({
+        shopId: randomUUID(),
+        flowId: randomUUID(),
+        eventType: 'product.updated',
+        eventId: `evt_${randomUUID()}`,
+      }),
     });
     await finished;
     waiting.delete(workflowId);
@@ -72,9 +84,13 @@ export async function temporalCeilingScenario(options: { temporalAddress: string
       workflows: latencies.length,
       workflowsPerSecond: latencies.length / seconds,
       p50Ms: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
-      cpuMsPerWorkflow: Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10])),
+      cpuMsPerWorkflow: Object.fromEntries(
+        Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10]),
+      ),
     };
-    const perWorkflow = Object.entries(results.cpuMsPerWorkflow).map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`).join(', ');
+    const perWorkflow = Object.entries(results.cpuMsPerWorkflow)
+      .map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`)
+      .join(', ');
     console.log(
       `${`empty workflows, ${options.concurrency} in flight`.padEnd(40)} ${results.workflowsPerSecond.toFixed(0).padStart(6)} workflows/s   p50 ${results.p50Ms.toFixed(0)} ms   CPU per workflow: ${perWorkflow}`,
     );

@@ -33,7 +33,11 @@ export interface LoginGuards {
  * E-mail and password of a working, unlocked member of the shop; returns the session token (for
  * the cookie). The attempt is throttled per address and per account before any password check.
  */
-export async function logIn(sql: Sql, input: { shop: string; email: string; password: string }, guards: LoginGuards): Promise<{ token: string; session: AdminSession }> {
+export async function logIn(
+  sql: Sql,
+  input: { shop: string; email: string; password: string },
+  guards: LoginGuards,
+): Promise<{ token: string; session: AdminSession }> {
   await throttleLoginAddress(sql, guards.clientAddress);
   // An unknown shop looks like a wrong password; any other failure (the database) is not hidden as one.
   const shop = await findShop(sql, input.shop).catch((error: unknown) => {
@@ -60,7 +64,18 @@ export async function logIn(sql: Sql, input: { shop: string; email: string; pass
     await tx`
       insert into admin_sessions (token_hash, shop_id, user_id, csrf_token, expires_at)
       values (${hash(token)}, ${shop.id}, ${user.id}, ${csrfToken}, now() + make_interval(hours => ${SESSION_HOURS}))`;
-    return { token, session: { userId: user.id, userName: user.name, email, shopId: shop.id, shopSlug: shop.slug, csrfToken, permissions: await memberPermissions(tx, user.id) } };
+    return {
+      token,
+      session: {
+        userId: user.id,
+        userName: user.name,
+        email,
+        shopId: shop.id,
+        shopSlug: shop.slug,
+        csrfToken,
+        permissions: await memberPermissions(tx, user.id),
+      },
+    };
   });
   await refundAttempt();
   return loggedIn;
@@ -83,7 +98,15 @@ export async function sessionOf(sql: Sql, token: string | undefined): Promise<Ad
         -- A new password or a lock ends older sessions in every shop, also those updateMember could not see.
         and a.created_at >= greatest(u.password_changed_at, u.sessions_ended_at, '-infinity')`;
     if (!member) return undefined;
-    return { userId: row.userId, userName: member.name, email: member.email, shopId: row.shopId, shopSlug: member.slug, csrfToken: row.csrfToken, permissions: await memberPermissions(tx, row.userId) };
+    return {
+      userId: row.userId,
+      userName: member.name,
+      email: member.email,
+      shopId: row.shopId,
+      shopSlug: member.slug,
+      csrfToken: row.csrfToken,
+      permissions: await memberPermissions(tx, row.userId),
+    };
   });
   if (!session) throw new Problem('not-logged-in', 'the session has ended; log in again');
   return session;

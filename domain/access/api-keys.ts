@@ -58,7 +58,14 @@ export async function createKey(tx: Tx, applicationId: string, actor: Actor): Pr
     throw new Problem('conflict', `the application already has ${MAX_LIVE_KEYS} live keys; revoke one first`);
   }
   const issued = await insertKey(tx, application.shopId, applicationId, actor);
-  await writeShopLog(tx, { shopId: application.shopId, actorUserId: actor, action: 'api_key.created', subjectType: 'api_key', subjectId: issued.keyId, details: { applicationId } });
+  await writeShopLog(tx, {
+    shopId: application.shopId,
+    actorUserId: actor,
+    action: 'api_key.created',
+    subjectType: 'api_key',
+    subjectId: issued.keyId,
+    details: { applicationId },
+  });
   return issued;
 }
 
@@ -66,9 +73,16 @@ export async function createKey(tx: Tx, applicationId: string, actor: Actor): Pr
  * A new key; the live ones keep working for `overlapHours` (0–72, default 24) and then expire.
  * Refused when that would leave more than two live keys at once.
  */
-export async function rotateKey(tx: Tx, applicationId: string, actor: Actor, overlapHours = DEFAULT_OVERLAP_HOURS): Promise<IssuedKey & { previousKeysExpireAt: Date }> {
+export async function rotateKey(
+  tx: Tx,
+  applicationId: string,
+  actor: Actor,
+  overlapHours = DEFAULT_OVERLAP_HOURS,
+): Promise<IssuedKey & { previousKeysExpireAt: Date }> {
   if (!Number.isFinite(overlapHours) || overlapHours < 0 || overlapHours > MAX_OVERLAP_HOURS) {
-    throw new Problem('validation-failed', `the overlap must be 0 to ${MAX_OVERLAP_HOURS} hours`, { errors: [{ path: 'overlapHours', message: 'must be between 0 and 72' }] });
+    throw new Problem('validation-failed', `the overlap must be 0 to ${MAX_OVERLAP_HOURS} hours`, {
+      errors: [{ path: 'overlapHours', message: 'must be between 0 and 72' }],
+    });
   }
   const application = await lockApplication(tx, applicationId);
   await assertActorMayHold(tx, actor, application.permissions);
@@ -99,6 +113,13 @@ export async function revokeKey(tx: Tx, keyId: string, actor: Actor): Promise<{ 
     where id = ${keyId}
     returning shop_id, application_id, revoked_at`;
   if (!key) throw new Problem('not-found', `no API key ${keyId}`);
-  await writeShopLog(tx, { shopId: key.shopId, actorUserId: actor, action: 'api_key.revoked', subjectType: 'api_key', subjectId: keyId, details: { applicationId: key.applicationId } });
+  await writeShopLog(tx, {
+    shopId: key.shopId,
+    actorUserId: actor,
+    action: 'api_key.revoked',
+    subjectType: 'api_key',
+    subjectId: keyId,
+    details: { applicationId: key.applicationId },
+  });
   return { keyId, revokedAt: key.revokedAt };
 }

@@ -22,19 +22,32 @@ async function granterPermissions(tx: Tx, actor: Actor): Promise<string[] | 'ope
 /** Pages the granting person sees: all of the shop's pages when they may read pages (operators too). */
 async function resolvePages(tx: Tx, input: ApplicationInput, granter: string[] | 'operator'): Promise<string[]> {
   if (!input.permissions.some((permission) => CHAT_PERMISSIONS.includes(permission))) return [];
-  const visible = granter === 'operator' || granter.includes('social.pages.read')
-    ? (await tx<{ id: string }[]>`select id from pages order by created_at`).map((page) => page.id)
-    : [];
+  const visible =
+    granter === 'operator' || granter.includes('social.pages.read')
+      ? (await tx<{ id: string }[]>`select id from pages order by created_at`).map((page) => page.id)
+      : [];
   if (input.pages === undefined || input.pages === 'all') return visible;
   // A page the granting person does not see is as absent to them as one of another shop: detail only.
-  refuseAbsent(input.pages.flatMap((id, index) => (visible.includes(id) ? [] : [{ path: `pages.${index}`, noun: 'page visible to the granting person', id }])));
+  refuseAbsent(
+    input.pages.flatMap((id, index) =>
+      visible.includes(id) ? [] : [{ path: `pages.${index}`, noun: 'page visible to the granting person', id }],
+    ),
+  );
   return [...new Set(input.pages)];
 }
 
 /** A connection application (at most 10 per shop) with its first key. */
-export async function createApplication(tx: Tx, shopId: string, input: ApplicationInput, actor: Actor): Promise<{ applicationId: string } & IssuedKey> {
+export async function createApplication(
+  tx: Tx,
+  shopId: string,
+  input: ApplicationInput,
+  actor: Actor,
+): Promise<{ applicationId: string } & IssuedKey> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 255) throw new Problem('validation-failed', 'the name must be 1 to 255 characters', { errors: [{ path: 'name', message: 'must be 1 to 255 characters' }] });
+  if (name.length < 1 || name.length > 255)
+    throw new Problem('validation-failed', 'the name must be 1 to 255 characters', {
+      errors: [{ path: 'name', message: 'must be 1 to 255 characters' }],
+    });
   const granter = await granterPermissions(tx, actor);
   assertMayGrant(input.permissions, granter);
   if (granter !== 'operator' && !granter.includes('automation.connections.manage')) {
@@ -43,14 +56,22 @@ export async function createApplication(tx: Tx, shopId: string, input: Applicati
   // The shop row lock serialises creations, so the limit holds under concurrency.
   await tx`select id from shops where id = ${shopId} for update`;
   const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from applications`;
-  if (count >= MAX_APPLICATIONS_PER_SHOP) throw new Problem('conflict', `a shop has at most ${MAX_APPLICATIONS_PER_SHOP} connection applications`);
+  if (count >= MAX_APPLICATIONS_PER_SHOP)
+    throw new Problem('conflict', `a shop has at most ${MAX_APPLICATIONS_PER_SHOP} connection applications`);
   const pageIds = await resolvePages(tx, input, granter);
   const applicationId = randomUUID();
   const permissions = [...new Set(input.permissions)].sort();
   await tx`
     insert into applications (id, shop_id, name, permissions, page_ids, created_by)
     values (${applicationId}, ${shopId}, ${name}, ${permissions}, ${pageIds}, ${actor})`;
-  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'application.created', subjectType: 'application', subjectId: applicationId, details: { name, permissions, pageIds } });
+  await writeShopLog(tx, {
+    shopId,
+    actorUserId: actor,
+    action: 'application.created',
+    subjectType: 'application',
+    subjectId: applicationId,
+    details: { name, permissions, pageIds },
+  });
   const key = await createKey(tx, applicationId, actor);
   return { applicationId, ...key };
 }
@@ -60,12 +81,23 @@ export async function updateApplication(tx: Tx, applicationId: string, changes: 
   const [current] = await tx<{ shopId: string; name: string; permissions: string[]; pageIds: string[] }[]>`
     select shop_id, name, permissions, page_ids from applications where id = ${applicationId} for update`;
   if (!current) throw new Problem('not-found', `no application ${applicationId}`);
-  const next: ApplicationInput = { name: changes.name ?? current.name, permissions: changes.permissions ?? current.permissions, pages: changes.pages ?? current.pageIds };
+  const next: ApplicationInput = {
+    name: changes.name ?? current.name,
+    permissions: changes.permissions ?? current.permissions,
+    pages: changes.pages ?? current.pageIds,
+  };
   const granter = await granterPermissions(tx, actor);
   assertMayGrant(next.permissions, granter);
   const pageIds = await resolvePages(tx, next, granter);
   await tx`
     update applications set name = ${next.name}, permissions = ${[...new Set(next.permissions)].sort()}, page_ids = ${pageIds}, updated_at = now()
     where id = ${applicationId}`;
-  await writeShopLog(tx, { shopId: current.shopId, actorUserId: actor, action: 'application.updated', subjectType: 'application', subjectId: applicationId, details: { permissions: next.permissions, pageIds } });
+  await writeShopLog(tx, {
+    shopId: current.shopId,
+    actorUserId: actor,
+    action: 'application.updated',
+    subjectType: 'application',
+    subjectId: applicationId,
+    details: { permissions: next.permissions, pageIds },
+  });
 }

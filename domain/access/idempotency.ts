@@ -18,10 +18,7 @@ export interface StoredResponse {
 }
 
 export type IdempotencyClaim =
-  | { outcome: 'execute' }
-  | { outcome: 'replay'; response: StoredResponse }
-  | { outcome: 'in-progress' }
-  | { outcome: 'reused' };
+  { outcome: 'execute' } | { outcome: 'replay'; response: StoredResponse } | { outcome: 'in-progress' } | { outcome: 'reused' };
 
 /**
  * Claims `key` for this request, in its own committed transaction so that concurrent requests see
@@ -40,12 +37,17 @@ export async function claimIdempotencyKey(sql: Sql, scope: IdempotencyScope, req
                and k.created_at < now() - make_interval(secs => ${ABANDONED_AFTER_SECONDS}))
       returning 1`;
     if (claimed.length > 0) return { outcome: 'execute' };
-    const [existing] = await tx<{ requestHash: string; state: string; statusCode: number; responseHeaders: Record<string, string>; responseBody: string }[]>`
+    const [existing] = await tx<
+      { requestHash: string; state: string; statusCode: number; responseHeaders: Record<string, string>; responseBody: string }[]
+    >`
       select request_hash, state, status_code, response_headers, response_body from idempotency_keys
       where application_id = ${scope.applicationId} and idempotency_key = ${scope.key}`;
     if (!existing || existing.requestHash !== requestHash) return { outcome: 'reused' };
     if (existing.state === 'running') return { outcome: 'in-progress' };
-    return { outcome: 'replay', response: { statusCode: existing.statusCode, headers: existing.responseHeaders, body: existing.responseBody } };
+    return {
+      outcome: 'replay',
+      response: { statusCode: existing.statusCode, headers: existing.responseHeaders, body: existing.responseBody },
+    };
   });
 }
 
@@ -59,6 +61,10 @@ export async function storeIdempotentResponse(tx: Tx, scope: IdempotencyScope, r
 
 /** Server errors are not stored: the claim is dropped so that a retry executes afresh. */
 export async function releaseIdempotencyKey(sql: Sql, scope: IdempotencyScope): Promise<void> {
-  await withShop(sql, scope.shopId, (tx) => tx`
-    delete from idempotency_keys where application_id = ${scope.applicationId} and idempotency_key = ${scope.key} and state = 'running'`);
+  await withShop(
+    sql,
+    scope.shopId,
+    (tx) => tx`
+    delete from idempotency_keys where application_id = ${scope.applicationId} and idempotency_key = ${scope.key} and state = 'running'`,
+  );
 }

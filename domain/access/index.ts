@@ -10,7 +10,13 @@ export { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
 export { createKey, revokeKey, rotateKey, type Actor } from './api-keys.js';
 export { createApplication, MAX_APPLICATIONS_PER_SHOP, updateApplication } from './applications.js';
 export { ConcurrencyLimit } from './concurrency-limit.js';
-export { claimIdempotencyKey, releaseIdempotencyKey, storeIdempotentResponse, type IdempotencyScope, type StoredResponse } from './idempotency.js';
+export {
+  claimIdempotencyKey,
+  releaseIdempotencyKey,
+  storeIdempotentResponse,
+  type IdempotencyScope,
+  type StoredResponse,
+} from './idempotency.js';
 export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
 export { createPage, existingPageIds, listPages } from './pages.js';

@@ -9,10 +9,12 @@ export interface ChatPage extends Named {
 /** Only the chat pages of the key's list: the others do not exist for it (spec, Permissions). */
 export async function listPages(tx: Tx, pageIds: readonly string[]): Promise<ChatPage[]> {
   if (pageIds.length === 0) return [];
-  return [...(await tx<ChatPage[]>`
+  return [
+    ...(await tx<ChatPage[]>`
     select id, name, platform, connected from pages
     where id = any(${pageIds as string[]}::uuid[])
-    order by lower(unaccent(name)), name, id`)];
+    order by lower(unaccent(name)), name, id`),
+  ];
 }
 
 /** The ids (as stored) of those of `ids` that name a page of the shop. */

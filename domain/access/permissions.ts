@@ -67,11 +67,17 @@ export function assertMayGrant(requested: readonly string[], granterHolds: reado
   }
   const peopleOnly = requested.filter((permission) => !isGrantable(permission));
   if (peopleOnly.length > 0) {
-    throw new Problem('insufficient-permission', `${peopleOnly.join(', ')} can never be granted to an application (settings.* and automation.* are for people)`);
+    throw new Problem(
+      'insufficient-permission',
+      `${peopleOnly.join(', ')} can never be granted to an application (settings.* and automation.* are for people)`,
+    );
   }
   if (granterHolds === 'operator') return;
   const excess = requested.filter((permission) => !granterHolds.includes(permission));
   if (excess.length > 0) {
-    throw new Problem('insufficient-permission', `an application cannot get more than the person granting it holds; missing: ${excess.join(', ')}`);
+    throw new Problem(
+      'insufficient-permission',
+      `an application cannot get more than the person granting it holds; missing: ${excess.join(', ')}`,
+    );
   }
 }

@@ -45,7 +45,10 @@ export async function refundHit(sql: Sql, scope: string, windowStart: Date): Pro
 }
 
 /** 429 `rate-limited` with `Retry-After`. */
-export function rateLimited(retryAfterSeconds: number, detail = `too many requests in this one-minute window; retry in ${retryAfterSeconds} s`): Problem {
+export function rateLimited(
+  retryAfterSeconds: number,
+  detail = `too many requests in this one-minute window; retry in ${retryAfterSeconds} s`,
+): Problem {
   return new Problem('rate-limited', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
 }
 

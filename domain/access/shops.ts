@@ -47,12 +47,18 @@ export async function createShop(sql: Sql, input: { slug: string; name: string }
     });
   } catch (error) {
     if (isUniqueViolation(error)) throw new Problem('conflict', `a shop with slug ${input.slug} already exists`);
-    if (isCheckViolation(error)) throw new Problem('validation-failed', 'the slug must be lowercase letters, digits and dashes, and the name 1–255 characters');
+    if (isCheckViolation(error))
+      throw new Problem('validation-failed', 'the slug must be lowercase letters, digits and dashes, and the name 1–255 characters');
     throw error;
   }
 }
 
-export async function updateShopSettings(sql: Sql, shopId: string, changes: ShopSettings, actorUserId: string | null = null): Promise<void> {
+export async function updateShopSettings(
+  sql: Sql,
+  shopId: string,
+  changes: ShopSettings,
+  actorUserId: string | null = null,
+): Promise<void> {
   await withShop(sql, shopId, async (tx) => {
     await tx`
       update shops set
@@ -63,7 +69,14 @@ export async function updateShopSettings(sql: Sql, shopId: string, changes: Shop
         lock_prices = coalesce(${changes.lockPrices ?? null}, lock_prices),
         updated_at = now()
       where id = ${shopId}`;
-    await writeShopLog(tx, { shopId, actorUserId, action: 'shop.settings_changed', subjectType: 'shop', subjectId: shopId, details: { ...changes } });
+    await writeShopLog(tx, {
+      shopId,
+      actorUserId,
+      action: 'shop.settings_changed',
+      subjectType: 'shop',
+      subjectId: shopId,
+      details: { ...changes },
+    });
   });
 }
 

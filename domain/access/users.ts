@@ -31,7 +31,14 @@ export async function addMember(sql: Sql, shopId: string, input: NewMember): Pro
     await tx`
       insert into shop_members (shop_id, user_id, role_id) values (${shopId}, ${user.id}, ${role.id})
       on conflict (shop_id, user_id) do update set role_id = excluded.role_id, status = 'working'`;
-    await writeShopLog(tx, { shopId, actorUserId: null, action: 'member.added', subjectType: 'user', subjectId: user.id, details: { role: input.role ?? OWNER_ROLE } });
+    await writeShopLog(tx, {
+      shopId,
+      actorUserId: null,
+      action: 'member.added',
+      subjectType: 'user',
+      subjectId: user.id,
+      details: { role: input.role ?? OWNER_ROLE },
+    });
     return { id: user.id, email };
   });
 }

@@ -57,9 +57,16 @@ export function comboKey(order: readonly string[], attributes: Record<string, st
 /** 409 `variant-combo-duplicate` when two variants (sent or stored) share a combination; at most 100 values per attribute. */
 export function assertDistinctCombinations(order: readonly string[], variants: readonly VariantCombination[]): void {
   for (const name of order) {
-    const values = new Set(variants.map((variant) => Object.entries(variant.attributes).find(([key]) => matchKey(key) === matchKey(name))?.[1]).filter(Boolean).map((value) => matchKey(value!)));
+    const values = new Set(
+      variants
+        .map((variant) => Object.entries(variant.attributes).find(([key]) => matchKey(key) === matchKey(name))?.[1])
+        .filter(Boolean)
+        .map((value) => matchKey(value!)),
+    );
     if (values.size > MAX_VALUES_PER_ATTRIBUTE) {
-      throw new Problem('validation-failed', `attribute ${name} has ${values.size} values; at most ${MAX_VALUES_PER_ATTRIBUTE}`, { errors: [{ path: 'variants', message: `at most ${MAX_VALUES_PER_ATTRIBUTE} values per attribute` }] });
+      throw new Problem('validation-failed', `attribute ${name} has ${values.size} values; at most ${MAX_VALUES_PER_ATTRIBUTE}`, {
+        errors: [{ path: 'variants', message: `at most ${MAX_VALUES_PER_ATTRIBUTE} values per attribute` }],
+      });
     }
   }
   const seen = new Map<string, VariantCombination>();
@@ -84,11 +91,18 @@ function describeVariant(variant: VariantCombination): string {
 
 /** Keywords: at most 20, each 1–50 characters on one line; the set as given, trimmed. */
 export function validateKeywords(keywords: readonly string[], path: string): string[] {
-  if (keywords.length > MAX_KEYWORDS) throw new Problem('validation-failed', `at most ${MAX_KEYWORDS} keywords per variant`, { errors: [{ path, message: `at most ${MAX_KEYWORDS}` }] });
+  if (keywords.length > MAX_KEYWORDS)
+    throw new Problem('validation-failed', `at most ${MAX_KEYWORDS} keywords per variant`, {
+      errors: [{ path, message: `at most ${MAX_KEYWORDS}` }],
+    });
   return keywords.map((keyword, index) => {
     const trimmed = keyword.trim();
     if (trimmed.length < 1 || trimmed.length > MAX_KEYWORD_LENGTH || /[\r\n]/.test(keyword)) {
-      throw new Problem('validation-failed', `keyword ${JSON.stringify(keyword)} must be 1 to ${MAX_KEYWORD_LENGTH} characters on one line`, { errors: [{ path: `${path}.${index}`, message: `1 to ${MAX_KEYWORD_LENGTH} characters, single line` }] });
+      throw new Problem(
+        'validation-failed',
+        `keyword ${JSON.stringify(keyword)} must be 1 to ${MAX_KEYWORD_LENGTH} characters on one line`,
+        { errors: [{ path: `${path}.${index}`, message: `1 to ${MAX_KEYWORD_LENGTH} characters, single line` }] },
+      );
     }
     return trimmed;
   });
@@ -129,15 +143,25 @@ export function assertMatchKeysFree(wanted: readonly MatchEntry[], registry: rea
   if (clashes.length === 0) return;
   const keywordClashes = clashes.filter(([a, b]) => a.source === 'keyword' && b.source === 'keyword');
   if (keywordClashes.length > 0) {
-    const described = keywordClashes.map(([a, b]) => `"${a.key}" (held by ${b.variantId === a.variantId ? 'the same variant twice' : `variant ${b.variantId} of ${b.productName}`})`);
+    const described = keywordClashes.map(
+      ([a, b]) =>
+        `"${a.key}" (held by ${b.variantId === a.variantId ? 'the same variant twice' : `variant ${b.variantId} of ${b.productName}`})`,
+    );
     throw new Problem('variant-keyword-taken', `keywords already taken: ${described.join('; ')}`);
   }
   const codeClashes = clashes.filter(([a, b]) => a.source !== 'keyword' && a.source === b.source);
   if (codeClashes.length > 0) {
-    throw new Problem('duplicate-code', `codes already used in the shop: ${codeClashes.map(([a, b]) => `"${a.key}" (${b.productName})`).join('; ')}`);
+    throw new Problem(
+      'duplicate-code',
+      `codes already used in the shop: ${codeClashes.map(([a, b]) => `"${a.key}" (${b.productName})`).join('; ')}`,
+    );
   }
   const matchKeys = clashes.map(([a, b]) => ({ key: a.key, source: b.source, productName: b.productName }));
-  throw new Problem('match-key-taken', `keys already in the shop's match-key registry: ${clashes.map(([a, b]) => `"${a.key}" is a ${b.source.replace('_', ' ')} of ${b.productName}`).join('; ')}`, {
-    extra: { matchKeys },
-  });
+  throw new Problem(
+    'match-key-taken',
+    `keys already in the shop's match-key registry: ${clashes.map(([a, b]) => `"${a.key}" is a ${b.source.replace('_', ' ')} of ${b.productName}`).join('; ')}`,
+    {
+      extra: { matchKeys },
+    },
+  );
 }

@@ -103,7 +103,12 @@ const ROW_COLUMNS = (tx: Tx) => tx`
   api_time(p.updated_at) as updated_at, api_time(p.deleted_at) as deleted_at`;
 
 /** `GET /products`: (updatedAt, id) order; `search` in name or code; `categoryId`. */
-export async function listProducts(tx: Tx, query: ListQuery & ProductFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<ProductRow>> {
+export async function listProducts(
+  tx: Tx,
+  query: ListQuery & ProductFilters,
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<ProductRow>> {
   const pattern = query.search ? `%${escapeLike(query.search.trim().toLowerCase())}%` : undefined;
   return syncedPage<ProductRow>(
     tx,
@@ -115,7 +120,9 @@ export async function listProducts(tx: Tx, query: ListQuery & ProductFilters, bi
       columns: ROW_COLUMNS(tx),
       filters: () => [
         ...(pattern === undefined ? [] : [tx`(lower(p.name) like ${pattern} or lower(p.code) like ${pattern})`]),
-        ...(query.categoryId ? [tx`exists (select 1 from product_categories pc where pc.product_id = p.id and pc.category_id = ${query.categoryId})`] : []),
+        ...(query.categoryId
+          ? [tx`exists (select 1 from product_categories pc where pc.product_id = p.id and pc.category_id = ${query.categoryId})`]
+          : []),
       ],
     },
     { query, binding, ceilingSeconds },
@@ -146,7 +153,9 @@ export async function getProduct(tx: Tx, id: string): Promise<ProductDetail> {
 /** `POST /products`: emits only `product.created`. */
 export async function createProduct(tx: Tx, writer: Writer, input: ProductInput): Promise<ProductDetail> {
   if (input.variants.some((variant) => variant.id)) {
-    throw new Problem('validation-failed', 'a new product has no existing variants to edit', { errors: [{ path: 'variants', message: 'id is not allowed when creating' }] });
+    throw new Problem('validation-failed', 'a new product has no existing variants to edit', {
+      errors: [{ path: 'variants', message: 'id is not allowed when creating' }],
+    });
   }
   await lockCatalog(tx, writer.shopId);
   const code = input.code?.trim() || (await generateProductCode(tx));
@@ -156,7 +165,12 @@ export async function createProduct(tx: Tx, writer: Writer, input: ProductInput)
     insert into products (shop_id, code, name, description, type)
     values (${writer.shopId}, ${code}, ${input.name}, ${input.description ?? null}, ${input.type ?? 'simple'})
     returning id`;
-  await writeProduct(tx, writer, { id: product!.id, code, name: input.name, attributeNames: [] }, { categoryIds: input.categoryIds ?? [], variants: input.variants });
+  await writeProduct(
+    tx,
+    writer,
+    { id: product!.id, code, name: input.name, attributeNames: [] },
+    { categoryIds: input.categoryIds ?? [], variants: input.variants },
+  );
   const detail = await getProduct(tx, product!.id);
   await writeEvent(tx, { shopId: writer.shopId, type: 'product.created', resourceId: detail.id, data: detail });
   return detail;
@@ -174,7 +188,12 @@ export async function updateProduct(tx: Tx, writer: Writer, id: string, changes:
       name = ${changes.name ?? current.name},
       description = ${changes.description === undefined ? before.description : changes.description}
     where id = ${id}`;
-  await writeProduct(tx, writer, { ...current, name: changes.name ?? current.name }, { categoryIds: changes.categoryIds, variants: changes.variants ?? [] });
+  await writeProduct(
+    tx,
+    writer,
+    { ...current, name: changes.name ?? current.name },
+    { categoryIds: changes.categoryIds, variants: changes.variants ?? [] },
+  );
   const after = await getProduct(tx, id);
   const changed = await recordUpdate(tx, { shopId: writer.shopId, resource: 'product', resourceId: id, before: before, after: after });
   // Only a change of the product's data resurfaces it in synchronisation.
@@ -230,11 +249,22 @@ async function writeProduct(
   const stored = await tx<StoredVariant[]>`
     select id, code, position, attributes, keywords, removed_at from variants where product_id = ${product.id} order by position`;
   assertVariantCount(stored.filter((variant) => !variant.removedAt).length + changes.variants.filter((variant) => !variant.id).length);
-  const order = attributeOrder(product.attributeNames, changes.variants.map((variant) => variant.attributes ?? {}));
+  const order = attributeOrder(
+    product.attributeNames,
+    changes.variants.map((variant) => variant.attributes ?? {}),
+  );
   const canonical = await canonicalAttributes(tx, writer, order, changes.variants);
 
   // The product as it will be: stored variants with their edits, then the appended ones.
-  const resulting = stored.filter((variant) => !variant.removedAt).map((variant) => ({ index: null as number | null, variantId: variant.id, attributes: variant.attributes, code: variant.code, keywords: variant.keywords }));
+  const resulting = stored
+    .filter((variant) => !variant.removedAt)
+    .map((variant) => ({
+      index: null as number | null,
+      variantId: variant.id,
+      attributes: variant.attributes,
+      code: variant.code,
+      keywords: variant.keywords,
+    }));
   const appended: { input: VariantInput; index: number; attributes: Record<string, string>; code: string; keywords: string[] }[] = [];
   let nextPosition = stored.length;
   for (const [index, input] of changes.variants.entries()) {
@@ -242,7 +272,10 @@ async function writeProduct(
     const keywords = input.keywords === undefined ? undefined : validateKeywords(input.keywords, `variants.${index}.keywords`);
     if (input.id) {
       const target = stored.find((variant) => variant.id === input.id);
-      if (!target) throw new Problem('validation-failed', `variant ${input.id} is not a variant of this product`, { errors: [{ path: `variants.${index}.id`, message: 'not a variant of this product' }] });
+      if (!target)
+        throw new Problem('validation-failed', `variant ${input.id} is not a variant of this product`, {
+          errors: [{ path: `variants.${index}.id`, message: 'not a variant of this product' }],
+        });
       if (target.removedAt) throw new Problem('variant-removed', `variant ${input.id} was removed from the product`);
       const entry = resulting.find((variant) => variant.variantId === input.id)!;
       Object.assign(entry, {
@@ -252,14 +285,28 @@ async function writeProduct(
         ...(keywords ? { keywords } : {}),
       });
     } else {
-      const code = input.code?.trim() || (await generateVariantCode(tx, product.code, nextPosition, [...resulting.map((v) => v.code), ...appended.map((v) => v.code)]));
+      const code =
+        input.code?.trim() ||
+        (await generateVariantCode(tx, product.code, nextPosition, [...resulting.map((v) => v.code), ...appended.map((v) => v.code)]));
       nextPosition += 1;
       appended.push({ input, index, attributes, code, keywords: keywords ?? [] });
     }
   }
-  const everyVariant = [...resulting, ...appended.map((variant) => ({ index: variant.index, variantId: null, attributes: variant.attributes, code: variant.code, keywords: variant.keywords }))];
+  const everyVariant = [
+    ...resulting,
+    ...appended.map((variant) => ({
+      index: variant.index,
+      variantId: null,
+      attributes: variant.attributes,
+      code: variant.code,
+      keywords: variant.keywords,
+    })),
+  ];
   if (order.length > 0 || everyVariant.length > 1) assertDistinctCombinations(order, everyVariant);
-  if (everyVariant.length === 0) throw new Problem('validation-failed', 'a product needs at least one variant', { errors: [{ path: 'variants', message: 'at least one' }] });
+  if (everyVariant.length === 0)
+    throw new Problem('validation-failed', 'a product needs at least one variant', {
+      errors: [{ path: 'variants', message: 'at least one' }],
+    });
 
   await checkMatchKeys(tx, product, everyVariant);
 
@@ -301,7 +348,11 @@ async function writeProduct(
 async function replaceCategories(tx: Tx, shopId: string, productId: string, categoryIds: string[]): Promise<void> {
   const unique = [...new Set(categoryIds)];
   const known = await tx<{ id: string }[]>`select id from categories where id = any(${unique})`;
-  refuseAbsent(categoryIds.flatMap((id, index) => (known.some((row) => row.id === id) ? [] : [{ path: `categoryIds.${index}`, noun: 'category', id }])));
+  refuseAbsent(
+    categoryIds.flatMap((id, index) =>
+      known.some((row) => row.id === id) ? [] : [{ path: `categoryIds.${index}`, noun: 'category', id }],
+    ),
+  );
   await tx`delete from product_categories where product_id = ${productId}`;
   for (const [position, categoryId] of unique.entries()) {
     await tx`insert into product_categories (shop_id, product_id, category_id, position) values (${shopId}, ${productId}, ${categoryId}, ${position})`;
@@ -323,10 +374,15 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
     Object.fromEntries(
       Object.entries(variant.attributes ?? {}).map(([rawName, rawValue]) => {
         const value = rawValue.trim();
-        if (value.length === 0 || value.length > 255) throw new Problem('validation-failed', `attribute ${rawName} needs a value of 1 to 255 characters`, { errors: [{ path: `variants.${index}.attributes.${rawName}`, message: '1 to 255 characters' }] });
+        if (value.length === 0 || value.length > 255)
+          throw new Problem('validation-failed', `attribute ${rawName} needs a value of 1 to 255 characters`, {
+            errors: [{ path: `variants.${index}.attributes.${rawName}`, message: '1 to 255 characters' }],
+          });
         const name = order.find((candidate) => matchKey(candidate) === matchKey(rawName))!;
         const shopName = known.find((row) => matchKey(row.name) === matchKey(rawName))?.name;
-        const shopValue = known.find((row) => matchKey(row.name) === matchKey(rawName) && row.value !== null && matchKey(row.value) === matchKey(value))?.value;
+        const shopValue = known.find(
+          (row) => matchKey(row.name) === matchKey(rawName) && row.value !== null && matchKey(row.value) === matchKey(value),
+        )?.value;
         if (!shopName) unknown.push(`name ${rawName}`);
         else if (!shopValue) unknown.push(`${shopName}=${value}`);
         return [shopName ?? name, shopValue ?? value];
@@ -334,7 +390,11 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
     ),
   );
   if (unknown.length > 0) {
-    assertHolds(writer.permissions, ['pos.products.update'], `adding attribute names or values not yet in the shop (${[...new Set(unknown)].join(', ')})`);
+    assertHolds(
+      writer.permissions,
+      ['pos.products.update'],
+      `adding attribute names or values not yet in the shop (${[...new Set(unknown)].join(', ')})`,
+    );
     for (const attributes of result) {
       for (const [name, value] of Object.entries(attributes)) {
         const [attribute] = await tx<{ id: string }[]>`
@@ -371,7 +431,13 @@ async function checkMatchKeys(
       const variantId = variant.variantId ?? `new:${position}`;
       return [
         { key: variant.code, source: 'variant_code' as const, productId: product.id, variantId, productName: product.name },
-        ...variant.keywords.map((keyword) => ({ key: keyword, source: 'keyword' as const, productId: product.id, variantId, productName: product.name })),
+        ...variant.keywords.map((keyword) => ({
+          key: keyword,
+          source: 'keyword' as const,
+          productId: product.id,
+          variantId,
+          productName: product.name,
+        })),
       ];
     }),
   ];

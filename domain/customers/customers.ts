@@ -1,5 +1,14 @@
 import { normalizeAddress, type Address, type AddressInput } from '../geography/index.js';
-import { escapeLike, normalizePhone, Problem, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page } from '../kernel/index.js';
+import {
+  escapeLike,
+  normalizePhone,
+  Problem,
+  syncedPage,
+  type CursorBinding,
+  type Fragment,
+  type ListQuery,
+  type Page,
+} from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -43,7 +52,12 @@ const ROW_COLUMNS = (tx: Tx) => tx`
   api_time(c.created_at) as created_at, api_time(c.updated_at) as updated_at, api_time(c.deleted_at) as deleted_at`;
 
 /** `GET /customers`: sorted by (updatedAt, id); `phone` exact in any accepted form; `search` in names. */
-export async function listCustomers(tx: Tx, query: ListQuery & CustomerFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<CustomerRow>> {
+export async function listCustomers(
+  tx: Tx,
+  query: ListQuery & CustomerFilters,
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<CustomerRow>> {
   return syncedPage<CustomerRow>(
     tx,
     {
@@ -54,7 +68,11 @@ export async function listCustomers(tx: Tx, query: ListQuery & CustomerFilters, 
       columns: ROW_COLUMNS(tx),
       filters: () => [
         // Normalised here, after the cursor is accepted: a bad cursor is refused first.
-        ...(query.phone === undefined ? [] : [tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${normalizePhone(query.phone, 'phone')})`]),
+        ...(query.phone === undefined
+          ? []
+          : [
+              tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${normalizePhone(query.phone, 'phone')})`,
+            ]),
         ...(query.search ? [tx`lower(c.name) like ${`%${escapeLike(query.search.toLowerCase())}%`}`] : []),
       ],
     },
@@ -81,7 +99,10 @@ export async function getCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
 /** A customer with phone contacts; emits only `customer.created`. A phone another customer holds is 409. */
 export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer): Promise<CustomerDetail> {
   const phones = normalizeContacts(input.contacts ?? []);
-  await assertPhonesFree(tx, phones.map((phone) => phone.value));
+  await assertPhonesFree(
+    tx,
+    phones.map((phone) => phone.value),
+  );
   const [created] = await tx<{ id: string }[]>`
     insert into customers (shop_id, name, gender, date_of_birth, source)
     values (${shopId}, ${input.name}, ${input.gender ?? null}, ${input.dateOfBirth ?? null}, 'manual')
@@ -95,7 +116,12 @@ export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer)
 }
 
 /** `PATCH /customers/{id}`: name, gender, date of birth. `customer.updated` only when one of them changed. */
-export async function updateCustomer(tx: Tx, shopId: string, id: string, changes: Partial<Pick<NewCustomer, 'name' | 'gender' | 'dateOfBirth'>>): Promise<CustomerDetail> {
+export async function updateCustomer(
+  tx: Tx,
+  shopId: string,
+  id: string,
+  changes: Partial<Pick<NewCustomer, 'name' | 'gender' | 'dateOfBirth'>>,
+): Promise<CustomerDetail> {
   const before = await lockedCustomer(tx, id);
   await tx`
     update customers set
@@ -108,11 +134,17 @@ export async function updateCustomer(tx: Tx, shopId: string, id: string, changes
 }
 
 /** `POST /customers/{id}/addresses`: unit ids checked against the hierarchy; an identical address is 409. */
-export async function addCustomerAddress(tx: Tx, shopId: string, customerId: string, input: AddressInput & { addressLine: string }): Promise<CustomerDetail['addresses'][number]> {
+export async function addCustomerAddress(
+  tx: Tx,
+  shopId: string,
+  customerId: string,
+  input: AddressInput & { addressLine: string },
+): Promise<CustomerDetail['addresses'][number]> {
   const before = await lockedCustomer(tx, customerId);
   const address = await normalizeAddress(tx, input);
   const identical = before.addresses.find((existing) => sameAddress(existing, address));
-  if (identical) throw new Problem('conflict', `the customer already has this address (${identical.id})`, { extra: { addressId: identical.id } });
+  if (identical)
+    throw new Problem('conflict', `the customer already has this address (${identical.id})`, { extra: { addressId: identical.id } });
   const [row] = await tx<{ id: string }[]>`
     insert into customer_addresses (shop_id, customer_id, recipient_name, recipient_phone, address_line, geo_system,
       province_unit_id, district_unit_id, ward_unit_id, province_name, district_name, ward_name)
@@ -169,7 +201,10 @@ function normalizeContacts(contacts: NonNullable<NewCustomer['contacts']>): { va
   });
   const phones = [...unique].map(([value, isPrimary]) => ({ value, isPrimary }));
   const primaries = phones.filter((phone) => phone.isPrimary);
-  if (primaries.length > 1) throw new Problem('validation-failed', 'at most one phone can be primary', { errors: [{ path: 'contacts', message: 'more than one isPrimary' }] });
+  if (primaries.length > 1)
+    throw new Problem('validation-failed', 'at most one phone can be primary', {
+      errors: [{ path: 'contacts', message: 'more than one isPrimary' }],
+    });
   if (primaries.length === 0 && phones[0]) phones[0].isPrimary = true;
   return phones;
 }
@@ -179,11 +214,24 @@ async function assertPhonesFree(tx: Tx, phones: string[]): Promise<void> {
   const [holder] = await tx<{ value: string; customerId: string }[]>`
     select k.value, k.customer_id from customer_contacts k join customers c on c.id = k.customer_id
     where k.kind = 'phone' and k.value = any(${phones}) and c.deleted_at is null limit 1`;
-  if (holder) throw new Problem('conflict', `${holder.value} already belongs to customer ${holder.customerId}`, { extra: { customerId: holder.customerId } });
+  if (holder)
+    throw new Problem('conflict', `${holder.value} already belongs to customer ${holder.customerId}`, {
+      extra: { customerId: holder.customerId },
+    });
 }
 
 function sameAddress(a: Omit<CustomerDetail['addresses'][number], 'id'>, b: Omit<CustomerDetail['addresses'][number], 'id'>): boolean {
   const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
-  const fields = ['recipientName', 'recipientPhone', 'addressLine', 'provinceUnitId', 'districtUnitId', 'wardUnitId', 'provinceName', 'districtName', 'wardName'] as const;
+  const fields = [
+    'recipientName',
+    'recipientPhone',
+    'addressLine',
+    'provinceUnitId',
+    'districtUnitId',
+    'wardUnitId',
+    'provinceName',
+    'districtName',
+    'wardName',
+  ] as const;
   return fields.every((field) => norm(a[field]) === norm(b[field]));
 }

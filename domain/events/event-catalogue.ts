@@ -52,7 +52,9 @@ export function readableOrder<T extends object>(order: T, permissions: readonly 
   if (permissions.includes('pos.products.read') || !Array.isArray(lines)) return order;
   return {
     ...order,
-    lines: (lines as Record<string, unknown>[]).map((line) => Object.fromEntries(Object.entries(line).filter(([field]) => !PRODUCT_FIELDS_OF_ORDER_LINES.includes(field)))),
+    lines: (lines as Record<string, unknown>[]).map((line) =>
+      Object.fromEntries(Object.entries(line).filter(([field]) => !PRODUCT_FIELDS_OF_ORDER_LINES.includes(field))),
+    ),
   };
 }
 

@@ -52,7 +52,9 @@ export function diffSnapshots(beforeShape: object, afterShape: object): Changes 
     else if (!same(before[name], after[name])) fields.push(name);
   }
   if (fields.length === 0) return null;
-  return 'status' in after && !same(before.status, after.status) ? { fields, status: { from: before.status, to: after.status } } : { fields };
+  return 'status' in after && !same(before.status, after.status)
+    ? { fields, status: { from: before.status, to: after.status } }
+    : { fields };
 }
 
 export function newEventId(): string {
@@ -81,7 +83,10 @@ export async function writeEvent(tx: Tx, event: EventInput): Promise<string> {
  * The emission rules for an edit: `<resource>.updated` with its changes when a `data` field
  * changed, nothing otherwise. Returns the event id, or null when nothing was emitted.
  */
-export async function recordUpdate(tx: Tx, input: { shopId: string; resource: string; resourceId: string; before: object; after: object }): Promise<string | null> {
+export async function recordUpdate(
+  tx: Tx,
+  input: { shopId: string; resource: string; resourceId: string; before: object; after: object },
+): Promise<string | null> {
   const type = `${input.resource}.updated`;
   const changes = diffSnapshots(input.before, input.after);
   if (changes) return writeEvent(tx, { shopId: input.shopId, type, resourceId: input.resourceId, data: input.after, changes });

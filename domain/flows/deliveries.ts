@@ -59,7 +59,14 @@ export interface DeliveryHistoryEntry {
  * A flow's runs, newest first. Anyone who may see the flow sees the runs; the content (the event's
  * data and the receiver's answers) only a viewer who may read that data type.
  */
-export async function deliveryHistory(tx: Tx, flowId: string, viewerPermissions: readonly string[], temporalUiUrl: string, namespace: string, limit = 50): Promise<DeliveryHistoryEntry[]> {
+export async function deliveryHistory(
+  tx: Tx,
+  flowId: string,
+  viewerPermissions: readonly string[],
+  temporalUiUrl: string,
+  namespace: string,
+  limit = 50,
+): Promise<DeliveryHistoryEntry[]> {
   const rows = await tx<(Omit<DeliveryHistoryEntry, 'temporalUrl'> & { workflowId: string })[]>`
     select d.delivery_id, d.event_id, d.event_type, d.status, d.test_run, d.workflow_id,
       api_time(d.created_at) as created_at, api_time(d.updated_at) as updated_at,

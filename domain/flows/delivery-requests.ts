@@ -44,7 +44,11 @@ export function hasValidSeal(key: string, request: DeliveryRequest & { seal?: st
 }
 
 /** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */
-function deliveryRequest(shop: { id: string; slug: string }, flow: { id: string; url: string; permissions: readonly string[] }, event: StoredEvent): DeliveryRequest {
+function deliveryRequest(
+  shop: { id: string; slug: string },
+  flow: { id: string; url: string; permissions: readonly string[] },
+  event: StoredEvent,
+): DeliveryRequest {
   return {
     shopId: shop.id,
     flowId: flow.id,

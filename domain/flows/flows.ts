@@ -45,9 +45,14 @@ function validateDestination(url: string): void {
   try {
     parsed = new URL(url);
   } catch {
-    throw new Problem('validation-failed', 'the HTTP-send address is not a URL', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+    throw new Problem('validation-failed', 'the HTTP-send address is not a URL', {
+      errors: [{ path: 'url', message: 'must be an https URL' }],
+    });
   }
-  if (parsed.protocol !== 'https:') throw new Problem('validation-failed', 'the HTTP-send address must use https', { errors: [{ path: 'url', message: 'must be an https URL' }] });
+  if (parsed.protocol !== 'https:')
+    throw new Problem('validation-failed', 'the HTTP-send address must use https', {
+      errors: [{ path: 'url', message: 'must be an https URL' }],
+    });
 }
 
 /**
@@ -55,19 +60,32 @@ function validateDestination(url: string): void {
  * page (it does not see row-level security). 400, detail only, otherwise.
  */
 async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefined; pageIds?: string[] | undefined }): Promise<void> {
-  const named = [...(pages.pageId ? [{ path: 'pageId', id: pages.pageId }] : []), ...(pages.pageIds ?? []).map((id, index) => ({ path: `pageIds.${index}`, id }))];
+  const named = [
+    ...(pages.pageId ? [{ path: 'pageId', id: pages.pageId }] : []),
+    ...(pages.pageIds ?? []).map((id, index) => ({ path: `pageIds.${index}`, id })),
+  ];
   if (named.length === 0) return;
   const known = await existingPageIds(tx, named.map((page) => page.id).filter(isUuid));
   refuseAbsent(named.filter((page) => !known.includes(page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
 }
 
 /** A flow with its HTTP-send block and first signing secret (sealed with `secretsKey`; the plaintext is shown once, here). */
-export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor: Actor, secretsKey: KeyObject): Promise<{ flowId: string; secret: string }> {
+export async function createFlow(
+  tx: Tx,
+  shopId: string,
+  input: FlowInput,
+  actor: Actor,
+  secretsKey: KeyObject,
+): Promise<{ flowId: string; secret: string }> {
   if (!isEventType(input.eventType)) {
-    throw new Problem('validation-failed', `unknown event type ${input.eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+    throw new Problem('validation-failed', `unknown event type ${input.eventType}`, {
+      errors: [{ path: 'eventType', message: 'unknown event type' }],
+    });
   }
   if (needsPage(input.eventType) && !input.pageId) {
-    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', {
+      errors: [{ path: 'pageId', message: 'required for message events' }],
+    });
   }
   validateDestination(input.url);
   await assertShopPages(tx, input);
@@ -81,7 +99,14 @@ export async function createFlow(tx: Tx, shopId: string, input: FlowInput, actor
     values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
             ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
   const secret = await addSigningSecret(tx, flowId, shopId, secretsKey);
-  await writeShopLog(tx, { shopId, actorUserId: actor, action: 'flow.created', subjectType: 'flow', subjectId: flowId, details: { eventType: input.eventType, state } });
+  await writeShopLog(tx, {
+    shopId,
+    actorUserId: actor,
+    action: 'flow.created',
+    subjectType: 'flow',
+    subjectId: flowId,
+    details: { eventType: input.eventType, state },
+  });
   return { flowId, secret };
 }
 
@@ -96,7 +121,14 @@ export async function setFlowState(tx: Tx, flowId: string, state: FlowState, act
     where id = ${flowId}
     returning shop_id`;
   if (!flow) throw new Problem('not-found', `no flow ${flowId}`);
-  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.state_changed', subjectType: 'flow', subjectId: flowId, details: { state } });
+  await writeShopLog(tx, {
+    shopId: flow.shopId,
+    actorUserId: actor,
+    action: 'flow.state_changed',
+    subjectType: 'flow',
+    subjectId: flowId,
+    details: { state },
+  });
 }
 
 /**
@@ -117,9 +149,18 @@ export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<Matched
 
 /** A 410 Gone from the receiver: the HTTP-send block is switched off, and the shop log says why. */
 export async function switchOffHttpSend(tx: Tx, flowId: string, reason: string): Promise<void> {
-  const [flow] = await tx<{ shopId: string }[]>`update flows set http_enabled = false, updated_at = now() where id = ${flowId} returning shop_id`;
+  const [flow] = await tx<
+    { shopId: string }[]
+  >`update flows set http_enabled = false, updated_at = now() where id = ${flowId} returning shop_id`;
   if (!flow) return;
-  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: null, action: 'flow.http_send_switched_off', subjectType: 'flow', subjectId: flowId, details: { reason } });
+  await writeShopLog(tx, {
+    shopId: flow.shopId,
+    actorUserId: null,
+    action: 'flow.http_send_switched_off',
+    subjectType: 'flow',
+    subjectId: flowId,
+    details: { reason },
+  });
 }
 
 export interface Flow {
@@ -155,9 +196,15 @@ export async function getFlow(tx: Tx, flowId: string): Promise<Flow> {
 export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<FlowInput, 'state'>>, actor: Actor): Promise<Flow> {
   const current = await getFlow(tx, flowId);
   const eventType = changes.eventType ?? current.eventType;
-  if (!isEventType(eventType)) throw new Problem('validation-failed', `unknown event type ${eventType}`, { errors: [{ path: 'eventType', message: 'unknown event type' }] });
+  if (!isEventType(eventType))
+    throw new Problem('validation-failed', `unknown event type ${eventType}`, {
+      errors: [{ path: 'eventType', message: 'unknown event type' }],
+    });
   const pageId = changes.pageId === undefined ? current.pageId : changes.pageId;
-  if (needsPage(eventType) && !pageId) throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', { errors: [{ path: 'pageId', message: 'required for message events' }] });
+  if (needsPage(eventType) && !pageId)
+    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', {
+      errors: [{ path: 'pageId', message: 'required for message events' }],
+    });
   const url = changes.url ?? current.url;
   validateDestination(url);
   await assertShopPages(tx, changes);
@@ -184,7 +231,11 @@ export async function deleteFlow(tx: Tx, flowId: string, actor: Actor): Promise<
  * A sample event of the flow's trigger type for a test-run: the shop's latest record of that kind
  * in its `GET` shape, or a synthetic record when the shop has none (or the kind has no reader yet).
  */
-export async function sampleEvent(tx: Tx, eventType: EventType, readers: Partial<Record<string, (tx: Tx) => Promise<Record<string, unknown> | undefined>>>): Promise<StoredEvent> {
+export async function sampleEvent(
+  tx: Tx,
+  eventType: EventType,
+  readers: Partial<Record<string, (tx: Tx) => Promise<Record<string, unknown> | undefined>>>,
+): Promise<StoredEvent> {
   const resource = eventType.split('.')[0]!;
   const data = (await readers[resource]?.(tx)) ?? { id: randomUUID(), sample: true };
   const isUpdate = eventType.endsWith('.updated') || eventType.endsWith('.status_changed');

@@ -5,7 +5,14 @@
  */
 
 export { deliveryHistory, markDeliveryFailed, recordAttempt, type DeliveryRef } from './deliveries.js';
-export { hasValidSeal, requestsForEvent, resendRequest, sealDeliveryRequest, testRunRequest, type DeliveryRequest } from './delivery-requests.js';
+export {
+  hasValidSeal,
+  requestsForEvent,
+  resendRequest,
+  sealDeliveryRequest,
+  testRunRequest,
+  type DeliveryRequest,
+} from './delivery-requests.js';
 export { shopOfFlow } from './flow-lookup.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';

@@ -35,6 +35,12 @@ export async function rotateSigningSecret(tx: Tx, flowId: string, actor: Actor, 
     set expires_at = least(expires_at, now() + make_interval(hours => ${SECRET_OVERLAP_HOURS}))
     where flow_id = ${flowId} and (expires_at is null or expires_at > now())`;
   const secret = await addSigningSecret(tx, flowId, flow.shopId, secretsKey);
-  await writeShopLog(tx, { shopId: flow.shopId, actorUserId: actor, action: 'flow.secret_rotated', subjectType: 'flow', subjectId: flowId });
+  await writeShopLog(tx, {
+    shopId: flow.shopId,
+    actorUserId: actor,
+    action: 'flow.secret_rotated',
+    subjectType: 'flow',
+    subjectId: flowId,
+  });
   return secret;
 }

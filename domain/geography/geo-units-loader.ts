@@ -12,7 +12,11 @@ export const EXPECTED_GEO_UNITS = {
   new: { provinces: 34, wards: 3_321 },
 } as const;
 export const EXPECTED_GEO_UNIT_COUNT =
-  EXPECTED_GEO_UNITS.old.provinces + EXPECTED_GEO_UNITS.old.districts + EXPECTED_GEO_UNITS.old.wards + EXPECTED_GEO_UNITS.new.provinces + EXPECTED_GEO_UNITS.new.wards;
+  EXPECTED_GEO_UNITS.old.provinces +
+  EXPECTED_GEO_UNITS.old.districts +
+  EXPECTED_GEO_UNITS.old.wards +
+  EXPECTED_GEO_UNITS.new.provinces +
+  EXPECTED_GEO_UNITS.new.wards;
 
 export interface GeoUnitRow {
   id: string;
@@ -75,9 +79,14 @@ export function geoUnitRows(): GeoUnitRow[] {
   const newProvinces = table<NewProvince>('provinces');
   const newWards = table<NewWard>('wards');
 
-  const counts = { old: { provinces: oldProvinces.length, districts: oldDistricts.length, wards: oldWards.length }, new: { provinces: newProvinces.length, wards: newWards.length } };
+  const counts = {
+    old: { provinces: oldProvinces.length, districts: oldDistricts.length, wards: oldWards.length },
+    new: { provinces: newProvinces.length, wards: newWards.length },
+  };
   if (JSON.stringify(counts) !== JSON.stringify(EXPECTED_GEO_UNITS)) {
-    throw new Error(`geography packages changed: found ${JSON.stringify(counts)}, expected ${JSON.stringify(EXPECTED_GEO_UNITS)}; review the data and update EXPECTED_GEO_UNITS`);
+    throw new Error(
+      `geography packages changed: found ${JSON.stringify(counts)}, expected ${JSON.stringify(EXPECTED_GEO_UNITS)}; review the data and update EXPECTED_GEO_UNITS`,
+    );
   }
 
   const byCode = (a: { code: string }, b: { code: string }) => (a.code < b.code ? -1 : a.code > b.code ? 1 : 0);
@@ -85,7 +94,9 @@ export function geoUnitRows(): GeoUnitRow[] {
     ...oldProvinces.map((p) => unit('old', 1, p.code, p.name_with_type, null)).sort(byCode),
     ...oldDistricts.map((d) => unit('old', 2, d.code, d.name_with_type, d.parent_code!)).sort(byCode),
     ...oldWards.map((w) => unit('old', 3, w.code, w.name_with_type, w.parent_code!)).sort(byCode),
-    ...newProvinces.map((p) => unit('new', 1, p.province_code, p.place_type === 'Tỉnh' && !/^Tỉnh /.test(p.name) ? `Tỉnh ${p.name}` : p.name, null)).sort(byCode),
+    ...newProvinces
+      .map((p) => unit('new', 1, p.province_code, p.place_type === 'Tỉnh' && !/^Tỉnh /.test(p.name) ? `Tỉnh ${p.name}` : p.name, null))
+      .sort(byCode),
     ...newWards.map((w) => unit('new', 3, w.ward_code, w.name, w.province_code)).sort(byCode),
   ];
 }

@@ -27,7 +27,10 @@ export const GEO_UNIT_NAMESPACE = '7f740362-35d7-402b-90a1-e6191ee7c735';
 /** RFC 9562 UUID version 5: SHA-1 of the namespace's 16 bytes followed by the UTF-8 name. */
 export function uuidV5(name: string, namespace: string): string {
   if (!isUuid(namespace)) throw new Error(`not a UUID: ${namespace}`);
-  const hash = createHash('sha1').update(Buffer.from(namespace.replaceAll('-', ''), 'hex')).update(name, 'utf8').digest();
+  const hash = createHash('sha1')
+    .update(Buffer.from(namespace.replaceAll('-', ''), 'hex'))
+    .update(name, 'utf8')
+    .digest();
   hash[6] = (hash[6]! & 0x0f) | 0x50;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');
@@ -60,7 +63,10 @@ export function toSearchName(text: string): string {
  * sorted by name; `search` keeps the names that contain it, ignoring case and accents. A `parentId`
  * that does not exist or belongs to the other system is `not-found`.
  */
-export async function listGeoUnits(sql: Sql | Tx, query: { system: GeoSystem; parentId?: string | undefined; search?: string | undefined }): Promise<GeoUnit[]> {
+export async function listGeoUnits(
+  sql: Sql | Tx,
+  query: { system: GeoSystem; parentId?: string | undefined; search?: string | undefined },
+): Promise<GeoUnit[]> {
   const { system, parentId } = query;
   if (parentId !== undefined) {
     const [parent] = isUuid(parentId) ? await sql<{ system: GeoSystem }[]>`select system from geo_units where id = ${parentId}` : [];
@@ -113,18 +119,37 @@ const SLOTS: readonly { slot: Slot; level: GeoLevel; noun: string }[] = [
  * (`shippingAddress.`).
  */
 export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInput, path = ''): Promise<AddressUnits> {
-  const ids = { provinceUnitId: input.provinceUnitId ?? null, districtUnitId: input.districtUnitId ?? null, wardUnitId: input.wardUnitId ?? null };
+  const ids = {
+    provinceUnitId: input.provinceUnitId ?? null,
+    districtUnitId: input.districtUnitId ?? null,
+    wardUnitId: input.wardUnitId ?? null,
+  };
   const given = SLOTS.filter(({ slot }) => ids[slot] !== null);
   if (given.length === 0) {
-    return { geoSystem: null, provinceUnitId: null, districtUnitId: null, wardUnitId: null, provinceName: null, districtName: null, wardName: null };
+    return {
+      geoSystem: null,
+      provinceUnitId: null,
+      districtUnitId: null,
+      wardUnitId: null,
+      provinceName: null,
+      districtName: null,
+      wardName: null,
+    };
   }
 
   const refuse = (errors: FieldError[]): never => {
-    throw new Problem('validation-failed', 'The administrative units of the address do not fit together', { errors: errors.map((error) => ({ ...error, path: `${path}${error.path}` })) });
+    throw new Problem('validation-failed', 'The administrative units of the address do not fit together', {
+      errors: errors.map((error) => ({ ...error, path: `${path}${error.path}` })),
+    });
   };
 
   const wellFormed = given.map(({ slot }) => ids[slot]!).filter(isUuid);
-  const rows = wellFormed.length === 0 ? [] : await sql<(GeoUnit & { id: string })[]>`select id, system, level, parent_id, name from geo_units where id = any(${wellFormed}::uuid[])`;
+  const rows =
+    wellFormed.length === 0
+      ? []
+      : await sql<
+          (GeoUnit & { id: string })[]
+        >`select id, system, level, parent_id, name from geo_units where id = any(${wellFormed}::uuid[])`;
   const byId = new Map(rows.map((row) => [row.id.toLowerCase(), row]));
   const unitOf = (slot: Slot) => (ids[slot] === null ? null : (byId.get(ids[slot].toLowerCase()) ?? null));
 
@@ -147,7 +172,10 @@ export async function resolveAddressUnits(sql: Sql | Tx, input: AddressUnitsInpu
   for (const { slot } of given.slice(1)) {
     const unit = unitOf(slot)!;
     if (unit.system !== first.system) {
-      errors.push({ path: slot, message: `the unit belongs to the ${unit.system} system but ${given[0]!.slot} to the ${first.system} system` });
+      errors.push({
+        path: slot,
+        message: `the unit belongs to the ${unit.system} system but ${given[0]!.slot} to the ${first.system} system`,
+      });
     }
   }
   if (errors.length > 0) refuse(errors);

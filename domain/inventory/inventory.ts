@@ -87,7 +87,12 @@ const STOCK_SOURCE = (tx: Tx) => tx`
  * transit changes (the `stock_mark_change` trigger). Rows of a removed variant, a deleted product or
  * a deleted warehouse leave the list.
  */
-export async function listStock(tx: Tx, query: ListQuery & StockFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<StockRow>> {
+export async function listStock(
+  tx: Tx,
+  query: ListQuery & StockFilters,
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<StockRow>> {
   return syncedPage<StockRow>(
     tx,
     {
@@ -136,7 +141,13 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
   const merged = new Map<string, { variantId: string; warehouseId: string; quantity: Decimal; reserved: Decimal; inTransit: Decimal }>();
   for (const move of moves) {
     const key = `${move.variantId}/${move.warehouseId}`;
-    const entry = merged.get(key) ?? { variantId: move.variantId, warehouseId: move.warehouseId, quantity: new Decimal(0), reserved: new Decimal(0), inTransit: new Decimal(0) };
+    const entry = merged.get(key) ?? {
+      variantId: move.variantId,
+      warehouseId: move.warehouseId,
+      quantity: new Decimal(0),
+      reserved: new Decimal(0),
+      inTransit: new Decimal(0),
+    };
     entry.quantity = entry.quantity.plus(move.quantityDelta ?? 0);
     entry.reserved = entry.reserved.plus(move.reservedDelta ?? 0);
     entry.inTransit = entry.inTransit.plus(move.inTransitDelta ?? 0);
@@ -156,14 +167,26 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
     const reserved = new Decimal(before!.reserved);
     const inTransit = new Decimal(before!.inTransit);
     const availableBefore = quantity.minus(reserved);
-    const after = { quantity: quantity.plus(move.quantity), reserved: reserved.plus(move.reserved), inTransit: inTransit.plus(move.inTransit) };
+    const after = {
+      quantity: quantity.plus(move.quantity),
+      reserved: reserved.plus(move.reserved),
+      inTransit: inTransit.plus(move.inTransit),
+    };
     const availableAfter = after.quantity.minus(after.reserved);
     const where = `variant ${move.variantId} in warehouse ${move.warehouseId}`;
     if (availableAfter.lt(availableBefore) && availableAfter.isNegative()) {
-      throw new Problem('insufficient-stock', `${where}: ${availableBefore.toFixed()} available, ${availableBefore.minus(availableAfter).toFixed()} needed`);
+      throw new Problem(
+        'insufficient-stock',
+        `${where}: ${availableBefore.toFixed()} available, ${availableBefore.minus(availableAfter).toFixed()} needed`,
+      );
     }
-    if (after.reserved.isNegative()) throw new Problem('insufficient-stock', `${where}: only ${reserved.toFixed()} reserved, ${move.reserved.neg().toFixed()} to release`);
-    if (after.inTransit.isNegative()) throw new Problem('insufficient-stock', `${where}: only ${inTransit.toFixed()} in transit, ${move.inTransit.neg().toFixed()} to receive`);
+    if (after.reserved.isNegative())
+      throw new Problem('insufficient-stock', `${where}: only ${reserved.toFixed()} reserved, ${move.reserved.neg().toFixed()} to release`);
+    if (after.inTransit.isNegative())
+      throw new Problem(
+        'insufficient-stock',
+        `${where}: only ${inTransit.toFixed()} in transit, ${move.inTransit.neg().toFixed()} to receive`,
+      );
     if ([after.quantity, after.reserved, after.inTransit].some((value) => value.abs().gte(QUANTITY_LIMIT))) {
       throw new Problem('validation-failed', `${where}: the stock would exceed ${QUANTITY_LIMIT.minus('0.001').toFixed()}`);
     }
@@ -223,7 +246,8 @@ export async function createInventoryDocument(tx: Tx, shopId: string, input: New
  */
 export async function postInventoryDocument(tx: Tx, shopId: string, id: string): Promise<InventoryDocument> {
   const document = await lockedDocument(tx, id);
-  if (document.status !== 'draft') throw new Problem('document-already-posted', `inventory document ${id} was already posted at ${document.postedAt}`);
+  if (document.status !== 'draft')
+    throw new Problem('document-already-posted', `inventory document ${id} was already posted at ${document.postedAt}`);
   await assertUsable(tx, document, 'post');
   const moves = document.lines.flatMap((line): StockMove[] => {
     const quantity = new Decimal(line.quantity);
@@ -251,13 +275,20 @@ export async function postInventoryDocument(tx: Tx, shopId: string, id: string):
  */
 export async function receiveInventoryDocument(tx: Tx, shopId: string, id: string): Promise<InventoryDocument> {
   const document = await lockedDocument(tx, id);
-  if (document.kind !== 'transfer') throw new Problem('conflict', `inventory document ${id} is a ${document.kind}; only a transfer is received`);
+  if (document.kind !== 'transfer')
+    throw new Problem('conflict', `inventory document ${id} is a ${document.kind}; only a transfer is received`);
   if (document.status === 'draft') throw new Problem('conflict', `transfer ${id} is a draft; post it before receiving it`);
-  if (document.status === 'received') throw new Problem('document-already-posted', `transfer ${id} was already received at ${document.receivedAt}`);
+  if (document.status === 'received')
+    throw new Problem('document-already-posted', `transfer ${id} was already received at ${document.receivedAt}`);
   await adjustStock(
     tx,
     shopId,
-    document.lines.map((line) => ({ variantId: line.variantId, warehouseId: document.targetWarehouseId!, quantityDelta: line.quantity, inTransitDelta: new Decimal(line.quantity).neg().toFixed() })),
+    document.lines.map((line) => ({
+      variantId: line.variantId,
+      warehouseId: document.targetWarehouseId!,
+      quantityDelta: line.quantity,
+      inTransitDelta: new Decimal(line.quantity).neg().toFixed(),
+    })),
   );
   await tx`update inventory_documents set status = 'received', received_at = now() where id = ${id}`;
   return getInventoryDocument(tx, id);
@@ -284,20 +315,32 @@ async function assertUsable(tx: Tx, input: NewInventoryDocument, stage: 'create'
     where v.id = any(${[...new Set(input.lines.map((line) => line.variantId))]}::uuid[])`;
 
   const absent: AbsentReference[] = [
-    ...warehouseSlots.filter((slot) => !warehouses.some((warehouse) => warehouse.id === slot.id)).map((slot) => ({ ...slot, noun: 'warehouse' })),
-    ...input.lines.flatMap((line, index) => (variants.some((variant) => variant.id === line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }])),
+    ...warehouseSlots
+      .filter((slot) => !warehouses.some((warehouse) => warehouse.id === slot.id))
+      .map((slot) => ({ ...slot, noun: 'warehouse' })),
+    ...input.lines.flatMap((line, index) =>
+      variants.some((variant) => variant.id === line.variantId)
+        ? []
+        : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }],
+    ),
   ];
   if (absent.length > 0) {
     if (stage === 'post') throw noLongerPostable(describeAbsent(absent));
     refuseAbsent(absent);
   }
 
-  const errors = [...shapeErrors(input), ...deletedWarehouseErrors(warehouseSlots, warehouses), ...unstockableVariantErrors(input.lines, variants)];
+  const errors = [
+    ...shapeErrors(input),
+    ...deletedWarehouseErrors(warehouseSlots, warehouses),
+    ...unstockableVariantErrors(input.lines, variants),
+  ];
   if (errors.length > 0) {
     if (stage === 'post') throw noLongerPostable(errors.map((error) => `${error.path} ${error.message}`).join('; '));
     throw new Problem('validation-failed', 'The inventory document is invalid', { errors });
   }
-  const removed = input.lines.filter((line) => variants.find((variant) => variant.id === line.variantId)!.removed).map((line) => line.variantId);
+  const removed = input.lines
+    .filter((line) => variants.find((variant) => variant.id === line.variantId)!.removed)
+    .map((line) => line.variantId);
   if (removed.length > 0) throw new Problem('variant-removed', `variants removed from their product: ${removed.join(', ')}`);
 }
 
@@ -320,7 +363,10 @@ function noLongerPostable(why: string): Problem {
 /** The warehouses the document names: the source, and a target that differs from it. */
 function warehouseSlotsOf(input: NewInventoryDocument): { path: string; id: string }[] {
   const target = input.targetWarehouseId ?? null;
-  return [{ path: 'warehouseId', id: input.warehouseId }, ...(target === null || target === input.warehouseId ? [] : [{ path: 'targetWarehouseId', id: target }])];
+  return [
+    { path: 'warehouseId', id: input.warehouseId },
+    ...(target === null || target === input.warehouseId ? [] : [{ path: 'targetWarehouseId', id: target }]),
+  ];
 }
 
 /** What is wrong with the body itself: the target warehouse for the kind, the quantities, a variant on two lines. */
@@ -338,7 +384,10 @@ function shapeErrors(input: NewInventoryDocument): FieldError[] {
     const quantity = new Decimal(line.quantity);
     if (quantity.decimalPlaces() > 3) errors.push({ path: `lines.${index}.quantity`, message: 'at most three decimals' });
     else if (input.kind === 'adjustment' ? quantity.isZero() : quantity.lte(0)) {
-      errors.push({ path: `lines.${index}.quantity`, message: input.kind === 'adjustment' ? 'must not be zero (a signed change)' : 'must be greater than zero' });
+      errors.push({
+        path: `lines.${index}.quantity`,
+        message: input.kind === 'adjustment' ? 'must not be zero (a signed change)' : 'must be greater than zero',
+      });
     }
     if (seen.has(line.variantId)) errors.push({ path: `lines.${index}.variantId`, message: 'the variant is already on another line' });
     seen.add(line.variantId);
@@ -348,7 +397,9 @@ function shapeErrors(input: NewInventoryDocument): FieldError[] {
 
 /** Warehouses of the shop that were deleted (every slot names a stored warehouse by now). */
 function deletedWarehouseErrors(slots: readonly { path: string; id: string }[], warehouses: readonly StoredWarehouse[]): FieldError[] {
-  return slots.filter((slot) => warehouses.find((warehouse) => warehouse.id === slot.id)!.deleted).map((slot) => ({ path: slot.path, message: 'the warehouse is deleted' }));
+  return slots
+    .filter((slot) => warehouses.find((warehouse) => warehouse.id === slot.id)!.deleted)
+    .map((slot) => ({ path: slot.path, message: 'the warehouse is deleted' }));
 }
 
 /** Variants of the shop that cannot hold stock: of a deleted product, or a service. */

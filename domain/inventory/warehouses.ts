@@ -6,7 +6,9 @@ export interface Warehouse extends Named {
 
 /** Warehouses not deleted. */
 export async function listWarehouses(tx: Tx): Promise<Warehouse[]> {
-  return [...(await tx<Warehouse[]>`select id, name, address from warehouses where deleted_at is null order by lower(unaccent(name)), name, id`)];
+  return [
+    ...(await tx<Warehouse[]>`select id, name, address from warehouses where deleted_at is null order by lower(unaccent(name)), name, id`),
+  ];
 }
 
 /** A `from` item of the shop's warehouses not deleted (column `id`), for another module's reference checks. */

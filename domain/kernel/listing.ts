@@ -97,7 +97,10 @@ export async function syncedPage<T extends object>(
 ): Promise<Page<T>> {
   const { query, binding, ceilingSeconds } = options;
   const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
-  const conditions = [...syncConditions(tx, { table: list.table, column: list.column, query, position, ceilingSeconds, softDelete: list.softDelete }), ...(list.filters?.() ?? [])];
+  const conditions = [
+    ...syncConditions(tx, { table: list.table, column: list.column, query, position, ceilingSeconds, softDelete: list.softDelete }),
+    ...(list.filters?.() ?? []),
+  ];
   const column = tx(`${list.table}.${list.column}`);
   const id = tx(`${list.table}.id`);
   const rows = await tx<(T & PositionColumns)[]>`
@@ -134,7 +137,8 @@ function syncConditions(
   const id = tx(`${options.table}.id`);
   const conditions: Fragment[] = [];
   // Bound as text: postgres.js would send a timestamptz parameter through Date, dropping microseconds.
-  if (options.position) conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`);
+  if (options.position)
+    conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`);
   if (options.query.updatedSince) {
     conditions.push(tx`${column} >= ${options.query.updatedSince}`);
     conditions.push(tx`${column} <= now() - make_interval(secs => ${options.ceilingSeconds + SAFETY_MARGIN_SECONDS})`);
@@ -152,7 +156,13 @@ function whereAll(tx: Tx, conditions: Fragment[]): Fragment {
  * Turns `limit + 1` fetched rows into a page: the extra row only tells that there is more.
  * `position` reads the sort key (as text) and id of a row.
  */
-export function toPage<Row, T>(rows: Row[], limit: number, binding: CursorBinding, position: (row: Row) => Position, present: (row: Row) => T): Page<T> {
+export function toPage<Row, T>(
+  rows: Row[],
+  limit: number,
+  binding: CursorBinding,
+  position: (row: Row) => Position,
+  present: (row: Row) => T,
+): Page<T> {
   const more = rows.length > limit;
   const shown = more ? rows.slice(0, limit) : rows;
   const last = shown.at(-1);

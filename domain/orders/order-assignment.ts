@@ -36,8 +36,16 @@ export async function assignHandler(tx: Tx, shopId: string, choice: HandlerChoic
     const members = await usableMembersOfRole(tx, choice.handlerRoleId);
     if (members.length > 0) return nextInTurn(tx, shopId, `role:${choice.handlerRoleId}`, members);
   }
-  const ownOrders = await tx<{ userId: string }[]>`select m.user_id from ${USABLE_MEMBERS(tx)} and m.sees_only_own_orders order by m.user_id`;
-  if (ownOrders.length > 0) return nextInTurn(tx, shopId, 'own-orders-roles', ownOrders.map((row) => row.userId));
+  const ownOrders = await tx<
+    { userId: string }[]
+  >`select m.user_id from ${USABLE_MEMBERS(tx)} and m.sees_only_own_orders order by m.user_id`;
+  if (ownOrders.length > 0)
+    return nextInTurn(
+      tx,
+      shopId,
+      'own-orders-roles',
+      ownOrders.map((row) => row.userId),
+    );
   const busiest = await busiestHandlers(tx, shopId);
   if (busiest.length > 0) return nextInTurn(tx, shopId, 'busiest-handlers', [...busiest].sort());
   const [fallback] = await tx<{ userId: string }[]>`

@@ -95,13 +95,19 @@ const LINES_AND_PAYMENTS = (tx: Tx) => tx`
     from order_lines l where l.order_id = o.id), '[]') as lines,
   coalesce((select json_agg(json_build_object('methodId', p.method_id, 'methodName', m.name, 'amount', api_decimal(p.amount)) order by p.position)
     from order_payments p join payment_methods m on m.id = p.method_id where p.order_id = o.id), '[]') as payments`;
-const AUDIT_TIMES = (tx: Tx) => tx`api_time(o.created_at) as created_at, api_time(o.updated_at) as updated_at, api_time(o.deleted_at) as deleted_at`;
+const AUDIT_TIMES = (tx: Tx) =>
+  tx`api_time(o.created_at) as created_at, api_time(o.updated_at) as updated_at, api_time(o.deleted_at) as deleted_at`;
 const SOURCE = (tx: Tx) => tx`
   orders o
   left join sales_channels sc on sc.id = o.sales_channel_id`;
 
 /** `GET /orders`: (updatedAt, id) order; rows without lines, payments, shipping address, credit and exchange flag. */
-export async function listOrders(tx: Tx, query: ListQuery & OrderFilters, binding: CursorBinding, ceilingSeconds: number): Promise<Page<OrderRow>> {
+export async function listOrders(
+  tx: Tx,
+  query: ListQuery & OrderFilters,
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<OrderRow>> {
   return syncedPage<OrderRow>(
     tx,
     {

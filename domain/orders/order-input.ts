@@ -41,9 +41,14 @@ export async function resolveLines(tx: Tx, lines: readonly OrderLineInput[]): Pr
   const ids = [...new Set(lines.map((line) => line.variantId))];
   const variants = await variantsForOrderLines(tx, ids);
   const byId = new Map(variants.map((variant) => [variant.id, variant]));
-  refuseAbsent(lines.flatMap((line, index) => (byId.has(line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }])));
+  refuseAbsent(
+    lines.flatMap((line, index) =>
+      byId.has(line.variantId) ? [] : [{ path: `lines.${index}.variantId`, noun: 'variant', id: line.variantId }],
+    ),
+  );
   const removed = variants.filter((variant) => variant.removed);
-  if (removed.length > 0) throw new Problem('variant-removed', `variant ${removed.map((variant) => variant.code).join(', ')} was removed from its product`);
+  if (removed.length > 0)
+    throw new Problem('variant-removed', `variant ${removed.map((variant) => variant.code).join(', ')} was removed from its product`);
   return lines.map((line) => {
     const variant = byId.get(line.variantId)!;
     return {
@@ -110,7 +115,10 @@ export async function normalizeShippingAddress(tx: Tx, input: AddressInput | nul
 }
 
 /** Both `handlerUserId` and `handlerRoleId` at once is 400 (spec, Orders, rule 2). */
-export function assertOneHandlerChoice(choice: { handlerUserId?: string | null | undefined; handlerRoleId?: string | null | undefined }): void {
+export function assertOneHandlerChoice(choice: {
+  handlerUserId?: string | null | undefined;
+  handlerRoleId?: string | null | undefined;
+}): void {
   if (choice.handlerUserId && choice.handlerRoleId) {
     refuse([{ path: 'handlerRoleId', message: 'send either handlerUserId or handlerRoleId, not both' }]);
   }

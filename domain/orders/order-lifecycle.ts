@@ -75,18 +75,29 @@ export interface ReturnInput {
  * line total × returned / quantity, rounded to three decimals), and `exchangeReturn` becomes true
  * when every return of the order is an exchange. Emits `order.updated`.
  */
-export async function recordReturn(tx: Tx, shopId: string, orderId: string, input: ReturnInput): Promise<{ returnId: string; order: OrderDetail }> {
+export async function recordReturn(
+  tx: Tx,
+  shopId: string,
+  orderId: string,
+  input: ReturnInput,
+): Promise<{ returnId: string; order: OrderDetail }> {
   const before = await lockedOrder(tx, orderId);
-  if (stockPhase(before.status) !== 'out') throw new Problem('conflict', `order ${before.code} in state ${before.status} has no goods with the customer`);
+  if (stockPhase(before.status) !== 'out')
+    throw new Problem('conflict', `order ${before.code} in state ${before.status} has no goods with the customer`);
   const stocked = new Set((await stockedLinesOf(tx, orderId)).map((line) => line.variantId));
   let amount = new Decimal(0);
   const moves = input.lines.map((returned, index) => {
     const line = before.lines.find((candidate) => candidate.id === returned.lineId);
     const path = `lines.${index}`;
-    if (!line) throw new Problem('validation-failed', `no line ${returned.lineId} in order ${before.code}`, { errors: [{ path: `${path}.lineId`, message: 'not a line of the order' }] });
+    if (!line)
+      throw new Problem('validation-failed', `no line ${returned.lineId} in order ${before.code}`, {
+        errors: [{ path: `${path}.lineId`, message: 'not a line of the order' }],
+      });
     const quantity = new Decimal(returned.quantity);
     if (quantity.lte(0) || quantity.plus(line.returnedQuantity).gt(line.quantity)) {
-      throw new Problem('validation-failed', `line ${line.id}: ${line.returnedQuantity} of ${line.quantity} already returned`, { errors: [{ path: `${path}.quantity`, message: 'more than was sold' }] });
+      throw new Problem('validation-failed', `line ${line.id}: ${line.returnedQuantity} of ${line.quantity} already returned`, {
+        errors: [{ path: `${path}.quantity`, message: 'more than was sold' }],
+      });
     }
     amount = amount.plus(new Decimal(line.lineTotal).times(quantity).div(line.quantity).toDecimalPlaces(3, Decimal.ROUND_HALF_UP));
     return { line, quantity };
@@ -97,7 +108,9 @@ export async function recordReturn(tx: Tx, shopId: string, orderId: string, inpu
   await adjustStock(
     tx,
     shopId,
-    moves.filter(({ line }) => stocked.has(line.variantId)).map(({ line, quantity }) => ({ variantId: line.variantId, warehouseId: before.warehouseId, quantityDelta: quantity.toFixed() })),
+    moves
+      .filter(({ line }) => stocked.has(line.variantId))
+      .map(({ line, quantity }) => ({ variantId: line.variantId, warehouseId: before.warehouseId, quantityDelta: quantity.toFixed() })),
   );
   const [created] = await tx<{ id: string }[]>`
     insert into order_returns (shop_id, order_id, exchange, amount, credit_order_id)

@@ -62,21 +62,29 @@ export function stockPhase(status: OrderStatus): StockPhase {
  * Refuses a status change outside the shop's matrix (422 `order-status-not-allowed`), and
  * cancelling an order already shipped without `pos.orders.delete` (403).
  */
-export function assertTransition(from: OrderStatus, to: OrderStatus, permissions: readonly string[], matrix: StatusMatrix = DEFAULT_STATUS_MATRIX): void {
+export function assertTransition(
+  from: OrderStatus,
+  to: OrderStatus,
+  permissions: readonly string[],
+  matrix: StatusMatrix = DEFAULT_STATUS_MATRIX,
+): void {
   if (!matrix[from].includes(to)) {
     const detail = DEFAULT_STATUS_MATRIX[from].includes(to)
       ? `this shop does not allow an order to move from ${from} to ${to}`
       : `an order cannot move from ${from} to ${to}`;
     throw new Problem('order-status-not-allowed', detail);
   }
-  if (to === 'cancelled' && stockPhase(from) === 'out') assertHolds(permissions, ['pos.orders.delete'], `cancelling an order in state ${from}`);
+  if (to === 'cancelled' && stockPhase(from) === 'out')
+    assertHolds(permissions, ['pos.orders.delete'], `cancelling an order in state ${from}`);
 }
 
 export type Transition = readonly [from: OrderStatus, to: OrderStatus];
 
 /** The current shop's matrix: the default less the moves it removed. */
 export async function shopStatusMatrix(tx: Tx): Promise<StatusMatrix> {
-  const removed = await tx<{ fromStatus: OrderStatus; toStatus: OrderStatus }[]>`select from_status, to_status from removed_order_transitions`;
+  const removed = await tx<
+    { fromStatus: OrderStatus; toStatus: OrderStatus }[]
+  >`select from_status, to_status from removed_order_transitions`;
   if (removed.length === 0) return DEFAULT_STATUS_MATRIX;
   const without = new Set(removed.map((row) => `${row.fromStatus}>${row.toStatus}`));
   const matrix = {} as Record<OrderStatus, OrderStatus[]>;
@@ -96,10 +104,13 @@ export async function changeShopStatusMatrix(
 ): Promise<StatusMatrix> {
   const errors = (['remove', 'restore'] as const).flatMap((kind) =>
     (changes[kind] ?? []).flatMap(([from, to], index) =>
-      DEFAULT_STATUS_MATRIX[from]?.includes(to) ? [] : [{ path: `${kind}.${index}`, message: `${from} → ${to} is not a move of the default matrix` }],
+      DEFAULT_STATUS_MATRIX[from]?.includes(to)
+        ? []
+        : [{ path: `${kind}.${index}`, message: `${from} → ${to} is not a move of the default matrix` }],
     ),
   );
-  if (errors.length > 0) throw new Problem('validation-failed', 'a shop may only remove moves of the default order status matrix', { errors });
+  if (errors.length > 0)
+    throw new Problem('validation-failed', 'a shop may only remove moves of the default order status matrix', { errors });
   for (const [from, to] of changes.remove ?? []) {
     await tx`insert into removed_order_transitions (shop_id, from_status, to_status) values (${shopId}, ${from}, ${to}) on conflict do nothing`;
   }

@@ -23,7 +23,9 @@ export async function stockedLinesOf(tx: Tx, orderId: string): Promise<StockedLi
 
 /** The stocked lines of an order about to be written, from its resolved lines (nothing returned yet). */
 export function stockedLinesIn(lines: readonly ResolvedLine[]): StockedLine[] {
-  return lines.filter((line) => line.stocked).map((line) => ({ variantId: line.variantId, quantity: line.quantity, returnedQuantity: '0' }));
+  return lines
+    .filter((line) => line.stocked)
+    .map((line) => ({ variantId: line.variantId, quantity: line.quantity, returnedQuantity: '0' }));
 }
 
 /**
@@ -38,7 +40,8 @@ export function goodsMoves(lines: readonly StockedLine[], warehouseId: string, f
     const move = { variantId: line.variantId, warehouseId };
     if (from === 'none' && to === 'reserved') return { ...move, reservedDelta: quantity.toFixed() };
     if (from === 'reserved' && to === 'none') return { ...move, reservedDelta: quantity.neg().toFixed() };
-    if (from === 'reserved' && to === 'out') return { ...move, quantityDelta: quantity.neg().toFixed(), reservedDelta: quantity.neg().toFixed() };
+    if (from === 'reserved' && to === 'out')
+      return { ...move, quantityDelta: quantity.neg().toFixed(), reservedDelta: quantity.neg().toFixed() };
     if (from === 'out' && to === 'none') return { ...move, quantityDelta: quantity.minus(line.returnedQuantity).toFixed() };
     throw new Error(`order goods cannot go from ${from} to ${to}`);
   });

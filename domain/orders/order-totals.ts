@@ -39,14 +39,21 @@ export function computeOrderTotals(lines: readonly LineAmounts[], charges: Order
     if (total.isNegative()) refuse(`lines.${index}.discount`, `the line discount exceeds the line amount ${gross.toFixed()}`);
     return checked(total, `lines.${index}`);
   });
-  const totalPrice = checked(lineTotals.reduce((sum, total) => sum.plus(total), new Decimal(0)), 'lines');
+  const totalPrice = checked(
+    lineTotals.reduce((sum, total) => sum.plus(total), new Decimal(0)),
+    'lines',
+  );
   const totalAmount = totalPrice
     .minus(charges.discount)
     .plus(charges.freeShipping ? 0 : charges.shippingFee)
     .plus(charges.surcharge)
     .plus(charges.tax);
   if (totalAmount.isNegative()) refuse('discount', `the order discount exceeds the goods total and charges`);
-  return { lineTotals: lineTotals.map((total) => total.toFixed()), totalPrice: totalPrice.toFixed(), totalAmount: checked(totalAmount, 'totalAmount').toFixed() };
+  return {
+    lineTotals: lineTotals.map((total) => total.toFixed()),
+    totalPrice: totalPrice.toFixed(),
+    totalAmount: checked(totalAmount, 'totalAmount').toFixed(),
+  };
 }
 
 /** Σ amounts, exactly. */

@@ -62,19 +62,30 @@ export type OrderChanges = Partial<NewOrder>;
 export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): Promise<OrderDetail> {
   assertOneHandlerChoice(input);
   const lines = await resolveLines(tx, input.lines);
-  if (overridesPrices(lines, input.discount)) assertHolds(actor.permissions, ['pos.orders.price.override'], 'a price off the list or a discount');
+  if (overridesPrices(lines, input.discount))
+    assertHolds(actor.permissions, ['pos.orders.price.override'], 'a price off the list or a discount');
   if (input.payments?.length) assertHolds(actor.permissions, ['pos.orders.payment.record'], 'recording payments');
   await assertReferences(tx, [
     { table: 'warehouses', id: input.warehouseId, path: 'warehouseId' },
     ...(input.customerId ? [{ table: 'customers' as const, id: input.customerId, path: 'customerId' }] : []),
     ...(input.salesChannelId ? [{ table: 'sales_channels' as const, id: input.salesChannelId, path: 'salesChannelId' }] : []),
-    ...(input.payments ?? []).map((payment, index) => ({ table: 'payment_methods' as const, id: payment.methodId, path: `payments.${index}.methodId` })),
+    ...(input.payments ?? []).map((payment, index) => ({
+      table: 'payment_methods' as const,
+      id: payment.methodId,
+      path: `payments.${index}.methodId`,
+    })),
     ...(input.tagIds ?? []).map((tagId, index) => ({ table: 'tags' as const, id: tagId, path: `tagIds.${index}` })),
   ]);
   if (input.customerId) await assertCustomerNotBlocked(tx, input.customerId);
   const address = await normalizeShippingAddress(tx, input.shippingAddress);
   const billPhone = input.billPhone ? normalizePhone(input.billPhone, 'billPhone') : null;
-  const charges = { discount: input.discount ?? '0', shippingFee: input.shippingFee ?? '0', freeShipping: input.freeShipping ?? false, surcharge: input.surcharge ?? '0', tax: input.tax ?? '0' };
+  const charges = {
+    discount: input.discount ?? '0',
+    shippingFee: input.shippingFee ?? '0',
+    freeShipping: input.freeShipping ?? false,
+    surcharge: input.surcharge ?? '0',
+    tax: input.tax ?? '0',
+  };
   const totals = computeOrderTotals(lines, charges);
   const paidAmount = sumAmounts((input.payments ?? []).map((payment) => payment.amount));
   const code = input.code ? await assertCodeFree(tx, input.code) : await nextOrderCode(tx);
@@ -89,8 +100,7 @@ export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): P
       ${handlerUserId}, ${input.billFullName ?? null}, ${billPhone}, ${input.billEmail ?? null}, ${totals.totalPrice}, ${charges.discount},
       ${charges.shippingFee}, ${charges.freeShipping}, ${charges.surcharge}, ${charges.tax}, ${totals.totalAmount}, ${paidAmount},
       ${input.occurredAt ?? tx`now()`}, ${input.note ?? null})
-    returning id`
-    .catch(duplicateCodeAsProblem(code));
+    returning id`.catch(duplicateCodeAsProblem(code));
   const orderId = created!.id;
   await writeShippingAddress(tx, orderId, address);
   await writeLines(tx, actor.shopId, orderId, lines, totals.lineTotals);
@@ -112,21 +122,28 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
   const handlerUserId = await chosenHandler(tx, actor, changes);
   const lines = changes.lines ? await resolveLines(tx, changes.lines) : undefined;
   if (overridesPrices(lines, changes.discount)) {
-    if (await shopLocksPrices(tx, actor.shopId)) throw new Problem('insufficient-permission', 'the shop locks prices: an order edit cannot set a price off the list or a discount');
+    if (await shopLocksPrices(tx, actor.shopId))
+      throw new Problem('insufficient-permission', 'the shop locks prices: an order edit cannot set a price off the list or a discount');
     assertHolds(actor.permissions, ['pos.orders.price.override'], 'a price off the list or a discount');
   }
   if (changes.payments) assertHolds(actor.permissions, ['pos.orders.payment.record'], 'recording payments');
   const warehouseId = changes.warehouseId ?? before.warehouseId;
   const goodsChange = (lines !== undefined && !sameLines(before.lines, lines)) || warehouseId !== before.warehouseId;
   if (goodsChange) {
-    if (await hasLiveShipment(tx, id)) throw new Problem('order-has-live-shipment', `order ${before.code} has a shipment that has not ended; its goods cannot change`);
-    if (stockPhase(before.status) !== 'reserved') throw new Problem('conflict', `the goods of an order in state ${before.status} cannot change`);
+    if (await hasLiveShipment(tx, id))
+      throw new Problem('order-has-live-shipment', `order ${before.code} has a shipment that has not ended; its goods cannot change`);
+    if (stockPhase(before.status) !== 'reserved')
+      throw new Problem('conflict', `the goods of an order in state ${before.status} cannot change`);
   }
   await assertReferences(tx, [
     ...(changes.warehouseId ? [{ table: 'warehouses' as const, id: changes.warehouseId, path: 'warehouseId' }] : []),
     ...(changes.customerId ? [{ table: 'customers' as const, id: changes.customerId, path: 'customerId' }] : []),
     ...(changes.salesChannelId ? [{ table: 'sales_channels' as const, id: changes.salesChannelId, path: 'salesChannelId' }] : []),
-    ...(changes.payments ?? []).map((payment, index) => ({ table: 'payment_methods' as const, id: payment.methodId, path: `payments.${index}.methodId` })),
+    ...(changes.payments ?? []).map((payment, index) => ({
+      table: 'payment_methods' as const,
+      id: payment.methodId,
+      path: `payments.${index}.methodId`,
+    })),
     ...(changes.tagIds ?? []).map((tagId, index) => ({ table: 'tags' as const, id: tagId, path: `tagIds.${index}` })),
   ]);
   if (changes.customerId && changes.customerId !== before.customerId) await assertCustomerNotBlocked(tx, changes.customerId);
@@ -142,7 +159,8 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
   const finalLines = goodsChange && lines ? lines : before.lines;
   const totals = computeOrderTotals(finalLines, charges);
   const paidAmount = changes.payments ? sumAmounts(changes.payments.map((payment) => payment.amount)) : before.paidAmount;
-  const billPhone = changes.billPhone === undefined ? before.billPhone : changes.billPhone ? normalizePhone(changes.billPhone, 'billPhone') : null;
+  const billPhone =
+    changes.billPhone === undefined ? before.billPhone : changes.billPhone ? normalizePhone(changes.billPhone, 'billPhone') : null;
 
   const stockBefore = goodsChange ? await stockedLinesOf(tx, id) : [];
   await tx`
@@ -154,7 +172,8 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
       surcharge = ${charges.surcharge}, tax = ${charges.tax}, total_amount = ${totals.totalAmount}, paid_amount = ${paidAmount},
       occurred_at = ${changes.occurredAt ?? tx`occurred_at`}, note = ${pick('note')}, updated_at = clock_timestamp()
     where id = ${id}`;
-  if (changes.shippingAddress !== undefined) await writeShippingAddress(tx, id, await normalizeShippingAddress(tx, changes.shippingAddress));
+  if (changes.shippingAddress !== undefined)
+    await writeShippingAddress(tx, id, await normalizeShippingAddress(tx, changes.shippingAddress));
   if (goodsChange && lines) {
     await tx`delete from order_lines where order_id = ${id}`;
     await writeLines(tx, actor.shopId, id, lines, totals.lineTotals);
@@ -188,7 +207,8 @@ async function chosenHandler(tx: Tx, actor: OrderActor, changes: OrderChanges): 
   assertOneHandlerChoice(changes);
   if (changes.handlerUserId) {
     await assertMember(tx, changes.handlerUserId, 'handlerUserId');
-    if (!(await isUsableHandler(tx, changes.handlerUserId))) fieldError('handlerUserId', 'this user cannot handle orders (not a working member, locked, or without pos.orders.update)');
+    if (!(await isUsableHandler(tx, changes.handlerUserId)))
+      fieldError('handlerUserId', 'this user cannot handle orders (not a working member, locked, or without pos.orders.update)');
     return changes.handlerUserId;
   }
   await assertReferences(tx, [{ table: 'roles', id: changes.handlerRoleId!, path: 'handlerRoleId' }]);
@@ -202,7 +222,12 @@ function sameLines(stored: readonly OrderLine[], sent: readonly ResolvedLine[]):
     stored.length === sent.length &&
     stored.every((line, index) => {
       const other = sent[index]!;
-      return line.variantId === other.variantId && [line.quantity, line.unitPrice, line.discount].every((amount, part) => new Decimal(amount).eq([other.quantity, other.unitPrice, other.discount][part]!));
+      return (
+        line.variantId === other.variantId &&
+        [line.quantity, line.unitPrice, line.discount].every((amount, part) =>
+          new Decimal(amount).eq([other.quantity, other.unitPrice, other.discount][part]!),
+        )
+      );
     })
   );
 }
@@ -246,7 +271,13 @@ async function writeShippingAddress(tx: Tx, orderId: string, address: Address | 
 
 // Each writes its rows in one statement; positions count from 0 (`with ordinality` from 1).
 
-async function writeLines(tx: Tx, shopId: string, orderId: string, lines: readonly ResolvedLine[], lineTotals: readonly string[]): Promise<void> {
+async function writeLines(
+  tx: Tx,
+  shopId: string,
+  orderId: string,
+  lines: readonly ResolvedLine[],
+  lineTotals: readonly string[],
+): Promise<void> {
   if (lines.length === 0) return;
   const column = <K extends keyof ResolvedLine>(key: K) => lines.map((line) => line[key]);
   await tx`
@@ -257,7 +288,12 @@ async function writeLines(tx: Tx, shopId: string, orderId: string, lines: readon
       with ordinality as l(variant_id, product_id, variant_code, variant_name, product_name, quantity, unit_price, discount, line_total, position)`;
 }
 
-async function writePayments(tx: Tx, shopId: string, orderId: string, payments: readonly { methodId: string; amount: string }[]): Promise<void> {
+async function writePayments(
+  tx: Tx,
+  shopId: string,
+  orderId: string,
+  payments: readonly { methodId: string; amount: string }[],
+): Promise<void> {
   if (payments.length === 0) return;
   await tx`
     insert into order_payments (shop_id, order_id, position, method_id, amount)

@@ -6,5 +6,7 @@ export interface CarrierConnection extends Named {
 }
 
 export async function listCarrierConnections(tx: Tx): Promise<CarrierConnection[]> {
-  return [...(await tx<CarrierConnection[]>`select id, carrier, name, active from carrier_connections order by lower(unaccent(name)), name, id`)];
+  return [
+    ...(await tx<CarrierConnection[]>`select id, carrier, name, active from carrier_connections order by lower(unaccent(name)), name, id`),
+  ];
 }

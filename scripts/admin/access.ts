@@ -43,7 +43,12 @@ export const accessCommands: Record<string, Command> = {
       const shop = await shopFlag(sql, f);
       const actor = await memberFlag(sql, shop.id, f.as);
       const created = await withShop(sql, shop.id, (tx) =>
-        createApplication(tx, shop.id, { name: required(f, 'name'), permissions: list(required(f, 'permissions')), pages: pagesFlag(f) }, actor),
+        createApplication(
+          tx,
+          shop.id,
+          { name: required(f, 'name'), permissions: list(required(f, 'permissions')), pages: pagesFlag(f) },
+          actor,
+        ),
       );
       return { applicationId: created.applicationId, keyId: created.keyId, key: created.key };
     },
@@ -53,7 +58,12 @@ export const accessCommands: Record<string, Command> = {
     run: async (sql, f) => {
       const { applicationId, shopId, actor } = await applicationFlag(sql, f);
       await withShop(sql, shopId, (tx) =>
-        updateApplication(tx, applicationId, { name: f.name, permissions: f.permissions === undefined ? undefined : list(f.permissions), pages: pagesFlag(f) }, actor),
+        updateApplication(
+          tx,
+          applicationId,
+          { name: f.name, permissions: f.permissions === undefined ? undefined : list(f.permissions), pages: pagesFlag(f) },
+          actor,
+        ),
       );
       return { applicationId, updated: true };
     },

@@ -20,7 +20,12 @@ export function fail(message: string): never {
 
 /** The `parseArgs` options of a usage line: `--flag VALUE` takes a string, a bare `--flag` is boolean. */
 export function optionsOf(usage: string): Record<string, { type: 'string' | 'boolean' }> {
-  return Object.fromEntries([...usage.matchAll(/--([a-z-]+)( [A-Z0-9|a-z,-]+)?/g)].map(([, flag, value]) => [flag!, { type: value ? ('string' as const) : ('boolean' as const) }]));
+  return Object.fromEntries(
+    [...usage.matchAll(/--([a-z-]+)( [A-Z0-9|a-z,-]+)?/g)].map(([, flag, value]) => [
+      flag!,
+      { type: value ? ('string' as const) : ('boolean' as const) },
+    ]),
+  );
 }
 
 export function required(flags: Flags, name: string): string {
@@ -36,7 +41,10 @@ export function uuidFlag(flags: Flags, name: string): string {
 }
 
 export function list(value: string): string[] {
-  return value.split(',').map((item) => item.trim()).filter(Boolean);
+  return value
+    .split(',')
+    .map((item) => item.trim())
+    .filter(Boolean);
 }
 
 export function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[]): T | undefined {

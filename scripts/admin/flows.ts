@@ -73,7 +73,10 @@ export const flowCommands: Record<string, Command> = {
 async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>): Promise<T> {
   const settings = loadSettings();
   // Only a server that is already up: a worker must poll it, so starting one here could not help.
-  const address = process.env.TEMPORAL_ADDRESS ?? (await runningLocalTemporal())?.address ?? fail('Temporal is not running: start the stack with npm run dev first');
+  const address =
+    process.env.TEMPORAL_ADDRESS ??
+    (await runningLocalTemporal())?.address ??
+    fail('Temporal is not running: start the stack with npm run dev first');
   const connection = await Connection.connect(temporalConnectionOptions({ ...settings, TEMPORAL_ADDRESS: address }));
   try {
     const { pollers } = await connection.workflowService.describeTaskQueue({
@@ -81,7 +84,8 @@ async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>
       taskQueue: { name: settings.TEMPORAL_TASK_QUEUE },
       taskQueueType: 1, // TASK_QUEUE_TYPE_WORKFLOW
     });
-    if (!pollers?.length) fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
+    if (!pollers?.length)
+      fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
     return await work(deliveryStarter(connection, settings));
   } finally {
     await connection.close();

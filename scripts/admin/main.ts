@@ -16,7 +16,11 @@ import { shopCommands } from './shops.js';
 const COMMANDS: Record<string, Command> = { ...shopCommands, ...accessCommands, ...flowCommands, ...orderCommands };
 
 function usage(): string {
-  return ['usage: npm run -s admin -- <command> [flags]', '', ...Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.usage}`)].join('\n');
+  return [
+    'usage: npm run -s admin -- <command> [flags]',
+    '',
+    ...Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.usage}`),
+  ].join('\n');
 }
 
 async function main(): Promise<number> {

@@ -19,7 +19,9 @@ export const orderCommands: Record<string, Command> = {
         return { lineId: lineId!, quantity: quantity! };
       });
       const creditOrderId = f['credit-order'] === undefined ? undefined : uuidFlag(f, 'credit-order');
-      const { returnId, order } = await withShop(sql, shop.id, (tx) => recordReturn(tx, shop.id, orderId, { lines, exchange: f.exchange !== undefined, creditOrderId }));
+      const { returnId, order } = await withShop(sql, shop.id, (tx) =>
+        recordReturn(tx, shop.id, orderId, { lines, exchange: f.exchange !== undefined, creditOrderId }),
+      );
       return { returnId, orderId, returnedAmount: order.returnedAmount, exchangeReturn: order.exchangeReturn };
     },
   },

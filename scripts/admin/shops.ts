@@ -10,7 +10,8 @@ export const shopCommands: Record<string, Command> = {
     run: (sql, f) => createShop(sql, { slug: required(f, 'slug'), name: required(f, 'name') }),
   },
   'shop:set': {
-    usage: '--shop S [--plan active|expired] [--suspended true|false] [--automation on|off] [--recompute-ceiling-minutes 0-10] [--lock-prices true|false]',
+    usage:
+      '--shop S [--plan active|expired] [--suspended true|false] [--automation on|off] [--recompute-ceiling-minutes 0-10] [--lock-prices true|false]',
     run: async (sql, f) => {
       const shop = await shopFlag(sql, f);
       const ceiling = f['recompute-ceiling-minutes'];

@@ -27,7 +27,13 @@ export async function ensureDevCertificate(): Promise<DevCertificate> {
       notAfterDate: new Date(Date.now() + 5 * 365 * 24 * 3600 * 1000),
       extensions: [
         { name: 'basicConstraints', cA: true },
-        { name: 'subjectAltName', altNames: [{ type: 2, value: 'localhost' }, { type: 7, ip: '127.0.0.1' }] },
+        {
+          name: 'subjectAltName',
+          altNames: [
+            { type: 2, value: 'localhost' },
+            { type: 7, ip: '127.0.0.1' },
+          ],
+        },
       ],
     });
     writeFileSync(keyFile, pems.private, { mode: 0o600 });

@@ -81,7 +81,8 @@ async function prepareDatabase(serverAdminUrl: string, database: string): Promis
   // Reference data (Vietnamese geography), written as the owner: the application role only reads it.
   const owner = createSql(adminUrl, { max: 1, applicationName: 'shopflow-bootstrap' });
   try {
-    if (!(await isGeographyLoaded(owner))) await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
+    if (!(await isGeographyLoaded(owner)))
+      await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
     // Secrets stored before they were sealed at rest: the key is in the settings, not in a migration.
     if (await signingSecretsAwaitSealing(owner)) {
       const sealed = await sealPlainSigningSecrets(owner, () => loadSettings().secretsKey);

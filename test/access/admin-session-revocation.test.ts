@@ -14,7 +14,12 @@ async function newMember(name: string): Promise<{ id: string; email: string }> {
   return addMember(db.app, shop.shopId, { email: `${name}@revocation.test`, name, password: PASSWORD });
 }
 
-async function logIn(email: string, password = PASSWORD, baseUrl = api.baseUrl, shopSlug = shop.slug): Promise<{ cookie: string; setCookie: string }> {
+async function logIn(
+  email: string,
+  password = PASSWORD,
+  baseUrl = api.baseUrl,
+  shopSlug = shop.slug,
+): Promise<{ cookie: string; setCookie: string }> {
   const response = await fetch(`${baseUrl}/api/admin/session`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -110,7 +115,12 @@ describe('the session cookie', () => {
 
   it('is Secure everywhere but development and tests, whatever the public URL', () => {
     const settings = (env: NodeJS.ProcessEnv) =>
-      loadSettings({ CURSOR_SECRET: 'a-cursor-secret-of-the-test', DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-the-test-0123456789', SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'), ...env });
+      loadSettings({
+        CURSOR_SECRET: 'a-cursor-secret-of-the-test',
+        DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-the-test-0123456789',
+        SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
+        ...env,
+      });
     expect(settings({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://shop.internal' }).secureCookies).toBe(true);
     expect(settings({ PUBLIC_BASE_URL: 'http://shop.internal' }).secureCookies).toBe(true);
     expect(settings({ NODE_ENV: 'development', PUBLIC_BASE_URL: 'https://shop.example' }).secureCookies).toBe(false);

@@ -17,7 +17,11 @@ const { db, api, shop, request } = useSuite({
       const routes = app.withTypeProvider<ZodTypeProvider>();
       // Stand-ins for resource routes: they declare permissions exactly as resource modules do.
       routes.get('/api/open/v1/test/orders', { config: { permissions: ['pos.orders.read'] } }, async () => ({ data: [] }));
-      routes.post('/api/open/v1/test/notes', { config: { permissions: ['pos.orders.update'] }, schema: { body: z.object({ message: z.string() }) } }, async () => ({ ok: true }));
+      routes.post(
+        '/api/open/v1/test/notes',
+        { config: { permissions: ['pos.orders.update'] }, schema: { body: z.object({ message: z.string() }) } },
+        async () => ({ ok: true }),
+      );
     },
   },
   shop: true,
@@ -165,7 +169,11 @@ describe('shop states and permissions', () => {
     const { key } = await other.newKey(['pos.products.read']);
     await updateShopSettings(db.app, other.shopId, { plan: 'expired' });
     const write = () =>
-      fetch(`${api.baseUrl}/api/open/v1/test/notes`, { method: 'POST', headers: { ...bearer(key), 'content-type': 'application/json' }, body: '{"message":"x"}' });
+      fetch(`${api.baseUrl}/api/open/v1/test/notes`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json' },
+        body: '{"message":"x"}',
+      });
     await expectProblem(await write(), 403, 'insufficient-permission');
     await updateShopSettings(db.app, other.shopId, { suspended: true });
     await expectProblem(await write(), 403, 'shop-suspended');
@@ -186,17 +194,25 @@ describe('keys and applications', () => {
   it('allows at most two live keys per application', async () => {
     const { applicationId } = await shop.newKey(['pos.orders.read']);
     const second = await withShop(db.app, shop.shopId, (tx) => createKey(tx, applicationId, shop.ownerId));
-    await expect(withShop(db.app, shop.shopId, (tx) => createKey(tx, applicationId, shop.ownerId))).rejects.toMatchObject({ code: 'conflict' });
+    await expect(withShop(db.app, shop.shopId, (tx) => createKey(tx, applicationId, shop.ownerId))).rejects.toMatchObject({
+      code: 'conflict',
+    });
     await withShop(db.app, shop.shopId, (tx) => revokeKey(tx, second.keyId, shop.ownerId));
-    await expect(withShop(db.app, shop.shopId, (tx) => createKey(tx, applicationId, shop.ownerId))).resolves.toMatchObject({ key: expect.stringMatching(/^svc_live_/) });
+    await expect(withShop(db.app, shop.shopId, (tx) => createKey(tx, applicationId, shop.ownerId))).resolves.toMatchObject({
+      key: expect.stringMatching(/^svc_live_/),
+    });
   });
 
   it('writes every creation, rotation and revocation to the shop log under the acting person', async () => {
     const { applicationId, keyId } = await shop.newKey(['pos.orders.read']);
     const rotated = await withShop(db.app, shop.shopId, (tx) => rotateKey(tx, applicationId, shop.ownerId, 1));
     await withShop(db.app, shop.shopId, (tx) => revokeKey(tx, keyId, shop.ownerId));
-    const entries = await withShop(db.app, shop.shopId, (tx) => tx<{ action: string; subjectId: string; actorUserId: string }[]>`
-      select action, subject_id, actor_user_id from shop_log where subject_id in (${keyId}, ${rotated.keyId}) order by id`);
+    const entries = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx<{ action: string; subjectId: string; actorUserId: string }[]>`
+      select action, subject_id, actor_user_id from shop_log where subject_id in (${keyId}, ${rotated.keyId}) order by id`,
+    );
     expect(entries).toEqual([
       { action: 'api_key.created', subjectId: keyId, actorUserId: shop.ownerId },
       { action: 'api_key.rotated', subjectId: rotated.keyId, actorUserId: shop.ownerId },

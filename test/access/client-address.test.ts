@@ -17,7 +17,9 @@ afterAll(async () => {
 
 /** An unknown key from `forwardedFor` (as a proxy would name the client): the invalid-key counter's remaining count. */
 async function unknownKeyRemaining(api: TestApi, forwardedFor: string): Promise<number> {
-  const response = await fetch(`${api.baseUrl}/api/open/v1/shop`, { headers: { authorization: `Bearer ${generateApiKey()}`, 'x-forwarded-for': forwardedFor } });
+  const response = await fetch(`${api.baseUrl}/api/open/v1/shop`, {
+    headers: { authorization: `Bearer ${generateApiKey()}`, 'x-forwarded-for': forwardedFor },
+  });
   expect(response.status).toBe(401);
   return Number(response.headers.get('x-ratelimit-remaining'));
 }

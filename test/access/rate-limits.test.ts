@@ -58,7 +58,9 @@ describe('rate limits shared by every API instance', () => {
     expect(limited.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(limited.headers.get('x-ratelimit-limit')).toBe('600');
     await expectProblem(limited, 429, 'rate-limited');
-    const remaining = responses.filter((response) => response.status === 200).map((response) => Number(response.headers.get('x-ratelimit-remaining')));
+    const remaining = responses
+      .filter((response) => response.status === 200)
+      .map((response) => Number(response.headers.get('x-ratelimit-remaining')));
     expect(new Set(remaining).size).toBe(600);
     expect(Math.min(...remaining)).toBe(0);
     expect(Math.max(...remaining)).toBe(599);
@@ -82,12 +84,16 @@ describe('rate limits shared by every API instance', () => {
   it('counts shipment calls per shop at 60, shared by all the shop’s keys', async () => {
     const keys = [(await shop.newKey([])).key, (await shop.newKey([])).key];
     await freshWindow(15);
-    const responses = await fire(70, (index) => fetch(`${apis[index % 2]!.baseUrl}/api/open/v1/test/shipments`, { method: 'POST', headers: bearer(keys[index % 2]!) }));
+    const responses = await fire(70, (index) =>
+      fetch(`${apis[index % 2]!.baseUrl}/api/open/v1/test/shipments`, { method: 'POST', headers: bearer(keys[index % 2]!) }),
+    );
     expect(responses.filter((response) => response.status === 200)).toHaveLength(60);
     expect(responses.filter((response) => response.status === 429)).toHaveLength(10);
     const other = await createShopFixture(db.app);
     const { key: elsewhere } = await other.newKey([]);
-    expect((await fetch(`${apis[0]!.baseUrl}/api/open/v1/test/shipments`, { method: 'POST', headers: bearer(elsewhere) })).status).toBe(200);
+    expect((await fetch(`${apis[0]!.baseUrl}/api/open/v1/test/shipments`, { method: 'POST', headers: bearer(elsewhere) })).status).toBe(
+      200,
+    );
   });
 
   it('counts requests with an invalid key per client IP and keeps answering them 401 until the limit', async () => {

@@ -12,7 +12,14 @@ const { api, shop } = useSuite({
       const routes = app.withTypeProvider<ZodTypeProvider>();
       routes.post(
         '/api/open/v1/echo',
-        { schema: { body: z.object({ name: z.string().max(255), lines: z.array(z.object({ quantity: z.string().regex(/^\d+(\.\d{1,3})?$/) })).min(1) }) } },
+        {
+          schema: {
+            body: z.object({
+              name: z.string().max(255),
+              lines: z.array(z.object({ quantity: z.string().regex(/^\d+(\.\d{1,3})?$/) })).min(1),
+            }),
+          },
+        },
         async (request) => request.body,
       );
       routes.get('/api/open/v1/boom', async () => {
@@ -42,7 +49,11 @@ describe('problem+json for every failure', () => {
   });
 
   it('answers schema violations with 400 validation-failed and a path per field', async () => {
-    const body = await expectProblem(await post('/api/open/v1/echo', JSON.stringify({ name: 'x', lines: [{ quantity: '1.2345' }] })), 400, 'validation-failed');
+    const body = await expectProblem(
+      await post('/api/open/v1/echo', JSON.stringify({ name: 'x', lines: [{ quantity: '1.2345' }] })),
+      400,
+      'validation-failed',
+    );
     expect(body.errors).toEqual([{ path: 'lines.0.quantity', message: expect.any(String) }]);
   });
 
@@ -88,7 +99,10 @@ describe('the API surface', () => {
   });
 
   it('publishes an OpenAPI document generated from the route schemas, and a reference page', async () => {
-    const document = (await (await fetch(`${api.baseUrl}/api/open/v1/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    const document = (await (await fetch(`${api.baseUrl}/api/open/v1/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, unknown>;
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(document.paths['/api/open/v1/echo']).toBeDefined();
     const page = await fetch(`${api.baseUrl}/docs/`);

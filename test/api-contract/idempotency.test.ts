@@ -15,25 +15,39 @@ const { db, api, shop } = useSuite({
   api: {
     routes: (app, db) => {
       // A creation route stand-in: it writes a row, slowly, through the generic idempotency machinery.
-      app.withTypeProvider<ZodTypeProvider>().post(
-        '/api/open/v1/test/things',
-        { schema: { body: z.object({ name: z.string(), outcome: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }) } },
-        (request, reply) =>
-          respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async (tx) => {
-            await new Promise((resolve) => setTimeout(resolve, 300));
-            const id = randomUUID();
-            await writeShopLog(tx, { shopId: request.auth.shop.id, actorUserId: null, action: 'thing.created', subjectId: id, details: { name: request.body.name } });
-            if (request.body.outcome === 'conflict') throw new Problem('conflict', 'that thing conflicts');
-            if (request.body.outcome === 'crash-once' && crashes++ === 0) throw new Error('database went away');
-            return { id, name: request.body.name };
-          }),
-      );
+      app
+        .withTypeProvider<ZodTypeProvider>()
+        .post(
+          '/api/open/v1/test/things',
+          { schema: { body: z.object({ name: z.string(), outcome: z.enum(['ok', 'conflict', 'crash-once']).default('ok') }) } },
+          (request, reply) =>
+            respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async (tx) => {
+              await new Promise((resolve) => setTimeout(resolve, 300));
+              const id = randomUUID();
+              await writeShopLog(tx, {
+                shopId: request.auth.shop.id,
+                actorUserId: null,
+                action: 'thing.created',
+                subjectId: id,
+                details: { name: request.body.name },
+              });
+              if (request.body.outcome === 'conflict') throw new Problem('conflict', 'that thing conflicts');
+              if (request.body.outcome === 'crash-once' && crashes++ === 0) throw new Error('database went away');
+              return { id, name: request.body.name };
+            }),
+        );
       // A route whose response schema drops a field the work returns: the serializer must run with and without a key.
       app.withTypeProvider<ZodTypeProvider>().post(
         '/api/open/v1/test/shaped',
-        { schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ name: z.string(), tags: z.array(z.string()) }) } } },
+        {
+          schema: { body: z.object({ name: z.string() }), response: { 201: z.object({ name: z.string(), tags: z.array(z.string()) }) } },
+        },
         (request, reply) =>
-          respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async () => ({ internal: 'not in the schema', tags: ['a'], name: request.body.name })),
+          respondIdempotently(db.app, 'https://shopflow.test', request, reply, 201, async () => ({
+            internal: 'not in the schema',
+            tags: ['a'],
+            name: request.body.name,
+          })),
       );
     },
   },
@@ -53,7 +67,8 @@ const create = (idempotencyKey: string | undefined, body: object, withKey = key)
   });
 
 const thingsNamed = async (name: string) =>
-  (await withShop(db.app, shop.shopId, (tx) => tx`select 1 from shop_log where action = 'thing.created' and details->>'name' = ${name}`)).length;
+  (await withShop(db.app, shop.shopId, (tx) => tx`select 1 from shop_log where action = 'thing.created' and details->>'name' = ${name}`))
+    .length;
 
 describe('Idempotency-Key', () => {
   it('replays the stored response within the window, with Idempotent-Replayed: true', async () => {
@@ -143,7 +158,11 @@ describe('Idempotency-Key', () => {
   it('expires after 24 hours, and refuses a malformed key', async () => {
     const idempotencyKey = randomUUID();
     expect((await create(idempotencyKey, { name: 'old' })).status).toBe(201);
-    await withShop(db.app, shop.shopId, (tx) => tx`update idempotency_keys set created_at = now() - interval '24 hours 1 second' where idempotency_key = ${idempotencyKey}`);
+    await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx`update idempotency_keys set created_at = now() - interval '24 hours 1 second' where idempotency_key = ${idempotencyKey}`,
+    );
     const later = await create(idempotencyKey, { name: 'old' });
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();

@@ -53,7 +53,9 @@ type List = keyof typeof TABLES;
 
 /** The rows of the shop's list as the database sorts them by (updated_at, id). */
 async function storedOrder(list: List, shopId: string): Promise<string[]> {
-  const rows = await db.admin<{ id: string }[]>`select id from ${db.admin(TABLES[list])} where shop_id = ${shopId} and deleted_at is null order by updated_at, id`;
+  const rows = await db.admin<
+    { id: string }[]
+  >`select id from ${db.admin(TABLES[list])} where shop_id = ${shopId} and deleted_at is null order by updated_at, id`;
   return rows.map((row) => row.id);
 }
 
@@ -70,7 +72,11 @@ async function ordersShop(): Promise<ListShop> {
   const key = (await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read'])).key;
   const { warehouseId, variantId } = await withShop(db.app, shop.shopId, async (tx) => {
     const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`;
-    const product = await createProduct(tx, { shopId: shop.shopId, permissions: ALL_PERMISSIONS }, { name: `Shirt ${randomBytes(3).toString('hex')}`, type: 'simple', variants: [{ price: '100000' }] });
+    const product = await createProduct(
+      tx,
+      { shopId: shop.shopId, permissions: ALL_PERMISSIONS },
+      { name: `Shirt ${randomBytes(3).toString('hex')}`, type: 'simple', variants: [{ price: '100000' }] },
+    );
     const variant = product.variants[0]!.id;
     await adjustStock(tx, shop.shopId, [{ variantId: variant, warehouseId: warehouse!.id, quantityDelta: '1000' }]);
     return { warehouseId: warehouse!.id, variantId: variant };
@@ -79,7 +85,11 @@ async function ordersShop(): Promise<ListShop> {
     shop,
     key,
     create: async (index) => {
-      const response = await call(key, 'POST', '/orders', { warehouseId, note: `order ${index}`, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+      const response = await call(key, 'POST', '/orders', {
+        warehouseId,
+        note: `order ${index}`,
+        lines: [{ variantId, quantity: '1', unitPrice: '100000' }],
+      });
       expect(response.status, await response.clone().text()).toBe(201);
       return ((await response.json()) as { id: string }).id;
     },
@@ -175,7 +185,11 @@ describe.each(['orders', 'products'] as const)('synchronising GET /%s', (list) =
     const readsBoth = (await fixture.shop.newKey(['pos.orders.read', 'pos.products.read'])).key;
     const bothCursor = (await getPage(readsBoth, `/${list}?limit=2`)).nextCursor!;
     expect((await call(readsBoth, 'GET', `/${list}?limit=2&cursor=${encodeURIComponent(bothCursor)}`)).status).toBe(200);
-    await expectProblem(await call(readsBoth, 'GET', `/${otherList}?limit=2&cursor=${encodeURIComponent(bothCursor)}`), 400, 'invalid-cursor');
+    await expectProblem(
+      await call(readsBoth, 'GET', `/${otherList}?limit=2&cursor=${encodeURIComponent(bothCursor)}`),
+      400,
+      'invalid-cursor',
+    );
     // The untouched cursor still works.
     expect((await getPage(fixture.key, `/${list}?limit=2&cursor=${encodeURIComponent(cursor)}`)).data).toHaveLength(2);
   });

@@ -33,7 +33,9 @@ beforeAll(async () => {
 });
 
 function operations(): { method: string; path: string; operation: Operation }[] {
-  return Object.entries(document.paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation })));
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+  );
 }
 
 /** A JSON request's headers and body. */
@@ -109,7 +111,9 @@ describe('the OpenAPI document', () => {
   it('keeps successes application/json (or bodiless)', () => {
     const wrong = operations().flatMap(({ method, path, operation }) => {
       const successes = Object.entries(operation.responses).filter(([status]) => status.startsWith('2'));
-      const odd = successes.filter(([, response]) => Object.keys(response.content ?? { 'application/json': {} }).join() !== 'application/json');
+      const odd = successes.filter(
+        ([, response]) => Object.keys(response.content ?? { 'application/json': {} }).join() !== 'application/json',
+      );
       return successes.length === 0 || odd.length > 0 ? [`${method.toUpperCase()} ${path}`] : [];
     });
     expect(wrong).toEqual([]);
@@ -126,7 +130,17 @@ describe('the OpenAPI document', () => {
 });
 
 describe('statuses the routes answer', () => {
-  const keyPermissions = ['pos.products.read', 'pos.products.create', 'pos.products.delete', 'pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'];
+  const keyPermissions = [
+    'pos.products.read',
+    'pos.products.create',
+    'pos.products.delete',
+    'pos.orders.read',
+    'pos.orders.create',
+    'pos.orders.update',
+    'pos.customers.read',
+    'pos.customers.create',
+    'pos.customers.update',
+  ];
 
   interface Case {
     name: string;
@@ -141,10 +155,16 @@ describe('statuses the routes answer', () => {
   }
 
   async function declaredFor(testCase: Case): Promise<void> {
-    const response = await fetch(`${api.baseUrl}${testCase.url}`, { method: testCase.method, headers: testCase.headers, body: testCase.body });
+    const response = await fetch(`${api.baseUrl}${testCase.url}`, {
+      method: testCase.method,
+      headers: testCase.headers,
+      body: testCase.body,
+    });
     await expectProblem(response, testCase.status, testCase.code);
     const declared = document.paths[testCase.operation]?.[testCase.method.toLowerCase()]?.responses[String(testCase.status)];
-    expect(declared?.description?.split(', '), `${testCase.name}: ${testCase.status} declared with ${testCase.code}`).toContain(testCase.code);
+    expect(declared?.description?.split(', '), `${testCase.name}: ${testCase.status} declared with ${testCase.code}`).toContain(
+      testCase.code,
+    );
   }
 
   it('declares each status a refusal of a real route answers', async () => {
@@ -154,7 +174,10 @@ describe('statuses the routes answer', () => {
     const expiredKey = bearer((await expired.newKey(keyPermissions)).key);
     await updateShopSettings(db.app, expired.shopId, { plan: 'expired' });
     const call = async (method: string, path: string, body?: unknown) => {
-      const response = await fetch(`${api.baseUrl}${OPEN_API}${path}`, { method, ...(body === undefined ? { headers: key } : json(body, key)) });
+      const response = await fetch(`${api.baseUrl}${OPEN_API}${path}`, {
+        method,
+        ...(body === undefined ? { headers: key } : json(body, key)),
+      });
       expect(response.status, `${method} ${path}: ${await response.clone().text()}`).toBeLessThan(300);
       return (await response.json()) as Record<string, unknown> & { id: string };
     };
@@ -162,7 +185,11 @@ describe('statuses the routes answer', () => {
     const code = `P-${randomBytes(4).toString('hex')}`;
     const product = await call('POST', '/products', { code, name: 'Gift wrap', type: 'service', variants: [{ price: '10000' }] });
     await call('POST', '/products', { name: 'Second', type: 'service', variants: [{ price: '1' }] });
-    const [warehouse] = await withShop(db.app, shop.shopId, (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`);
+    const [warehouse] = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`,
+    );
     const variantId = (product.variants as { id: string }[])[0]!.id;
     const order = await call('POST', '/orders', { warehouseId: warehouse!.id, lines: [{ variantId, quantity: '1', unitPrice: '10000' }] });
     const phone = '0901234567';
@@ -174,21 +201,118 @@ describe('statuses the routes answer', () => {
 
     const sameCustomer = json({ name: 'Bình', contacts: [{ kind: 'phone', value: phone }] }, { ...key, 'idempotency-key': randomUUID() });
     const cases: Case[] = [
-      { name: 'unknown product', method: 'GET', operation: `${OPEN_API}/products/{id}`, url: `${OPEN_API}/products/${randomUUID()}`, headers: key, status: 404, code: 'not-found' },
-      { name: 'forged cursor', method: 'GET', operation: `${OPEN_API}/orders`, url: `${OPEN_API}/orders?cursor=${forgedCursor}`, headers: key, status: 400, code: 'invalid-cursor' },
-      { name: 'taken product code', method: 'POST', operation: `${OPEN_API}/products`, url: `${OPEN_API}/products`, ...json({ code, name: 'Again', variants: [{}] }, key), status: 409, code: 'duplicate-code' },
-      { name: 'status outside the matrix', method: 'POST', operation: `${OPEN_API}/orders/{id}/status`, url: `${OPEN_API}/orders/${order.id}/status`, ...json({ status: 'paid' }, key), status: 422, code: 'order-status-not-allowed' },
+      {
+        name: 'unknown product',
+        method: 'GET',
+        operation: `${OPEN_API}/products/{id}`,
+        url: `${OPEN_API}/products/${randomUUID()}`,
+        headers: key,
+        status: 404,
+        code: 'not-found',
+      },
+      {
+        name: 'forged cursor',
+        method: 'GET',
+        operation: `${OPEN_API}/orders`,
+        url: `${OPEN_API}/orders?cursor=${forgedCursor}`,
+        headers: key,
+        status: 400,
+        code: 'invalid-cursor',
+      },
+      {
+        name: 'taken product code',
+        method: 'POST',
+        operation: `${OPEN_API}/products`,
+        url: `${OPEN_API}/products`,
+        ...json({ code, name: 'Again', variants: [{}] }, key),
+        status: 409,
+        code: 'duplicate-code',
+      },
+      {
+        name: 'status outside the matrix',
+        method: 'POST',
+        operation: `${OPEN_API}/orders/{id}/status`,
+        url: `${OPEN_API}/orders/${order.id}/status`,
+        ...json({ status: 'paid' }, key),
+        status: 422,
+        code: 'order-status-not-allowed',
+      },
       // Twice: the second answer is the stored refusal, serialized alike.
-      ...[1, 2].map((round) => ({ name: `taken phone, idempotent ${round}`, method: 'POST', operation: `${OPEN_API}/customers`, url: `${OPEN_API}/customers`, ...sameCustomer, status: 409, code: 'conflict' as const })),
-      { name: 'unknown customer', method: 'PATCH', operation: `${OPEN_API}/customers/{id}`, url: `${OPEN_API}/customers/${randomUUID()}`, ...json({ name: 'X' }, key), status: 404, code: 'not-found' },
-      { name: 'unknown geo parent', method: 'GET', operation: `${OPEN_API}/geo/units`, url: `${OPEN_API}/geo/units?system=new&parentId=${randomUUID()}`, headers: key, status: 404, code: 'not-found' },
-      { name: 'malformed id', method: 'GET', operation: `${OPEN_API}/orders/{id}`, url: `${OPEN_API}/orders/not-a-uuid`, headers: key, status: 400, code: 'validation-failed' },
-      { name: 'a body that is not JSON, on a route without one', method: 'DELETE', operation: `${OPEN_API}/products/{id}`, url: `${OPEN_API}/products/${product.id}`, headers: { ...key, 'content-type': 'text/plain' }, body: 'x', status: 415, code: 'unsupported-media-type' },
-      { name: 'expired plan', method: 'DELETE', operation: `${OPEN_API}/products/{id}`, url: `${OPEN_API}/products/${product.id}`, headers: expiredKey, status: 402, code: 'subscription-expired' },
+      ...[1, 2].map((round) => ({
+        name: `taken phone, idempotent ${round}`,
+        method: 'POST',
+        operation: `${OPEN_API}/customers`,
+        url: `${OPEN_API}/customers`,
+        ...sameCustomer,
+        status: 409,
+        code: 'conflict' as const,
+      })),
+      {
+        name: 'unknown customer',
+        method: 'PATCH',
+        operation: `${OPEN_API}/customers/{id}`,
+        url: `${OPEN_API}/customers/${randomUUID()}`,
+        ...json({ name: 'X' }, key),
+        status: 404,
+        code: 'not-found',
+      },
+      {
+        name: 'unknown geo parent',
+        method: 'GET',
+        operation: `${OPEN_API}/geo/units`,
+        url: `${OPEN_API}/geo/units?system=new&parentId=${randomUUID()}`,
+        headers: key,
+        status: 404,
+        code: 'not-found',
+      },
+      {
+        name: 'malformed id',
+        method: 'GET',
+        operation: `${OPEN_API}/orders/{id}`,
+        url: `${OPEN_API}/orders/not-a-uuid`,
+        headers: key,
+        status: 400,
+        code: 'validation-failed',
+      },
+      {
+        name: 'a body that is not JSON, on a route without one',
+        method: 'DELETE',
+        operation: `${OPEN_API}/products/{id}`,
+        url: `${OPEN_API}/products/${product.id}`,
+        headers: { ...key, 'content-type': 'text/plain' },
+        body: 'x',
+        status: 415,
+        code: 'unsupported-media-type',
+      },
+      {
+        name: 'expired plan',
+        method: 'DELETE',
+        operation: `${OPEN_API}/products/{id}`,
+        url: `${OPEN_API}/products/${product.id}`,
+        headers: expiredKey,
+        status: 402,
+        code: 'subscription-expired',
+      },
       { name: 'no key', method: 'GET', operation: `${OPEN_API}/shop`, url: `${OPEN_API}/shop`, status: 401, code: 'invalid-api-key' },
       // Schema-valid once, 500 then: a year PostgreSQL refuses, a NUL character it cannot store.
-      { name: 'year 0', method: 'GET', operation: `${OPEN_API}/products`, url: `${OPEN_API}/products?updatedSince=0000-01-01T00:00:00Z`, headers: key, status: 400, code: 'validation-failed' },
-      { name: 'NUL in a name', method: 'POST', operation: `${OPEN_API}/products`, url: `${OPEN_API}/products`, ...json({ name: 'a\u0000b', variants: [{}] }, key), status: 400, code: 'validation-failed' },
+      {
+        name: 'year 0',
+        method: 'GET',
+        operation: `${OPEN_API}/products`,
+        url: `${OPEN_API}/products?updatedSince=0000-01-01T00:00:00Z`,
+        headers: key,
+        status: 400,
+        code: 'validation-failed',
+      },
+      {
+        name: 'NUL in a name',
+        method: 'POST',
+        operation: `${OPEN_API}/products`,
+        url: `${OPEN_API}/products`,
+        ...json({ name: 'a\u0000b', variants: [{}] }, key),
+        status: 400,
+        code: 'validation-failed',
+      },
     ];
     for (const testCase of cases) await declaredFor(testCase);
   });
@@ -204,11 +328,43 @@ describe('statuses the routes answer', () => {
 
     const flow = `${ADMIN_API}/flows/${randomUUID()}`;
     const cases: Case[] = [
-      { name: 'wrong password', method: 'POST', operation: LOGIN, url: LOGIN, ...login(`nobody@${shop.slug}.test`), status: 401, code: 'invalid-credentials' },
+      {
+        name: 'wrong password',
+        method: 'POST',
+        operation: LOGIN,
+        url: LOGIN,
+        ...login(`nobody@${shop.slug}.test`),
+        status: 401,
+        code: 'invalid-credentials',
+      },
       { name: 'no session', method: 'GET', operation: `${ADMIN_API}/flows`, url: `${ADMIN_API}/flows`, status: 401, code: 'not-logged-in' },
-      { name: 'unknown flow', method: 'GET', operation: `${ADMIN_API}/flows/{id}`, url: flow, headers: cookie, status: 404, code: 'not-found' },
-      { name: 'change without the CSRF token', method: 'DELETE', operation: `${ADMIN_API}/flows/{id}`, url: flow, headers: cookie, status: 403, code: 'csrf-token-invalid' },
-      { name: 'an API key', method: 'GET', operation: LOGIN, url: LOGIN, headers: bearer(`svc_live_${'a'.repeat(38)}`), status: 401, code: 'invalid-api-key' },
+      {
+        name: 'unknown flow',
+        method: 'GET',
+        operation: `${ADMIN_API}/flows/{id}`,
+        url: flow,
+        headers: cookie,
+        status: 404,
+        code: 'not-found',
+      },
+      {
+        name: 'change without the CSRF token',
+        method: 'DELETE',
+        operation: `${ADMIN_API}/flows/{id}`,
+        url: flow,
+        headers: cookie,
+        status: 403,
+        code: 'csrf-token-invalid',
+      },
+      {
+        name: 'an API key',
+        method: 'GET',
+        operation: LOGIN,
+        url: LOGIN,
+        headers: bearer(`svc_live_${'a'.repeat(38)}`),
+        status: 401,
+        code: 'invalid-api-key',
+      },
     ];
     for (const testCase of cases) await declaredFor(testCase);
   });

@@ -52,8 +52,12 @@ describe('staff and roles', () => {
   });
 
   it("lists the shop's roles by name", async () => {
-    const [cashier] = await arrange((tx) => tx<{ id: string }[]>`insert into roles (shop_id, name) values (${shop.shopId}, 'Cashier') returning id`);
-    const [packer] = await arrange((tx) => tx<{ id: string }[]>`insert into roles (shop_id, name) values (${shop.shopId}, 'packer') returning id`);
+    const [cashier] = await arrange(
+      (tx) => tx<{ id: string }[]>`insert into roles (shop_id, name) values (${shop.shopId}, 'Cashier') returning id`,
+    );
+    const [packer] = await arrange(
+      (tx) => tx<{ id: string }[]>`insert into roles (shop_id, name) values (${shop.shopId}, 'packer') returning id`,
+    );
     const [owner] = await arrange((tx) => tx<{ id: string }[]>`select id from roles where name = 'Owner'`);
     expect(await listOf('/roles')).toEqual([
       { id: cashier!.id, name: 'Cashier' },
@@ -76,17 +80,25 @@ describe('catalogue and order reference lists', () => {
       return {
         shoes: await one(tx`insert into categories (shop_id, name) values (${shop.shopId}, 'Shoes') returning id`),
         bags: await one(tx`insert into categories (shop_id, name) values (${shop.shopId}, 'Bags') returning id`),
-        main: await one(tx`insert into warehouses (shop_id, name, address) values (${shop.shopId}, 'Main', '1 Lê Lợi, Quận 1') returning id`),
+        main: await one(
+          tx`insert into warehouses (shop_id, name, address) values (${shop.shopId}, 'Main', '1 Lê Lợi, Quận 1') returning id`,
+        ),
         annex: await one(tx`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Annex') returning id`),
         closed: await one(tx`insert into warehouses (shop_id, name, deleted_at) values (${shop.shopId}, 'Closed', now()) returning id`),
         vip: await one(tx`insert into tags (shop_id, name) values (${shop.shopId}, 'VIP') returning id`),
         gift: await one(tx`insert into tags (shop_id, name) values (${shop.shopId}, 'gift') returning id`),
         cash: await one(tx`insert into payment_methods (shop_id, name, kind) values (${shop.shopId}, 'Tiền mặt', 'cash') returning id`),
-        bank: await one(tx`insert into payment_methods (shop_id, name, kind) values (${shop.shopId}, 'Chuyển khoản', 'bank_transfer') returning id`),
+        bank: await one(
+          tx`insert into payment_methods (shop_id, name, kind) values (${shop.shopId}, 'Chuyển khoản', 'bank_transfer') returning id`,
+        ),
         web: await one(tx`insert into sales_channels (shop_id, name) values (${shop.shopId}, 'Website') returning id`),
         fb: await one(tx`insert into sales_channels (shop_id, name) values (${shop.shopId}, 'Facebook') returning id`),
-        carrierB: await one(tx`insert into carrier_connections (shop_id, carrier, name, active) values (${shop.shopId}, 'carrier_b', 'B express', false) returning id`),
-        carrierA: await one(tx`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'A post') returning id`),
+        carrierB: await one(
+          tx`insert into carrier_connections (shop_id, carrier, name, active) values (${shop.shopId}, 'carrier_b', 'B express', false) returning id`,
+        ),
+        carrierA: await one(
+          tx`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'A post') returning id`,
+        ),
       };
     });
     // Another shop's rows never show.
@@ -137,11 +149,20 @@ describe('chat pages', () => {
   it("lists only the pages of the key's list, connected or not", async () => {
     const pages = await arrange(async (tx) => {
       const insert = async (name: string, connected = true) =>
-        (await tx<{ id: string }[]>`insert into pages (shop_id, name, connected) values (${shop.shopId}, ${name}, ${connected}) returning id`)[0]!.id;
+        (
+          await tx<
+            { id: string }[]
+          >`insert into pages (shop_id, name, connected) values (${shop.shopId}, ${name}, ${connected}) returning id`
+        )[0]!.id;
       return { fashion: await insert('Fashion'), outlet: await insert('Outlet', false), kids: await insert('Kids') };
     });
     const chosen = await arrange((tx) =>
-      createApplication(tx, shop.shopId, { name: 'Two pages', permissions: ['social.pages.read'], pages: [pages.outlet, pages.fashion] }, null),
+      createApplication(
+        tx,
+        shop.shopId,
+        { name: 'Two pages', permissions: ['social.pages.read'], pages: [pages.outlet, pages.fashion] },
+        null,
+      ),
     );
     expect(await listOf('/pages', chosen.key)).toEqual([
       { id: pages.fashion, name: 'Fashion', platform: 'facebook', connected: true },

@@ -26,14 +26,18 @@ const read = (file: string) => readFileSync(join(root, file), 'utf8');
 const IMPORT = /^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
 
 function importsOf(file: string): { target: string; typeOnly: boolean }[] {
-  return [...read(file).matchAll(IMPORT)].map((match) => ({ target: posix.normalize(posix.join(posix.dirname(file), match[2]!)), typeOnly: Boolean(match[1]) }));
+  return [...read(file).matchAll(IMPORT)].map((match) => ({
+    target: posix.normalize(posix.join(posix.dirname(file), match[2]!)),
+    typeOnly: Boolean(match[1]),
+  }));
 }
 
 /**
  * The one edge left out: a workflow names its activities' types (`proxyActivities<…>`, the SDK's way;
  * erased, so the bundle holds no activity code), while the activities import the workflow's failure type.
  */
-const isWorkflowNamingActivityTypes = (from: string, to: string, typeOnly: boolean) => typeOnly && from === 'workflows' && to === 'activities';
+const isWorkflowNamingActivityTypes = (from: string, to: string, typeOnly: boolean) =>
+  typeOnly && from === 'workflows' && to === 'activities';
 
 type Graph = Map<string, Set<string>>;
 
@@ -93,8 +97,23 @@ describe('import graph', () => {
   });
 
   it('finds a cycle when there is one (the check itself)', () => {
-    expect(findCycle(new Map([['a', new Set(['b'])], ['b', new Set(['c'])], ['c', new Set(['a'])]]))).toBe('a → b → c → a');
-    expect(findCycle(new Map([['a', new Set(['b'])], ['b', new Set(['c'])]]))).toBeNull();
+    expect(
+      findCycle(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set(['c'])],
+          ['c', new Set(['a'])],
+        ]),
+      ),
+    ).toBe('a → b → c → a');
+    expect(
+      findCycle(
+        new Map([
+          ['a', new Set(['b'])],
+          ['b', new Set(['c'])],
+        ]),
+      ),
+    ).toBeNull();
   });
 });
 
@@ -113,7 +132,9 @@ function ownership(): Map<string, string> {
 function migratedTables(): Set<string> {
   const folder = 'db/migrations';
   const tables = new Set<string>();
-  for (const name of readdirSync(join(root, folder)).filter((file) => file.endsWith('.sql')).sort()) {
+  for (const name of readdirSync(join(root, folder))
+    .filter((file) => file.endsWith('.sql'))
+    .sort()) {
     const up = read(`${folder}/${name}`).split('-- migrate:down')[0]!;
     for (const statement of up.matchAll(/\b(CREATE(?: UNLOGGED)? TABLE|DROP TABLE)\s+([a-z_][a-z0-9_, ]*)/g)) {
       const names = statement[2]!.split(',').map((table) => table.trim().split(/\s/)[0]!);
@@ -133,8 +154,13 @@ function sqlReferences(file: string, privateFunctions: readonly string[]): { nam
     .replace(/(^|\s)\/\/.*$/gm, '$1');
   const lines = code.split('\n');
   return lines.flatMap((text, index) => [
-    ...[...text.matchAll(/\b(?:from|join|into|update|table)\s+([a-z_][a-z0-9_]*)\b/gi)].map((match) => ({ name: match[1]!.toLowerCase(), line: index + 1 })),
-    ...privateFunctions.filter((name) => new RegExp(`\\b${name}\\s*\\(`).test(text)).map((name) => ({ name: `${name}()`, line: index + 1 })),
+    ...[...text.matchAll(/\b(?:from|join|into|update|table)\s+([a-z_][a-z0-9_]*)\b/gi)].map((match) => ({
+      name: match[1]!.toLowerCase(),
+      line: index + 1,
+    })),
+    ...privateFunctions
+      .filter((name) => new RegExp(`\\b${name}\\s*\\(`).test(text))
+      .map((name) => ({ name: `${name}()`, line: index + 1 })),
   ]);
 }
 
@@ -169,27 +195,55 @@ describe('the boundary lint rule (eslint.config.js)', () => {
   };
 
   it('refuses an import of an inner file of a module from outside it', async () => {
-    const messages = await restricted('api/routes/boundary-probe.ts', "import { resolveLines } from '../../domain/orders/order-input.js';\n\nexport const probe = resolveLines;\n");
+    const messages = await restricted(
+      'api/routes/boundary-probe.ts',
+      "import { resolveLines } from '../../domain/orders/order-input.js';\n\nexport const probe = resolveLines;\n",
+    );
     expect(messages).toHaveLength(1);
     expect(messages[0]).toContain('only through its index.js');
   });
 
   it("refuses a module importing another module's inner file, and accepts its index and siblings", async () => {
-    expect(await restricted('domain/flows/boundary-probe.ts', "import { getOrder } from '../orders/order-detail.js';\n\nexport const probe = getOrder;\n")).toHaveLength(1);
     expect(
-      await restricted('domain/flows/boundary-probe.ts', "import { getOrder } from '../orders/index.js';\nimport { getFlow } from './flows.js';\n\nexport const probe = [getOrder, getFlow];\n"),
+      await restricted(
+        'domain/flows/boundary-probe.ts',
+        "import { getOrder } from '../orders/order-detail.js';\n\nexport const probe = getOrder;\n",
+      ),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'domain/flows/boundary-probe.ts',
+        "import { getOrder } from '../orders/index.js';\nimport { getFlow } from './flows.js';\n\nexport const probe = [getOrder, getFlow];\n",
+      ),
     ).toEqual([]);
   });
 
   it('keeps Fastify, Temporal and the runtime folders out of domain/, and domain/ out of db/ and workflows/', async () => {
-    expect(await restricted('domain/orders/boundary-probe.ts', "import Fastify from 'fastify';\nimport { Client } from '@temporalio/client';\nimport { buildApp } from '../../api/app.js';\n\nexport const probe = [Fastify, Client, buildApp];\n")).toHaveLength(3);
-    expect(await restricted('db/boundary-probe.ts', "import { withShop } from '../domain/kernel/index.js';\n\nexport const probe = withShop;\n")).toHaveLength(1);
-    expect(await restricted('workflows/boundary-probe.ts', "import { getFlow } from '../domain/flows/index.js';\n\nexport const probe = getFlow;\n")).toHaveLength(1);
+    expect(
+      await restricted(
+        'domain/orders/boundary-probe.ts',
+        "import Fastify from 'fastify';\nimport { Client } from '@temporalio/client';\nimport { buildApp } from '../../api/app.js';\n\nexport const probe = [Fastify, Client, buildApp];\n",
+      ),
+    ).toHaveLength(3);
+    expect(
+      await restricted('db/boundary-probe.ts', "import { withShop } from '../domain/kernel/index.js';\n\nexport const probe = withShop;\n"),
+    ).toHaveLength(1);
+    expect(
+      await restricted(
+        'workflows/boundary-probe.ts',
+        "import { getFlow } from '../domain/flows/index.js';\n\nexport const probe = getFlow;\n",
+      ),
+    ).toHaveLength(1);
   });
 
   it('lets a workflow import the types of activities, not their code', async () => {
     const typeOnly = "import type { FlowActivities } from '../activities/flows/flow-steps.js';\n\nexport type Probe = FlowActivities;\n";
     expect(await restricted('workflows/boundary-probe.ts', typeOnly)).toEqual([]);
-    expect(await restricted('workflows/boundary-probe.ts', "import { createFlowActivities } from '../activities/flows/flow-steps.js';\n\nexport const probe = createFlowActivities;\n")).toHaveLength(1);
+    expect(
+      await restricted(
+        'workflows/boundary-probe.ts',
+        "import { createFlowActivities } from '../activities/flows/flow-steps.js';\n\nexport const probe = createFlowActivities;\n",
+      ),
+    ).toHaveLength(1);
   });
 });

@@ -30,8 +30,12 @@ describe('settings: production unless told otherwise', () => {
   });
 
   it('refuses the development role password given in APP_DATABASE_URL too', () => {
-    expect(() => loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:shopflow_app@db.internal/shopflow' })).toThrow(/development password/);
-    expect(loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:other@db.internal/shopflow' }).appDatabaseUrl).toContain(':other@');
+    expect(() => loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:shopflow_app@db.internal/shopflow' })).toThrow(
+      /development password/,
+    );
+    expect(
+      loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:other@db.internal/shopflow' }).appDatabaseUrl,
+    ).toContain(':other@');
   });
 
   it.each([
@@ -42,7 +46,9 @@ describe('settings: production unless told otherwise', () => {
   });
 
   it('names every refusal at once, so one restart fixes them all', () => {
-    expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(/CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*SECRETS_KEY.*development password/);
+    expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(
+      /CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*SECRETS_KEY.*development password/,
+    );
   });
 
   it('keeps the development defaults for development and test, which the README commands set explicitly', () => {
@@ -54,7 +60,8 @@ describe('settings: production unless told otherwise', () => {
   });
 
   it('reads TRUST_PROXY as off, every hop, a hop count or a list of proxies', () => {
-    const trust = (TRUST_PROXY?: string) => loadSettings({ ...production, ...(TRUST_PROXY === undefined ? {} : { TRUST_PROXY }) }).TRUST_PROXY;
+    const trust = (TRUST_PROXY?: string) =>
+      loadSettings({ ...production, ...(TRUST_PROXY === undefined ? {} : { TRUST_PROXY }) }).TRUST_PROXY;
     expect(trust()).toBe(false);
     expect(trust('true')).toBe(true);
     expect(trust('2')).toBe(2);
@@ -80,7 +87,14 @@ describe('the Temporal connection', () => {
   it('is mutual TLS when a client certificate and key are given, with the CA and server name', () => {
     const { cert, key, ca } = files();
     const options = temporalConnectionOptions(
-      loadSettings({ NODE_ENV: 'test', TEMPORAL_ADDRESS: 'temporal.internal:7233', TEMPORAL_TLS_CERT_FILE: cert, TEMPORAL_TLS_KEY_FILE: key, TEMPORAL_TLS_CA_FILE: ca, TEMPORAL_TLS_SERVER_NAME: 'temporal' }),
+      loadSettings({
+        NODE_ENV: 'test',
+        TEMPORAL_ADDRESS: 'temporal.internal:7233',
+        TEMPORAL_TLS_CERT_FILE: cert,
+        TEMPORAL_TLS_KEY_FILE: key,
+        TEMPORAL_TLS_CA_FILE: ca,
+        TEMPORAL_TLS_SERVER_NAME: 'temporal',
+      }),
     );
     expect(options.address).toBe('temporal.internal:7233');
     expect(options.tls?.serverNameOverride).toBe('temporal');

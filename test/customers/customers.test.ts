@@ -14,7 +14,8 @@ beforeAll(async () => {
   key = (await shop.newKey(['pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
 });
 
-const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, withKey = key) => request(method, path, { key: withKey, body, headers });
+const call = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}, withKey = key) =>
+  request(method, path, { key: withKey, body, headers });
 
 async function createCustomer(body: Record<string, unknown>) {
   const response = await call('POST', '/customers', body);
@@ -23,16 +24,32 @@ async function createCustomer(body: Record<string, unknown>) {
 }
 
 const eventsOf = (resourceId: string) =>
-  withShop(db.app, shop.shopId, (tx) => tx<{ type: string; changes: unknown; data: Record<string, unknown> }[]>`
-    select type, changes, data from events where resource_id = ${resourceId} order by id`);
+  withShop(
+    db.app,
+    shop.shopId,
+    (tx) => tx<{ type: string; changes: unknown; data: Record<string, unknown> }[]>`
+    select type, changes, data from events where resource_id = ${resourceId} order by id`,
+  );
 
 /** Moves customers' updatedAt into the past, as if they had been changed then. */
 const backdate = (ids: string[], minutesAgo: number[]) =>
-  Promise.all(ids.map((id, index) => db.admin`update customers set updated_at = now() - make_interval(mins => ${minutesAgo[index]!}) where id = ${id}`));
+  Promise.all(
+    ids.map(
+      (id, index) => db.admin`update customers set updated_at = now() - make_interval(mins => ${minutesAgo[index]!}) where id = ${id}`,
+    ),
+  );
 
 describe('creating customers', () => {
   it('creates a customer with normalised phones and emits only customer.created', async () => {
-    const customer = await createCustomer({ name: 'Nguyễn Thị Lan', gender: 'female', dateOfBirth: '1990-05-17', contacts: [{ kind: 'phone', value: '0901 234 567' }, { kind: 'phone', value: '84.912.345.678', isPrimary: true }] });
+    const customer = await createCustomer({
+      name: 'Nguyễn Thị Lan',
+      gender: 'female',
+      dateOfBirth: '1990-05-17',
+      contacts: [
+        { kind: 'phone', value: '0901 234 567' },
+        { kind: 'phone', value: '84.912.345.678', isPrimary: true },
+      ],
+    });
     expect(customer).toMatchObject({
       name: 'Nguyễn Thị Lan',
       gender: 'female',
@@ -54,7 +71,11 @@ describe('creating customers', () => {
   });
 
   it('refuses a phone with letters with 400 and a field path, and creates nothing', async () => {
-    const body = await expectProblem(await call('POST', '/customers', { name: 'Bad', contacts: [{ kind: 'phone', value: '09O1 234 567' }] }), 400, 'validation-failed');
+    const body = await expectProblem(
+      await call('POST', '/customers', { name: 'Bad', contacts: [{ kind: 'phone', value: '09O1 234 567' }] }),
+      400,
+      'validation-failed',
+    );
     expect(body.errors).toEqual([{ path: 'contacts.0.value', message: expect.any(String) }]);
     const list = (await (await call('GET', '/customers?search=bad')).json()) as { data: unknown[] };
     expect(list.data).toHaveLength(0);
@@ -62,7 +83,11 @@ describe('creating customers', () => {
 
   it('refuses a phone that already belongs to another customer with 409 conflict', async () => {
     await createCustomer({ name: 'Trần Minh', contacts: [{ kind: 'phone', value: '0933 111 222' }] });
-    await expectProblem(await call('POST', '/customers', { name: 'Someone else', contacts: [{ kind: 'phone', value: '+84933111222' }] }), 409, 'conflict');
+    await expectProblem(
+      await call('POST', '/customers', { name: 'Someone else', contacts: [{ kind: 'phone', value: '+84933111222' }] }),
+      409,
+      'conflict',
+    );
   });
 
   it('replays a creation sent again with the same Idempotency-Key', async () => {
@@ -95,7 +120,10 @@ describe('reading customers', () => {
     const customer = await createCustomer({ name: 'Đỗ Văn Quang', contacts: [{ kind: 'phone', value: '0388 765 432' }] });
     for (const form of ['0388765432', '84388765432', '+84 388 765 432', '0388.765.432']) {
       const found = (await (await call('GET', `/customers?phone=${encodeURIComponent(form)}`)).json()) as { data: { id: string }[] };
-      expect(found.data.map((row) => row.id), form).toEqual([customer.id]);
+      expect(
+        found.data.map((row) => row.id),
+        form,
+      ).toEqual([customer.id]);
     }
     const byName = (await (await call('GET', '/customers?search=v%C4%83n%20quang')).json()) as { data: { id: string }[] };
     expect(byName.data.map((row) => row.id)).toEqual([customer.id]);
@@ -115,7 +143,19 @@ describe('reading customers', () => {
 
   it('gives list rows without contacts or addresses', async () => {
     const list = (await (await call('GET', '/customers?limit=1')).json()) as { data: Record<string, unknown>[] };
-    expect(Object.keys(list.data[0]!).sort()).toEqual(['createdAt', 'dateOfBirth', 'deletedAt', 'gender', 'id', 'isBlocked', 'name', 'primaryEmail', 'primaryPhone', 'source', 'updatedAt']);
+    expect(Object.keys(list.data[0]!).sort()).toEqual([
+      'createdAt',
+      'dateOfBirth',
+      'deletedAt',
+      'gender',
+      'id',
+      'isBlocked',
+      'name',
+      'primaryEmail',
+      'primaryPhone',
+      'source',
+      'updatedAt',
+    ]);
   });
 });
 
@@ -135,12 +175,21 @@ describe('editing customers', () => {
 
   it('refuses phones in a PATCH: they are not changed by this path', async () => {
     const customer = await createCustomer({ name: 'Vũ Thu' });
-    await expectProblem(await call('PATCH', `/customers/${customer.id}`, { contacts: [{ kind: 'phone', value: '0901234567' }] }), 400, 'validation-failed');
+    await expectProblem(
+      await call('PATCH', `/customers/${customer.id}`, { contacts: [{ kind: 'phone', value: '0901234567' }] }),
+      400,
+      'validation-failed',
+    );
   });
 
   it('adds addresses, newest first, refuses an identical one with 409, and raises updatedAt', async () => {
     const customer = await createCustomer({ name: 'Hoàng Yến' });
-    const first = await call('POST', `/customers/${customer.id}/addresses`, { recipientName: 'Yến', recipientPhone: '0901 000 222', addressLine: '12 Lý Thường Kiệt', provinceName: 'Hà Nội' });
+    const first = await call('POST', `/customers/${customer.id}/addresses`, {
+      recipientName: 'Yến',
+      recipientPhone: '0901 000 222',
+      addressLine: '12 Lý Thường Kiệt',
+      provinceName: 'Hà Nội',
+    });
     expect(first.status).toBe(201);
     expect(await first.json()).toEqual({
       id: expect.any(String),
@@ -156,9 +205,17 @@ describe('editing customers', () => {
       wardName: null,
     });
     await call('POST', `/customers/${customer.id}/addresses`, { addressLine: '5 Nguyễn Huệ', provinceName: 'TP. Hồ Chí Minh' });
-    const duplicate = await call('POST', `/customers/${customer.id}/addresses`, { recipientName: 'yến', recipientPhone: '+84901000222', addressLine: '12  Lý Thường Kiệt', provinceName: 'Hà Nội' });
+    const duplicate = await call('POST', `/customers/${customer.id}/addresses`, {
+      recipientName: 'yến',
+      recipientPhone: '+84901000222',
+      addressLine: '12  Lý Thường Kiệt',
+      provinceName: 'Hà Nội',
+    });
     await expectProblem(duplicate, 409, 'conflict');
-    const detail = (await (await call('GET', `/customers/${customer.id}`)).json()) as { addresses: { addressLine: string }[]; updatedAt: string };
+    const detail = (await (await call('GET', `/customers/${customer.id}`)).json()) as {
+      addresses: { addressLine: string }[];
+      updatedAt: string;
+    };
     expect(detail.addresses.map((address) => address.addressLine)).toEqual(['5 Nguyễn Huệ', '12 Lý Thường Kiệt']);
     expect(detail.updatedAt > (customer.updatedAt as string)).toBe(true);
     const events = await eventsOf(customer.id);
@@ -175,7 +232,11 @@ describe('editing customers', () => {
     await expectProblem(await call('POST', `/customers/${customer.id}/addresses`, { provinceName: 'Hà Nội' }), 400, 'validation-failed');
     // A unit id naming no unit: detail only, with the field's path.
     const missing = randomUUID();
-    await expectAbsentReference(await call('POST', `/customers/${customer.id}/addresses`, { addressLine: 'x', wardUnitId: missing }), 'wardUnitId', missing);
+    await expectAbsentReference(
+      await call('POST', `/customers/${customer.id}/addresses`, { addressLine: 'x', wardUnitId: missing }),
+      'wardUnitId',
+      missing,
+    );
   });
 });
 
@@ -192,7 +253,13 @@ describe('synchronising customers', () => {
     let cursor: string | null = null;
     let pages = 0;
     do {
-      const response: Response = await call('GET', `/customers?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`, undefined, {}, otherKey);
+      const response: Response = await call(
+        'GET',
+        `/customers?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        undefined,
+        {},
+        otherKey,
+      );
       expect(response.status).toBe(200);
       const page = (await response.json()) as { data: { id: string }[]; nextCursor: string | null };
       seen.push(...page.data.map((row) => row.id));
@@ -203,11 +270,20 @@ describe('synchronising customers', () => {
     expect(pages).toBe(3);
 
     const first = (await (await call('GET', '/customers?limit=2', undefined, {}, otherKey)).json()) as { nextCursor: string };
-    await expectProblem(await call('GET', `/customers?limit=3&cursor=${encodeURIComponent(first.nextCursor)}`, undefined, {}, otherKey), 400, 'invalid-cursor');
-    await expectProblem(await call('GET', `/customers?limit=2&search=x&cursor=${encodeURIComponent(first.nextCursor)}`, undefined, {}, otherKey), 400, 'invalid-cursor');
+    await expectProblem(
+      await call('GET', `/customers?limit=3&cursor=${encodeURIComponent(first.nextCursor)}`, undefined, {}, otherKey),
+      400,
+      'invalid-cursor',
+    );
+    await expectProblem(
+      await call('GET', `/customers?limit=2&search=x&cursor=${encodeURIComponent(first.nextCursor)}`, undefined, {}, otherKey),
+      400,
+      'invalid-cursor',
+    );
     await expectProblem(await call('GET', `/customers?limit=2&cursor=${encodeURIComponent(first.nextCursor)}`), 400, 'invalid-cursor');
     await expectProblem(await call('GET', '/customers?cursor=not-a-cursor', undefined, {}, otherKey), 400, 'invalid-cursor');
-    for (const limit of ['0', '101', 'ten']) await expectProblem(await call('GET', `/customers?limit=${limit}`, undefined, {}, otherKey), 400, 'validation-failed');
+    for (const limit of ['0', '101', 'ten'])
+      await expectProblem(await call('GET', `/customers?limit=${limit}`, undefined, {}, otherKey), 400, 'validation-failed');
   });
 
   it('applies the safety delay only with updatedSince, and includes deletions only when asked', async () => {
@@ -217,7 +293,12 @@ describe('synchronising customers', () => {
     const [old1, old2, recent] = [await make('old 1'), await make('old 2'), await make('recent')];
     await backdate([old1, old2], [60, 59]);
     const since = new Date(Date.now() - 2 * 3600_000).toISOString();
-    const list = async (query: string) => ((await (await call('GET', `/customers?${query}`, undefined, {}, otherKey)).json()) as { data: { id: string; deletedAt: string | null }[] }).data;
+    const list = async (query: string) =>
+      (
+        (await (await call('GET', `/customers?${query}`, undefined, {}, otherKey)).json()) as {
+          data: { id: string; deletedAt: string | null }[];
+        }
+      ).data;
 
     expect((await list(`updatedSince=${since}`)).map((row) => row.id)).toEqual([old1, old2]);
     expect((await list('')).map((row) => row.id)).toEqual([old1, old2, recent]);
@@ -238,10 +319,16 @@ describe('synchronising customers', () => {
     const [inside, outside] = [await make('inside the delay'), await make('outside the delay')];
     /** Sets each customer's updatedAt that many seconds before now. */
     const backdateSeconds = (ids: string[], secondsAgo: number[]) =>
-      Promise.all(ids.map((id, index) => db.admin`update customers set updated_at = now() - make_interval(secs => ${secondsAgo[index]!}) where id = ${id}`));
+      Promise.all(
+        ids.map(
+          (id, index) => db.admin`update customers set updated_at = now() - make_interval(secs => ${secondsAgo[index]!}) where id = ${id}`,
+        ),
+      );
     const since = new Date(Date.now() - 3600_000).toISOString();
     const listed = async (query: string) =>
-      ((await (await call('GET', `/customers?limit=100${query}`, undefined, {}, otherKey)).json()) as { data: { id: string }[] }).data.map((row) => row.id);
+      ((await (await call('GET', `/customers?limit=100${query}`, undefined, {}, otherKey)).json()) as { data: { id: string }[] }).data.map(
+        (row) => row.id,
+      );
 
     // Default ceiling 2 min: 2 min ago is still inside the 2 min 15 s delay, 2 min 30 s ago is out of it.
     await backdateSeconds([inside, outside], [120, 150]);
@@ -263,9 +350,14 @@ describe('synchronising customers', () => {
     const other = await createShopFixture(db.app);
     const otherKey = (await other.newKey(['pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
     const ids: string[] = [];
-    for (let index = 0; index < 5; index += 1) ids.push(((await (await call('POST', '/customers', { name: `Sync ${index}` }, {}, otherKey)).json()) as { id: string }).id);
+    for (let index = 0; index < 5; index += 1)
+      ids.push(((await (await call('POST', '/customers', { name: `Sync ${index}` }, {}, otherKey)).json()) as { id: string }).id);
     await backdate(ids, [50, 40, 30, 20, 10]);
-    const get = async (path: string) => (await (await call('GET', path, undefined, {}, otherKey)).json()) as { data: { id: string; name: string; updatedAt: string }[]; nextCursor: string | null };
+    const get = async (path: string) =>
+      (await (await call('GET', path, undefined, {}, otherKey)).json()) as {
+        data: { id: string; name: string; updatedAt: string }[];
+        nextCursor: string | null;
+      };
 
     const since = new Date(Date.now() - 3600_000).toISOString();
     const firstPass: { id: string; updatedAt: string }[] = [];
@@ -279,7 +371,10 @@ describe('synchronising customers', () => {
     }
     // The renamed version is not in this pass: its new updatedAt is still inside the safety delay.
     expect(firstPass.map((row) => row.id)).toEqual(ids);
-    const mark = firstPass.map((row) => row.updatedAt).sort().at(-1)!;
+    const mark = firstPass
+      .map((row) => row.updatedAt)
+      .sort()
+      .at(-1)!;
 
     // Time passes beyond the safety delay; the next pass starts 15 minutes before the stored mark.
     await db.admin`update customers set updated_at = now() - interval '3 minutes' where id = ${ids[0]!}`;

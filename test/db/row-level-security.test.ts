@@ -24,7 +24,7 @@ describe('row-level security', () => {
     for (const table of tables) expect(table, table.relname).toMatchObject({ relrowsecurity: true, relforcerowsecurity: true });
   });
 
-  it('an unknown API key finds nothing and leaves the transaction\'s shop setting alone', async () => {
+  it("an unknown API key finds nothing and leaves the transaction's shop setting alone", async () => {
     const shop = await createShopFixture(db.app);
     const [result] = await db.app.begin(async (tx) => {
       await tx`select set_config('app.shop_id', ${shop.shopId}, true)`;
@@ -38,7 +38,18 @@ describe('row-level security', () => {
   it('shows the application role no shop rows at all without app.shop_id', async () => {
     const shop = await createShopFixture(db.app);
     await shop.newKey(['pos.orders.read']);
-    const tables = ['shops', 'users', 'roles', 'shop_members', 'applications', 'api_keys', 'shop_log', 'pages', 'idempotency_keys', 'events'];
+    const tables = [
+      'shops',
+      'users',
+      'roles',
+      'shop_members',
+      'applications',
+      'api_keys',
+      'shop_log',
+      'pages',
+      'idempotency_keys',
+      'events',
+    ];
     const [ownerView] = await db.admin<{ count: number }[]>`select count(*)::int as count from applications`;
     expect(ownerView!.count).toBeGreaterThan(0);
     for (const table of tables) {
@@ -54,6 +65,8 @@ describe('row-level security', () => {
     const seenFromB = await withShop(db.app, b.shopId, (tx) => tx`select id from applications where id = ${ofB}`);
     expect(seenFromA).toHaveLength(0);
     expect(seenFromB).toHaveLength(1);
-    await expect(withShop(db.app, a.shopId, (tx) => tx`insert into pages (shop_id, name) values (${b.shopId}, 'sneaky')`)).rejects.toThrow(/row-level security/);
+    await expect(withShop(db.app, a.shopId, (tx) => tx`insert into pages (shop_id, name) values (${b.shopId}, 'sneaky')`)).rejects.toThrow(
+      /row-level security/,
+    );
   });
 });

@@ -11,7 +11,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 beforeAll(async () => {
   sql = createAppSql(
-    loadSettings({ NODE_ENV: 'test', APP_DATABASE_URL: db.appUrl, DB_STATEMENT_TIMEOUT_MS: '300', DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '500' }),
+    loadSettings({
+      NODE_ENV: 'test',
+      APP_DATABASE_URL: db.appUrl,
+      DB_STATEMENT_TIMEOUT_MS: '300',
+      DB_IDLE_IN_TRANSACTION_TIMEOUT_MS: '500',
+    }),
     'shopflow-test-timeouts',
   );
 });

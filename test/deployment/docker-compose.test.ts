@@ -9,7 +9,9 @@ interface Service {
   environment?: Record<string, string>;
   depends_on?: Record<string, { condition: string }> | string[];
 }
-const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as { services: Record<string, Service> };
+const compose = parse(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
 const { services } = compose;
 const applicationServices = ['api', 'worker', 'relay'] as const;
 
@@ -39,7 +41,8 @@ describe('docker-compose.yml', () => {
     for (const name of applicationServices) {
       const environment = services[name]!.environment!;
       expect(environment.NODE_ENV).toBe('production');
-      for (const secret of ['CURSOR_SECRET', 'DELIVERY_REQUEST_KEY', 'SECRETS_KEY']) expect(environment[secret]).toBe(`\${${secret}:?set ${secret}}`);
+      for (const secret of ['CURSOR_SECRET', 'DELIVERY_REQUEST_KEY', 'SECRETS_KEY'])
+        expect(environment[secret]).toBe(`\${${secret}:?set ${secret}}`);
     }
     expect(readFileSync(new URL('../../docker-compose.yml', import.meta.url), 'utf8')).not.toMatch(/change-me|PASSWORD: shopflow\b/);
   });

@@ -10,16 +10,39 @@ import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 import type { DeliveryResult } from '../../workflows/flows.js';
 
 // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
-const { db, temporal, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true, relay: { retryDelaysMs: [300, 300, 300, 300] } });
+const { db, temporal, receiver, shop, request } = useSuite({
+  api: true,
+  shop: true,
+  receiver: true,
+  worker: true,
+  relay: { retryDelaysMs: [300, 300, 300, 300] },
+});
 let key: string;
 
 beforeAll(async () => {
-  key = (await shop.newKey(['pos.products.read', 'pos.products.create', 'pos.products.update', 'pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
+  key = (
+    await shop.newKey([
+      'pos.products.read',
+      'pos.products.create',
+      'pos.products.update',
+      'pos.customers.read',
+      'pos.customers.create',
+      'pos.customers.update',
+    ])
+  ).key;
 });
 const call = (method: string, path: string, body: unknown) => request(method, path, { key, body });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
-  return withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey));
+  return withShop(db.app, shop.shopId, (tx) =>
+    createFlow(
+      tx,
+      shop.shopId,
+      { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input },
+      null,
+      testSecretsKey,
+    ),
+  );
 }
 
 /**
@@ -27,7 +50,12 @@ async function flow(input: Partial<FlowInput> & { inbox: string }) {
  * workflow these events will ever have is started, so "no workflow" means "nothing will be sent".
  */
 async function outboxDrained(): Promise<void> {
-  await expect.poll(async () => (await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count, { timeout: 15_000, interval: 100 }).toBe(0);
+  await expect
+    .poll(async () => (await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count, {
+      timeout: 15_000,
+      interval: 100,
+    })
+    .toBe(0);
 }
 
 /** The delivery workflow of `eventId` to `flowId`: its status name, or `none` when it was never started. */
@@ -40,12 +68,14 @@ async function deliveryState(flowId: string, eventId: string): Promise<string> {
   }
 }
 
-const deliveryResult = (flowId: string, eventId: string) => temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result() as Promise<DeliveryResult>;
+const deliveryResult = (flowId: string, eventId: string) =>
+  temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result() as Promise<DeliveryResult>;
 
 const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 
 const httpEnabled = async (flowId: string) =>
-  (await withShop(db.app, shop.shopId, (tx) => tx<{ httpEnabled: boolean }[]>`select http_enabled from flows where id = ${flowId}`))[0]!.httpEnabled;
+  (await withShop(db.app, shop.shopId, (tx) => tx<{ httpEnabled: boolean }[]>`select http_enabled from flows where id = ${flowId}`))[0]!
+    .httpEnabled;
 
 describe('from the Open API to a signed webhook', () => {
   it('delivers a product change to every flow: same event id, own webhook-id each, signed; none to a flow lacking pos.products.read', async () => {
@@ -53,12 +83,26 @@ describe('from the Open API to a signed webhook', () => {
     const flowA = await flow({ inbox: first });
     const flowB = await flow({ inbox: second });
     const blindFlow = await flow({ inbox: blind, permissions: ['pos.customers.read'] });
-    const created = (await (await call('POST', '/products', { name: 'Áo khoác', variants: [{ price: '300000' }] })).json()) as { id: string; variants: { id: string }[] };
-    expect((await call('PATCH', `/products/${created.id}`, { variants: [{ id: created.variants[0]!.id, price: '280000' }] })).status).toBe(200);
+    const created = (await (await call('POST', '/products', { name: 'Áo khoác', variants: [{ price: '300000' }] })).json()) as {
+      id: string;
+      variants: { id: string }[];
+    };
+    expect((await call('PATCH', `/products/${created.id}`, { variants: [{ id: created.variants[0]!.id, price: '280000' }] })).status).toBe(
+      200,
+    );
 
     const [[atA], [atB]] = await Promise.all([receiver.waitFor(first, 1), receiver.waitFor(second, 1)]);
-    const envelope = JSON.parse(atA!.body) as { id: string; type: string; changes: unknown; data: { id: string; variants: { price: string }[] } };
-    expect(envelope).toMatchObject({ type: 'product.updated', changes: { fields: ['variants.price'] }, data: { id: created.id, variants: [{ price: '280000' }] } });
+    const envelope = JSON.parse(atA!.body) as {
+      id: string;
+      type: string;
+      changes: unknown;
+      data: { id: string; variants: { price: string }[] };
+    };
+    expect(envelope).toMatchObject({
+      type: 'product.updated',
+      changes: { fields: ['variants.price'] },
+      data: { id: created.id, variants: [{ price: '280000' }] },
+    });
     expect((JSON.parse(atB!.body) as { id: string }).id).toBe(envelope.id);
     expect(atA!.headers['webhook-id']).not.toBe(atB!.headers['webhook-id']);
     expect(new Webhook(flowA.secret).verify(atA!.body, atA!.headers as Record<string, string>)).toBeTruthy();
@@ -78,7 +122,10 @@ describe('from the Open API to a signed webhook', () => {
     const requests = await receiver.waitFor(inbox, 4);
     // The delivery is over (delivered at the fourth attempt), so no late attempt is still to come.
     const result = await deliveryResult(flowId, eventIdOf(requests[0]!.body));
-    expect({ status: result.status, codes: result.attempts.map((attempt) => attempt.statusCode) }).toEqual({ status: 'delivered', codes: [500, 500, 500, 200] });
+    expect({ status: result.status, codes: result.attempts.map((attempt) => attempt.statusCode) }).toEqual({
+      status: 'delivered',
+      codes: [500, 500, 500, 200],
+    });
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id)).size).toBe(1);
@@ -93,11 +140,16 @@ describe('from the Open API to a signed webhook', () => {
     const [first] = await receiver.waitFor(inbox, 1);
     // The delivery ends at the 410 (no retry), having switched the HTTP-send block off.
     const result = await deliveryResult(flowId, eventIdOf(first!.body));
-    expect({ status: result.status, codes: result.attempts.map((attempt) => attempt.statusCode) }).toEqual({ status: 'gone', codes: [410] });
+    expect({ status: result.status, codes: result.attempts.map((attempt) => attempt.statusCode) }).toEqual({
+      status: 'gone',
+      codes: [410],
+    });
     expect(await httpEnabled(flowId)).toBe(false);
 
     const second = (await (await call('POST', '/customers', { name: 'Gone 2' })).json()) as { id: string };
-    const [secondEvent] = await db.admin<{ id: string }[]>`select id from events where resource_id = ${second.id} and type = 'customer.created'`;
+    const [secondEvent] = await db.admin<
+      { id: string }[]
+    >`select id from events where resource_id = ${second.id} and type = 'customer.created'`;
     // Once the relay has handled the second event, it has no delivery to this flow: nothing can arrive later.
     await outboxDrained();
     expect(await deliveryState(flowId, secondEvent!.id)).toBe('none');

@@ -26,16 +26,28 @@ let variantId: string;
 
 beforeAll(async () => {
   fullKey = (
-    await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read', 'pos.products.create', 'pos.customers.read', 'pos.customers.create'])
+    await shop.newKey([
+      'pos.orders.read',
+      'pos.orders.create',
+      'pos.orders.update',
+      'pos.products.read',
+      'pos.products.create',
+      'pos.customers.read',
+      'pos.customers.create',
+    ])
   ).key;
   ordersOnlyKey = (await shop.newKey(['pos.orders.read'])).key;
   ({ warehouseId, variantId } = await withShop(db.app, shop.shopId, async (tx) => {
     const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`;
-    const product = await createProduct(tx, { shopId: shop.shopId, permissions: ALL_PERMISSIONS }, {
-      name: `Áo sơ mi ${randomBytes(3).toString('hex')}`,
-      type: 'simple',
-      variants: [{ price: '250000', attributes: { Size: 'L' } }],
-    });
+    const product = await createProduct(
+      tx,
+      { shopId: shop.shopId, permissions: ALL_PERMISSIONS },
+      {
+        name: `Áo sơ mi ${randomBytes(3).toString('hex')}`,
+        type: 'simple',
+        variants: [{ price: '250000', attributes: { Size: 'L' } }],
+      },
+    );
     const variant = product.variants[0]!.id;
     await adjustStock(tx, shop.shopId, [{ variantId: variant, warehouseId: warehouse!.id, quantityDelta: '100' }]);
     return { warehouseId: warehouse!.id, variantId: variant };
@@ -50,7 +62,9 @@ async function json<T = Record<string, unknown>>(response: Response, status: num
 
 async function flow(input: Partial<FlowInput> & { eventType: string }): Promise<{ inbox: string; flowId: string }> {
   const inbox = randomUUID();
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) => createFlow(tx, shop.shopId, { name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input }, null, testSecretsKey));
+  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
+    createFlow(tx, shop.shopId, { name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input }, null, testSecretsKey),
+  );
   return { inbox, flowId };
 }
 
@@ -67,7 +81,10 @@ describe('event data rendered per flow account', () => {
   it('sends order-line product fields only to a flow whose account holds pos.products.read; order.created has no changes', async () => {
     const blind = await flow({ eventType: 'order.created' });
     const sighted = await flow({ eventType: 'order.created', permissions: ['pos.orders.read', 'pos.products.read'] });
-    const order = await json<{ id: string }>(await call('POST', '/orders', { warehouseId, lines: [{ variantId, quantity: '2', unitPrice: '250000' }] }), 201);
+    const order = await json<{ id: string }>(
+      await call('POST', '/orders', { warehouseId, lines: [{ variantId, quantity: '2', unitPrice: '250000' }] }),
+      201,
+    );
 
     const [[toBlind], [toSighted]] = await Promise.all([receiver.waitFor(blind.inbox, 1), receiver.waitFor(sighted.inbox, 1)]);
     const [blindEnvelope, sightedEnvelope] = [parse(toBlind), parse(toSighted)];
@@ -79,21 +96,32 @@ describe('event data rendered per flow account', () => {
     // Each flow gets the order exactly as a key with its account's permissions reads it.
     expect(sightedEnvelope.data).toEqual(await json(await call('GET', `/orders/${order.id}`), 200));
     expect(blindEnvelope.data).toEqual(await json(await call('GET', `/orders/${order.id}`, undefined, ordersOnlyKey), 200));
-    expect(sightedEnvelope.data.lines).toEqual([expect.objectContaining({ variantId, variantCode: expect.any(String), variantName: expect.any(String), productName: expect.stringMatching(/^Áo sơ mi/) })]);
+    expect(sightedEnvelope.data.lines).toEqual([
+      expect.objectContaining({
+        variantId,
+        variantCode: expect.any(String),
+        variantName: expect.any(String),
+        productName: expect.stringMatching(/^Áo sơ mi/),
+      }),
+    ]);
     expect(blindEnvelope.data.lines).toHaveLength(1);
     for (const field of ['variantCode', 'variantName', 'productName']) expect(blindEnvelope.data.lines![0]).not.toHaveProperty(field);
     expect(blindEnvelope.data.lines![0]).toMatchObject({ variantId, quantity: '2', unitPrice: '250000' });
   });
 
   it('renders order.updated per account too, with its changes', async () => {
-    const order = await json<{ id: string }>(await call('POST', '/orders', { warehouseId, lines: [{ variantId, quantity: '1', unitPrice: '250000' }] }), 201);
+    const order = await json<{ id: string }>(
+      await call('POST', '/orders', { warehouseId, lines: [{ variantId, quantity: '1', unitPrice: '250000' }] }),
+      201,
+    );
     const blind = await flow({ eventType: 'order.updated' });
     const sighted = await flow({ eventType: 'order.updated', permissions: ['pos.orders.read', 'pos.products.read'] });
     await json(await call('PATCH', `/orders/${order.id}`, { note: 'gift wrap' }), 200);
 
     const [[toBlind], [toSighted]] = await Promise.all([receiver.waitFor(blind.inbox, 1), receiver.waitFor(sighted.inbox, 1)]);
     const [blindEnvelope, sightedEnvelope] = [parse(toBlind), parse(toSighted)];
-    for (const received of [blindEnvelope, sightedEnvelope]) expect(received).toMatchObject({ type: 'order.updated', changes: { fields: ['note'] }, data: { id: order.id, note: 'gift wrap' } });
+    for (const received of [blindEnvelope, sightedEnvelope])
+      expect(received).toMatchObject({ type: 'order.updated', changes: { fields: ['note'] }, data: { id: order.id, note: 'gift wrap' } });
     expect(sightedEnvelope.data).toEqual(await json(await call('GET', `/orders/${order.id}`), 200));
     expect(blindEnvelope.data).toEqual(await json(await call('GET', `/orders/${order.id}`, undefined, ordersOnlyKey), 200));
     for (const field of ['variantCode', 'variantName', 'productName']) expect(blindEnvelope.data.lines![0]).not.toHaveProperty(field);
@@ -102,9 +130,15 @@ describe('event data rendered per flow account', () => {
   it('sends product.created and customer.created without a changes key', async () => {
     const products = await flow({ eventType: 'product.created' });
     const customers = await flow({ eventType: 'customer.created' });
-    const product = await json<{ id: string }>(await call('POST', '/products', { name: `Quần ${randomBytes(3).toString('hex')}`, variants: [{ price: '1000' }] }), 201);
+    const product = await json<{ id: string }>(
+      await call('POST', '/products', { name: `Quần ${randomBytes(3).toString('hex')}`, variants: [{ price: '1000' }] }),
+      201,
+    );
     const customer = await json<{ id: string }>(await call('POST', '/customers', { name: 'Ngô Bảo' }), 201);
-    const [[productRequest], [customerRequest]] = await Promise.all([receiver.waitFor(products.inbox, 1), receiver.waitFor(customers.inbox, 1)]);
+    const [[productRequest], [customerRequest]] = await Promise.all([
+      receiver.waitFor(products.inbox, 1),
+      receiver.waitFor(customers.inbox, 1),
+    ]);
     const [productEnvelope, customerEnvelope] = [parse(productRequest), parse(customerRequest)];
     expect(productEnvelope).toMatchObject({ type: 'product.created', data: { id: product.id } });
     expect(customerEnvelope).toMatchObject({ type: 'customer.created', data: { id: customer.id } });
@@ -114,7 +148,19 @@ describe('event data rendered per flow account', () => {
 });
 
 describe('envelope()', () => {
-  const line = { id: randomUUID(), variantId: randomUUID(), productId: randomUUID(), variantCode: 'SKU-1', variantName: 'L', productName: 'Shirt', quantity: '1', unitPrice: '10', discount: '0', lineTotal: '10', returnedQuantity: '0' };
+  const line = {
+    id: randomUUID(),
+    variantId: randomUUID(),
+    productId: randomUUID(),
+    variantCode: 'SKU-1',
+    variantName: 'L',
+    productName: 'Shirt',
+    quantity: '1',
+    unitPrice: '10',
+    discount: '0',
+    lineTotal: '10',
+    returnedQuantity: '0',
+  };
   const event = (type: StoredEvent['type'], changes: StoredEvent['changes']): StoredEvent => ({
     id: 'evt_01J00000000000000000000000',
     type,
@@ -122,7 +168,8 @@ describe('envelope()', () => {
     changes,
     data: { id: randomUUID(), status: 'cancelled', lines: [line] },
   });
-  const render = (stored: StoredEvent, permissions: string[]) => JSON.parse(envelope(stored, { id: shop.shopId, slug: shop.slug }, permissions)) as Envelope;
+  const render = (stored: StoredEvent, permissions: string[]) =>
+    JSON.parse(envelope(stored, { id: shop.shopId, slug: shop.slug }, permissions)) as Envelope;
 
   it('strips the product fields of order lines for every order event type without pos.products.read', () => {
     const { variantCode: _code, variantName: _name, productName: _product, ...bare } = line;
@@ -135,6 +182,8 @@ describe('envelope()', () => {
 
   it('has changes only when the event has them', () => {
     expect(render(event('order.created', null), ['pos.orders.read'])).not.toHaveProperty('changes');
-    expect(render(event('order.status_changed', { fields: ['status'], status: { from: 'new', to: 'cancelled' } }), ['pos.orders.read']).changes).toEqual({ fields: ['status'], status: { from: 'new', to: 'cancelled' } });
+    expect(
+      render(event('order.status_changed', { fields: ['status'], status: { from: 'new', to: 'cancelled' } }), ['pos.orders.read']).changes,
+    ).toEqual({ fields: ['status'], status: { from: 'new', to: 'cancelled' } });
   });
 });

@@ -18,7 +18,9 @@ const product = {
 
 describe('changes between snapshots', () => {
   it('names changed fields in camelCase and ignores the audit time', () => {
-    expect(diffSnapshots(product, { ...product, name: 'Áo thun nam', updatedAt: '2026-11-22T11:00:00.000Z' })).toEqual({ fields: ['name'] });
+    expect(diffSnapshots(product, { ...product, name: 'Áo thun nam', updatedAt: '2026-11-22T11:00:00.000Z' })).toEqual({
+      fields: ['name'],
+    });
   });
 
   it('is null when only data outside the snapshot changed', () => {
@@ -41,12 +43,20 @@ describe('changes between snapshots', () => {
     reimaged.images[0]!.variantIds = ['v1'] as never;
     expect(diffSnapshots(product, reimaged)).toEqual({ fields: ['images'] });
     const customer = { id: 'c1', name: 'Lan', contacts: [{ id: 'k1', kind: 'phone', value: '+84901234567', isPrimary: true }] };
-    expect(diffSnapshots(customer, { ...customer, contacts: [...customer.contacts, { id: 'k2', kind: 'email', value: 'lan@x.vn', isPrimary: false }] })).toEqual({ fields: ['contacts'] });
+    expect(
+      diffSnapshots(customer, {
+        ...customer,
+        contacts: [...customer.contacts, { id: 'k2', kind: 'email', value: 'lan@x.vn', isPrimary: false }],
+      }),
+    ).toEqual({ fields: ['contacts'] });
   });
 
   it('adds status {from, to} when the status changed', () => {
     const order = { id: 'o1', status: 'new', note: null, paidAmount: '0' };
-    expect(diffSnapshots(order, { ...order, status: 'confirmed' })).toEqual({ fields: ['status'], status: { from: 'new', to: 'confirmed' } });
+    expect(diffSnapshots(order, { ...order, status: 'confirmed' })).toEqual({
+      fields: ['status'],
+      status: { from: 'new', to: 'confirmed' },
+    });
     expect(diffSnapshots(order, { ...order, note: 'gọi trước' })).toEqual({ fields: ['note'] });
   });
 
@@ -59,13 +69,22 @@ describe('changes between snapshots', () => {
 describe('outbox rows', () => {
   const { db, shop } = useSuite({ shop: true });
 
-  const events = () => withShop(db.app, shop.shopId, (tx) => tx<{ id: string; type: string; changes: unknown; data: unknown }[]>`select id, type, changes, data from events order by id`);
+  const events = () =>
+    withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx<{ id: string; type: string; changes: unknown; data: unknown }[]>`select id, type, changes, data from events order by id`,
+    );
 
   it('writes an update event with its changes in the same transaction, and none without a change', async () => {
     const resourceId = randomUUID();
     const after = { ...product, id: resourceId, name: 'Áo polo' };
-    const id = await withShop(db.app, shop.shopId, (tx) => recordUpdate(tx, { shopId: shop.shopId, resource: 'product', resourceId, before: { ...product, id: resourceId }, after }));
-    const none = await withShop(db.app, shop.shopId, (tx) => recordUpdate(tx, { shopId: shop.shopId, resource: 'product', resourceId, before: after, after: { ...after, updatedAt: 'later' } }));
+    const id = await withShop(db.app, shop.shopId, (tx) =>
+      recordUpdate(tx, { shopId: shop.shopId, resource: 'product', resourceId, before: { ...product, id: resourceId }, after }),
+    );
+    const none = await withShop(db.app, shop.shopId, (tx) =>
+      recordUpdate(tx, { shopId: shop.shopId, resource: 'product', resourceId, before: after, after: { ...after, updatedAt: 'later' } }),
+    );
     expect(id).toMatch(/^evt_[0-9A-Z]{26}$/);
     expect(none).toBeNull();
     expect(await events()).toEqual([{ id, type: 'product.updated', changes: { fields: ['name'] }, data: after }]);
@@ -85,7 +104,11 @@ describe('outbox rows', () => {
   it('gives event ids that sort in creation order', async () => {
     const ids: string[] = [];
     for (let index = 0; index < 5; index += 1) {
-      ids.push(await withShop(db.app, shop.shopId, (tx) => writeEvent(tx, { shopId: shop.shopId, type: 'product.created', resourceId: randomUUID(), data: product })));
+      ids.push(
+        await withShop(db.app, shop.shopId, (tx) =>
+          writeEvent(tx, { shopId: shop.shopId, type: 'product.created', resourceId: randomUUID(), data: product }),
+        ),
+      );
     }
     expect([...ids].sort()).toEqual(ids);
   });

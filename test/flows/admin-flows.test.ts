@@ -20,8 +20,12 @@ const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
   await addMember(db.app, shop.shopId, { email: 'admin@shop.test', name: 'Admin', password: PASSWORD });
-  await withShop(db.app, shop.shopId, (tx) => tx`
-    insert into roles (shop_id, name, permissions) values (${shop.shopId}, 'Flow viewer', ${['automation.flows.view', 'pos.orders.read']})`);
+  await withShop(
+    db.app,
+    shop.shopId,
+    (tx) => tx`
+    insert into roles (shop_id, name, permissions) values (${shop.shopId}, 'Flow viewer', ${['automation.flows.view', 'pos.orders.read']})`,
+  );
   await addMember(db.app, shop.shopId, { email: 'viewer@shop.test', name: 'Viewer', role: 'Flow viewer', password: PASSWORD });
 });
 
@@ -63,7 +67,11 @@ async function newFlow(session: Session, body: Record<string, unknown>) {
 
 describe('admin session', () => {
   it('refuses a wrong password, answers without a cookie with 401, and logs out', async () => {
-    const wrong = await fetch(`${api.baseUrl}/api/admin/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ shop: shop.slug, email: 'admin@shop.test', password: 'nope' }) });
+    const wrong = await fetch(`${api.baseUrl}/api/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ shop: shop.slug, email: 'admin@shop.test', password: 'nope' }),
+    });
     await expectProblem(wrong, 401, 'invalid-credentials');
     await expectProblem(await fetch(`${api.baseUrl}/api/admin/flows`), 401, 'not-logged-in');
     const session = await logIn('ADMIN@shop.test');
@@ -85,16 +93,36 @@ describe('admin session', () => {
 describe('flows in the admin API', () => {
   it('creates, edits, switches and deletes a flow; only https; never more than the saving person holds', async () => {
     const session = await logIn('admin@shop.test');
-    await expectProblem(await admin(session, 'POST', '/flows', { name: 'x', eventType: 'product.updated', url: 'http://example.com/hook' }), 400, 'validation-failed');
-    await expectProblem(await admin(session, 'POST', '/flows', { name: 'x', eventType: 'message.received', url: receiver.url('m') }), 400, 'validation-failed');
-    await expectProblem(await admin(session, 'POST', '/flows', { name: 'x', eventType: 'product.updated', url: receiver.url('s'), permissions: ['settings.members'] }), 403, 'insufficient-permission');
+    await expectProblem(
+      await admin(session, 'POST', '/flows', { name: 'x', eventType: 'product.updated', url: 'http://example.com/hook' }),
+      400,
+      'validation-failed',
+    );
+    await expectProblem(
+      await admin(session, 'POST', '/flows', { name: 'x', eventType: 'message.received', url: receiver.url('m') }),
+      400,
+      'validation-failed',
+    );
+    await expectProblem(
+      await admin(session, 'POST', '/flows', {
+        name: 'x',
+        eventType: 'product.updated',
+        url: receiver.url('s'),
+        permissions: ['settings.members'],
+      }),
+      403,
+      'insufficient-permission',
+    );
 
     const { flow, secret } = await newFlow(session, { url: receiver.url('crud') });
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(flow).toMatchObject({ state: 'draft', permissions: ['pos.products.read'] });
     const renamed = (await (await admin(session, 'PATCH', `/flows/${flow.id}`, { name: 'Renamed' })).json()) as { name: string };
     expect(renamed.name).toBe('Renamed');
-    const on = (await (await admin(session, 'POST', `/flows/${flow.id}/state`, { state: 'on' })).json()) as { state: string; switchedOnAt: string };
+    const on = (await (await admin(session, 'POST', `/flows/${flow.id}/state`, { state: 'on' })).json()) as {
+      state: string;
+      switchedOnAt: string;
+    };
     expect(on.state).toBe('on');
     expect(on.switchedOnAt).toMatch(/Z$/);
     const rotated = (await (await admin(session, 'POST', `/flows/${flow.id}/secret`)).json()) as { secret: string };
@@ -103,10 +131,15 @@ describe('flows in the admin API', () => {
     await expectProblem(await admin(session, 'GET', `/flows/${flow.id}`), 404, 'not-found');
   });
 
-  it('refuses a chat page absent from the shop (another shop\'s included) with 400, detail only', async () => {
+  it("refuses a chat page absent from the shop (another shop's included) with 400, detail only", async () => {
     const session = await logIn('admin@shop.test');
     const other = await createShopFixture(db.app);
-    const insertPage = (shopId: string) => withShop(db.app, shopId, async (tx) => (await tx<{ id: string }[]>`insert into pages (shop_id, name) values (${shopId}, 'Fanpage') returning id`)[0]!.id);
+    const insertPage = (shopId: string) =>
+      withShop(
+        db.app,
+        shopId,
+        async (tx) => (await tx<{ id: string }[]>`insert into pages (shop_id, name) values (${shopId}, 'Fanpage') returning id`)[0]!.id,
+      );
     const [page, foreignPage] = [await insertPage(shop.shopId), await insertPage(other.shopId)];
     const message = { name: 'Messages', eventType: 'message.received', url: receiver.url('pages') };
     await expectAbsentReference(await admin(session, 'POST', '/flows', { ...message, pageId: foreignPage }), 'pageId', foreignPage);
@@ -118,7 +151,11 @@ describe('flows in the admin API', () => {
   it('lets a viewer see flows but not change them', async () => {
     const viewer = await logIn('viewer@shop.test');
     expect((await admin(viewer, 'GET', '/flows')).status).toBe(200);
-    await expectProblem(await admin(viewer, 'POST', '/flows', { name: 'x', eventType: 'product.updated', url: receiver.url('v') }), 403, 'insufficient-permission');
+    await expectProblem(
+      await admin(viewer, 'POST', '/flows', { name: 'x', eventType: 'product.updated', url: receiver.url('v') }),
+      403,
+      'insufficient-permission',
+    );
   });
 
   it('test-runs a flow: a sample event through the delivery workflow, and the receiver’s answer', async () => {
@@ -128,11 +165,19 @@ describe('flows in the admin API', () => {
     const { flow, secret } = await newFlow(session, { url: receiver.url(inbox) });
     const response = await admin(session, 'POST', `/flows/${flow.id}/test-run`);
     expect(response.status).toBe(200);
-    const result = (await response.json()) as { status: string; workflowId: string; attempt: { statusCode: number; durationMs: number; responseExcerpt: string } };
+    const result = (await response.json()) as {
+      status: string;
+      workflowId: string;
+      attempt: { statusCode: number; durationMs: number; responseExcerpt: string };
+    };
     expect(result).toMatchObject({ status: 'delivered', attempt: { statusCode: 202, responseExcerpt: '{"received":true}' } });
     expect(result.workflowId).toMatch(new RegExp(`^flow-test:${flow.id}:`));
     const [request] = receiver.received(inbox);
-    expect(JSON.parse(request!.body)).toMatchObject({ type: 'product.updated', apiVersion: 'v1', shop: { id: shop.shopId, slug: shop.slug } });
+    expect(JSON.parse(request!.body)).toMatchObject({
+      type: 'product.updated',
+      apiVersion: 'v1',
+      shop: { id: shop.shopId, slug: shop.slug },
+    });
     expect(new Webhook(secret).verify(request!.body, request!.headers as Record<string, string>)).toBeTruthy();
   });
 
@@ -141,27 +186,67 @@ describe('flows in the admin API', () => {
     const inbox = `history-${randomUUID()}`;
     const { flow } = await newFlow(session, { url: receiver.url(inbox), state: 'on' });
     const eventId = await withShop(db.app, shop.shopId, (tx) =>
-      writeEvent(tx, { shopId: shop.shopId, type: 'product.updated', resourceId: randomUUID(), data: { id: 'p', name: 'Secret product' }, changes: { fields: ['name'] } }),
+      writeEvent(tx, {
+        shopId: shop.shopId,
+        type: 'product.updated',
+        resourceId: randomUUID(),
+        data: { id: 'p', name: 'Secret product' },
+        changes: { fields: ['name'] },
+      }),
     );
-    const [event] = await withShop(db.app, shop.shopId, (tx) => tx<{ id: string; type: 'product.updated'; createdAt: Date; changes: { fields: string[] }; data: Record<string, unknown> }[]>`select id, type, created_at, changes, data from events where id = ${eventId}`);
+    const [event] = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) =>
+        tx<
+          { id: string; type: 'product.updated'; createdAt: Date; changes: { fields: string[] }; data: Record<string, unknown> }[]
+        >`select id, type, created_at, changes, data from events where id = ${eventId}`,
+    );
     // A delivery whose short schedule runs out against a failing receiver.
     receiver.respondWith(inbox, [{ status: 500, body: 'boom' }]);
     const deliveryId = deliveryIdFor(flow.id, eventId);
-    const input = { shopId: shop.shopId, flowId: flow.id, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: envelope(event!, { id: shop.shopId, slug: shop.slug }, flow.permissions) };
-    const failed = await temporal.client.workflow.execute(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: deliveryWorkflowId(flow.id, eventId), args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })] });
+    const input = {
+      shopId: shop.shopId,
+      flowId: flow.id,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url: receiver.url(inbox),
+      payload: envelope(event!, { id: shop.shopId, slug: shop.slug }, flow.permissions),
+    };
+    const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
+      taskQueue: temporal.taskQueue,
+      workflowId: deliveryWorkflowId(flow.id, eventId),
+      args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })],
+    });
     expect(failed.status).toBe('failed');
 
-    const history = (await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as { data: { deliveryId: string; status: string; temporalUrl: string; attempts: { statusCode: number; responseExcerpt: string | null }[]; data?: unknown }[] };
+    const history = (await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as {
+      data: {
+        deliveryId: string;
+        status: string;
+        temporalUrl: string;
+        attempts: { statusCode: number; responseExcerpt: string | null }[];
+        data?: unknown;
+      }[];
+    };
     expect(history.data[0]).toMatchObject({ deliveryId, status: 'failed', data: { name: 'Secret product' } });
-    expect(history.data[0]!.attempts.map((attempt) => [attempt.statusCode, attempt.responseExcerpt])).toEqual([[500, 'boom'], [500, 'boom']]);
-    expect(history.data[0]!.temporalUrl).toBe(`http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(`delivery:${flow.id}:${eventId}`)}`);
+    expect(history.data[0]!.attempts.map((attempt) => [attempt.statusCode, attempt.responseExcerpt])).toEqual([
+      [500, 'boom'],
+      [500, 'boom'],
+    ]);
+    expect(history.data[0]!.temporalUrl).toBe(
+      `http://127.0.0.1:8233/namespaces/default/workflows/${encodeURIComponent(`delivery:${flow.id}:${eventId}`)}`,
+    );
 
     const viewer = await logIn('viewer@shop.test');
     const seenByViewer = (await (await admin(viewer, 'GET', `/flows/${flow.id}/deliveries`)).json()) as typeof history;
     expect(seenByViewer.data[0]).toMatchObject({ deliveryId, status: 'failed' });
     expect(seenByViewer.data[0]).not.toHaveProperty('data');
     // Both attempts are listed, with the status code kept and the response content hidden.
-    expect(seenByViewer.data[0]!.attempts.map((attempt) => ({ statusCode: attempt.statusCode, responseExcerpt: attempt.responseExcerpt }))).toEqual([
+    expect(
+      seenByViewer.data[0]!.attempts.map((attempt) => ({ statusCode: attempt.statusCode, responseExcerpt: attempt.responseExcerpt })),
+    ).toEqual([
       { statusCode: 500, responseExcerpt: null },
       { statusCode: 500, responseExcerpt: null },
     ]);
@@ -172,7 +257,11 @@ describe('flows in the admin API', () => {
     await receiver.waitFor(inbox, 3);
     const requests = receiver.received(inbox);
     expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([deliveryId]));
-    await expect.poll(async () => ((await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as typeof history).data[0]!.status, { timeout: 10_000 }).toBe('delivered');
+    await expect
+      .poll(async () => ((await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as typeof history).data[0]!.status, {
+        timeout: 10_000,
+      })
+      .toBe('delivered');
     await expectProblem(await admin(session, 'POST', `/flows/${flow.id}/deliveries/${deliveryId}/resend`), 409, 'conflict');
   });
 });
@@ -185,8 +274,12 @@ describe('skipped runs', () => {
     const call = (method: string, path: string, body: unknown) => request(method, path, { key, body });
     const product = (await (await call('POST', '/products', { name: 'Unchanged', variants: [{ price: '10' }] })).json()) as { id: string };
     expect((await call('PATCH', `/products/${product.id}`, { name: 'Unchanged' })).status).toBe(200);
-    const log = await withShop(db.app, shop.shopId, (tx) => tx<{ details: { resourceId: string } }[]>`
-      select details from shop_log where action = 'flow.run_skipped' and subject_id = ${flow.id}`);
+    const log = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx<{ details: { resourceId: string } }[]>`
+      select details from shop_log where action = 'flow.run_skipped' and subject_id = ${flow.id}`,
+    );
     expect(log.map((entry) => entry.details.resourceId)).toEqual([product.id]);
   });
 });

@@ -84,7 +84,13 @@ describe('crash recovery of the worker and the relay', () => {
         Array.from({ length: 4 * EVENTS }, () => ({ status: 200, body: '{"ok":true}', delayMs: 200 + Math.floor(Math.random() * 201) })),
       );
       const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-        createFlow(tx, shop.shopId, { name: 'Crash test', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
+        createFlow(
+          tx,
+          shop.shopId,
+          { name: 'Crash test', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
+          null,
+          testSecretsKey,
+        ),
       );
 
       let group = await startWorkerAndRelay();
@@ -140,7 +146,8 @@ describe('crash recovery of the worker and the relay', () => {
       await until(
         'every delivery workflow closed',
         async () =>
-          (await client.workflow.count(query)).count === EVENTS && (await client.workflow.count(`${query} AND ExecutionStatus = 'Running'`)).count === 0,
+          (await client.workflow.count(query)).count === EVENTS &&
+          (await client.workflow.count(`${query} AND ExecutionStatus = 'Running'`)).count === 0,
         60_000,
       );
       expect((await client.workflow.count(`${query} AND DeliveryStatus = 'delivered'`)).count).toBe(EVENTS);
@@ -169,7 +176,8 @@ describe('crash recovery of the worker and the relay', () => {
       const retried = [...byEvent.values()].filter((attempts) => attempts.length > 1).flat();
       const sample = [...retried, ...requests.filter((_, index) => index % 25 === 0)];
       const webhook = new Webhook(secret);
-      for (const request of sample) expect(webhook.verify(request.body, request.headers as Record<string, string>)).toMatchObject({ id: envelopeId(request) });
+      for (const request of sample)
+        expect(webhook.verify(request.body, request.headers as Record<string, string>)).toMatchObject({ id: envelopeId(request) });
       // The queue is empty: every event's deliveries were started.
       expect((await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count).toBe(0);
     },

@@ -63,7 +63,17 @@ describe('webhook delivery workflow on the real Temporal server', () => {
       const handle = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${deliveryId}`,
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload })],
+        args: [
+          sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+            shopId,
+            flowId,
+            eventId,
+            eventType: 'product.updated',
+            deliveryId,
+            url,
+            payload,
+          }),
+        ],
       });
       await receiver.waitFor(inbox, 1);
       // Long enough for a few failed recording tries.
@@ -98,7 +108,16 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
-    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100, 100] });
+    const { result, status } = await deliver({
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+      retryDelaysMs: [100, 100, 100],
+    });
 
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(result.status).toBe('failed');
@@ -109,14 +128,31 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   it('stops at a 410 Gone without retrying and switches the HTTP-send block off', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 410 }]);
-    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100] });
+    const { result, status } = await deliver({
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+      retryDelaysMs: [100, 100],
+    });
 
     expect(receiver.received(inbox)).toHaveLength(1);
     expect(result.status).toBe('gone');
     expect(status).toBe('gone');
-    const [flow] = await withShop(db.app, shopId, (tx) => tx<{ httpEnabled: boolean; state: string }[]>`select http_enabled, state from flows where id = ${flowId}`);
+    const [flow] = await withShop(
+      db.app,
+      shopId,
+      (tx) => tx<{ httpEnabled: boolean; state: string }[]>`select http_enabled, state from flows where id = ${flowId}`,
+    );
     expect(flow).toEqual({ httpEnabled: false, state: 'on' });
-    const log = await withShop(db.app, shopId, (tx) => tx`select 1 from shop_log where action = 'flow.http_send_switched_off' and subject_id = ${flowId}`);
+    const log = await withShop(
+      db.app,
+      shopId,
+      (tx) => tx`select 1 from shop_log where action = 'flow.http_send_switched_off' and subject_id = ${flowId}`,
+    );
     expect(log).toHaveLength(1);
   });
 
@@ -124,7 +160,16 @@ describe('webhook delivery workflow on the real Temporal server', () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     const elsewhere = `${inbox}-elsewhere`;
     receiver.respondWith(inbox, [{ status: 302, headers: { location: receiver.url(elsewhere) } }, { status: 204 }]);
-    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100] });
+    const { result } = await deliver({
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+      retryDelaysMs: [100],
+    });
 
     expect(result.attempts.map((attempt) => [attempt.statusCode, attempt.verdict])).toEqual([
       [302, 'retry'],
@@ -136,7 +181,16 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   it('honours Retry-After of a 503 when it is longer than the scheduled wait', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
     receiver.respondWith(inbox, [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
-    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100, 100_000] });
+    const { result } = await deliver({
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+      retryDelaysMs: [100, 100_000],
+    });
 
     expect(result.attempts[0]?.retryAfterSeconds).toBe(2);
     const [first, second] = receiver.received(inbox);
@@ -157,7 +211,16 @@ describe('webhook delivery workflow on the real Temporal server', () => {
 
   it('counts an unreachable or refused destination as a failed attempt', async () => {
     const { shopId, flowId, eventId, deliveryId, payload } = await arrange();
-    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url: 'http://localhost:1/plain-http', payload, retryDelaysMs: [] });
+    const { result } = await deliver({
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url: 'http://localhost:1/plain-http',
+      payload,
+      retryDelaysMs: [],
+    });
     expect(result.status).toBe('failed');
     expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
   });
@@ -166,7 +229,11 @@ describe('webhook delivery workflow on the real Temporal server', () => {
 describe('a delivery request the worker did not get from Shopflow (Temporal is an untrusted transport)', () => {
   /** Starts the workflow with exactly `input`, as anyone who reaches the Temporal frontend could. */
   async function startRaw(input: DeliveryInput) {
-    const handle = await temporal.client.workflow.start(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: `forged:${randomUUID()}`, args: [input] });
+    const handle = await temporal.client.workflow.start(deliveryWorkflow, {
+      taskQueue: temporal.taskQueue,
+      workflowId: `forged:${randomUUID()}`,
+      args: [input],
+    });
     const failure = await handle.result().then(
       () => undefined,
       (error: unknown) => error,
@@ -184,7 +251,15 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
 
   it('sends nothing for a request sealed with another key, and records nothing', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
-    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
+    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', {
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+    });
     await expectRefused(forged, inbox, deliveryId);
   });
 
@@ -195,14 +270,27 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
 
   it('sends nothing when any sealed field was changed on the way: the address, the body, the flow or the retry schedule', async () => {
     const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
-    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, retryDelaysMs: [100] });
+    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+      shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId,
+      url,
+      payload,
+      retryDelaysMs: [100],
+    });
     const other = await arrange();
     await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId);
     await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId);
     await expectRefused({ ...genuine, flowId: other.flowId }, inbox, deliveryId);
     await expectRefused({ ...genuine, retryDelaysMs: [0, 0, 0, 0, 0] }, inbox, deliveryId);
     // The genuine request itself goes through.
-    const handle = await temporal.client.workflow.start(deliveryWorkflow, { taskQueue: temporal.taskQueue, workflowId: `genuine:${randomUUID()}`, args: [genuine] });
+    const handle = await temporal.client.workflow.start(deliveryWorkflow, {
+      taskQueue: temporal.taskQueue,
+      workflowId: `genuine:${randomUUID()}`,
+      args: [genuine],
+    });
     expect((await handle.result()).status).toBe('delivered');
     expect(receiver.received(inbox)).toHaveLength(1);
   });

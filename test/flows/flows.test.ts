@@ -9,7 +9,11 @@ let pages: string[];
 
 beforeAll(async () => {
   pages = await withShop(db.app, shop.shopId, async (tx) =>
-    (await tx<{ id: string }[]>`insert into pages (shop_id, name) select ${shop.shopId}, 'Page ' || i from generate_series(1, 3) as i returning id`).map((row) => row.id),
+    (
+      await tx<
+        { id: string }[]
+      >`insert into pages (shop_id, name) select ${shop.shopId}, 'Page ' || i from generate_series(1, 3) as i returning id`
+    ).map((row) => row.id),
   );
 });
 
@@ -18,7 +22,9 @@ const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, 
 describe('flows', () => {
   it('refuses an event type that is only an inherited property name (400, not a crash)', async () => {
     for (const eventType of ['constructor', 'toString', '__proto__']) {
-      await expect(inShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null, testSecretsKey))).rejects.toMatchObject({
+      await expect(
+        inShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null, testSecretsKey)),
+      ).rejects.toMatchObject({
         code: 'validation-failed',
         options: { errors: [{ path: 'eventType', message: 'unknown event type' }] },
       });
@@ -28,10 +34,20 @@ describe('flows', () => {
   it("keeps the account's pages on an edit that does not name a page, and follows a newly named trigger page", async () => {
     const [first, second, third] = pages as [string, string, string];
     const { flowId } = await inShop((tx) =>
-      createFlow(tx, shop.shopId, { name: 'Messages', eventType: 'message.received', pageId: first, pageIds: [first, second], url: 'https://hooks.example.com/m' }, null, testSecretsKey),
+      createFlow(
+        tx,
+        shop.shopId,
+        { name: 'Messages', eventType: 'message.received', pageId: first, pageIds: [first, second], url: 'https://hooks.example.com/m' },
+        null,
+        testSecretsKey,
+      ),
     );
     expect((await inShop((tx) => updateFlow(tx, flowId, { name: 'Renamed' }, null))).pageIds.sort()).toEqual([first, second].sort());
-    expect(await inShop((tx) => updateFlow(tx, flowId, { pageId: third }, null))).toMatchObject({ name: 'Renamed', pageId: third, pageIds: [third] });
+    expect(await inShop((tx) => updateFlow(tx, flowId, { pageId: third }, null))).toMatchObject({
+      name: 'Renamed',
+      pageId: third,
+      pageIds: [third],
+    });
     await inShop((tx) => deleteFlow(tx, flowId, null));
     await expect(inShop((tx) => getFlow(tx, flowId))).rejects.toMatchObject({ code: 'not-found' });
     await expect(inShop((tx) => deleteFlow(tx, flowId, null))).rejects.toMatchObject({ code: 'not-found' });

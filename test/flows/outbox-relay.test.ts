@@ -29,13 +29,25 @@ afterAll(async () => {
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
   return withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input }, null, testSecretsKey),
+    createFlow(
+      tx,
+      shop.shopId,
+      { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input },
+      null,
+      testSecretsKey,
+    ),
   );
 }
 
 function productEvent(name = 'Áo thun') {
   return withShop(db.app, shop.shopId, (tx) =>
-    writeEvent(tx, { shopId: shop.shopId, type: 'product.updated', resourceId: randomUUID(), data: { id: randomUUID(), name }, changes: { fields: ['name'] } }),
+    writeEvent(tx, {
+      shopId: shop.shopId,
+      type: 'product.updated',
+      resourceId: randomUUID(),
+      data: { id: randomUUID(), name },
+      changes: { fields: ['name'] },
+    }),
   );
 }
 
@@ -47,7 +59,15 @@ describe('outbox relay', () => {
     const inbox = randomUUID();
     const { flowId } = await flow({ inbox, state: 'draft' });
     const eventId = newEventId();
-    const input = { shopId: shop.shopId, flowId, eventId, eventType: 'product.updated', deliveryId: deliveryIdFor(flowId, eventId), url: receiver.url(inbox), payload: '{"id":"eager"}' };
+    const input = {
+      shopId: shop.shopId,
+      flowId,
+      eventId,
+      eventType: 'product.updated',
+      deliveryId: deliveryIdFor(flowId, eventId),
+      url: receiver.url(inbox),
+      payload: '{"id":"eager"}',
+    };
     const shared = { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) };
     expect(await startDelivery(shared, input, { eagerStart: true })).toBe('started-eagerly');
     const [request] = await receiver.waitFor(inbox, 1);
@@ -57,7 +77,9 @@ describe('outbox relay', () => {
     expect(await startDelivery(shared, input, { eagerStart: true })).toBe('already-started');
     // Without eager start the same call goes through task matching.
     const queuedId = newEventId();
-    expect(await startDelivery(temporal.deliveries, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe('started');
+    expect(await startDelivery(temporal.deliveries, { ...input, eventId: queuedId, deliveryId: deliveryIdFor(flowId, queuedId) })).toBe(
+      'started',
+    );
     await receiver.waitFor(inbox, 2);
     await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, queuedId)).result();
     expect(receiver.received(inbox)).toHaveLength(2);
@@ -125,10 +147,15 @@ describe('outbox relay', () => {
     expect(await queueLength()).toBe(0);
   });
 
-  it('relays through a client on its worker\'s connection with eager start', async () => {
+  it("relays through a client on its worker's connection with eager start", async () => {
     const inbox = randomUUID();
     await flow({ inbox });
-    const eagerRelay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) }, pollIntervalMs: 200, eagerStart: true });
+    const eagerRelay = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
+      pollIntervalMs: 200,
+      eagerStart: true,
+    });
     await Promise.all(relays.map((relay) => relay.stop()));
     await eagerRelay.start();
     try {

@@ -10,10 +10,14 @@ import { useSuite } from '../support/suite.js';
 const { db, shop } = useSuite({ shop: true });
 
 const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
-const newFlow = () => inShop((tx) => createFlow(tx, shop.shopId, { name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' }, null, testSecretsKey));
+const newFlow = () =>
+  inShop((tx) =>
+    createFlow(tx, shop.shopId, { name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' }, null, testSecretsKey),
+  );
 
 /** Every stored row of the flow, as the owner reads it behind the application. */
-const storedRows = (flowId: string) => db.admin<{ secret: string | null; sealedSecret: Buffer | null }[]>`select * from webhook_signing_secrets where flow_id = ${flowId}`;
+const storedRows = (flowId: string) =>
+  db.admin<{ secret: string | null; sealedSecret: Buffer | null }[]>`select * from webhook_signing_secrets where flow_id = ${flowId}`;
 
 function expectNoTraceOf(secret: string, rows: { sealedSecret: Buffer | null }[]): void {
   expect(JSON.stringify(rows)).not.toContain(secret.slice('whsec_'.length));
@@ -49,7 +53,9 @@ describe('signing secrets at rest', () => {
     expect(await signingSecretsAwaitSealing(db.admin)).toBe(false);
     const { flowId } = await newFlow();
     const plain = `whsec_${randomBytes(32).toString('base64')}`;
-    await expect(inShop((tx) => tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shop.shopId}, ${plain})`)).rejects.toMatchObject({
+    await expect(
+      inShop((tx) => tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shop.shopId}, ${plain})`),
+    ).rejects.toMatchObject({
       code: '23514',
       constraint_name: 'webhook_signing_secrets_sealed',
     });
@@ -71,7 +77,9 @@ describe('signing secrets at rest', () => {
     expect(rows.map((row) => row.secret)).toEqual([null, null]);
     expectNoTraceOf(plain, rows);
     expect((await inShop((tx) => liveSigningSecrets(tx, flowId, testSecretsKey)))[0]).toBe(plain);
-    const [table] = await db.admin<{ forced: boolean }[]>`select relforcerowsecurity as forced from pg_class where oid = 'webhook_signing_secrets'::regclass`;
+    const [table] = await db.admin<
+      { forced: boolean }[]
+    >`select relforcerowsecurity as forced from pg_class where oid = 'webhook_signing_secrets'::regclass`;
     expect(table).toEqual({ forced: true });
   });
 });

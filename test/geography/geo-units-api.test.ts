@@ -79,7 +79,11 @@ describe('GET /geo/units', () => {
     }
     // Accent-insensitive both ways: Đà, Đa, da and DA all find Đà Nẵng and Đắk Lắk.
     for (const search of ['Đà', 'Đa', 'đà', 'da', 'DA']) {
-      expect(names(await units(`system=old&search=${encodeURIComponent(search)}`)), search).toEqual(['Thành phố Đà Nẵng', 'Tỉnh Đắk Lắk', 'Tỉnh Đắk Nông']);
+      expect(names(await units(`system=old&search=${encodeURIComponent(search)}`)), search).toEqual([
+        'Thành phố Đà Nẵng',
+        'Tỉnh Đắk Lắk',
+        'Tỉnh Đắk Nông',
+      ]);
       expect(names(await units(`system=new&search=${encodeURIComponent(search)}`)), search).toEqual(['Thành phố Đà Nẵng', 'Tỉnh Đắk Lắk']);
     }
     expect(names(await units('system=old&search=vung%20tau'))).toEqual(['Tỉnh Bà Rịa - Vũng Tàu']);
@@ -89,8 +93,8 @@ describe('GET /geo/units', () => {
     expect(await units('system=old&search=zzz')).toEqual([]);
     // Apostrophes of minority-language names do not matter.
     const dakLak = geoUnitId('old', '66');
-    expect(names(await units(`system=old&parentId=${dakLak}&search=${encodeURIComponent('cư mgar')}`))).toEqual(['Huyện Cư M\'gar']);
-    expect(names(await units(`system=old&parentId=${dakLak}&search=${encodeURIComponent("cu m'gar")}`))).toEqual(['Huyện Cư M\'gar']);
+    expect(names(await units(`system=old&parentId=${dakLak}&search=${encodeURIComponent('cư mgar')}`))).toEqual(["Huyện Cư M'gar"]);
+    expect(names(await units(`system=old&parentId=${dakLak}&search=${encodeURIComponent("cu m'gar")}`))).toEqual(["Huyện Cư M'gar"]);
   });
 
   it('answers 404 for a parentId that does not exist or belongs to the other system', async () => {
@@ -131,7 +135,9 @@ describe('GET /geo/units', () => {
     const [row] = await db.app<{ count: number }[]>`select count(*)::int as count from geo_units`;
     expect(row!.count).toBeGreaterThan(14_000);
     await expect(db.app`delete from geo_units where code = '01'`).rejects.toMatchObject({ code: '42501' });
-    await expect(db.app`insert into geo_units (id, system, level, code, name, search_name) values (gen_random_uuid(), 'new', 1, '99', 'X', 'x')`).rejects.toMatchObject({ code: '42501' });
+    await expect(
+      db.app`insert into geo_units (id, system, level, code, name, search_name) values (gen_random_uuid(), 'new', 1, '99', 'X', 'x')`,
+    ).rejects.toMatchObject({ code: '42501' });
   });
 
   it('is in the OpenAPI document, its rows as the GeoUnit schema', async () => {

@@ -34,7 +34,9 @@ async function expectRefused(input: AddressUnitsInput, paths: string[]) {
 
 describe('resolveAddressUnits', () => {
   it('accepts an old province, district and ward and names them', async () => {
-    await expect(resolve({ geoSystem: 'old', provinceUnitId: OLD.hanoi, districtUnitId: OLD.baDinh, wardUnitId: OLD.phucXa })).resolves.toEqual({
+    await expect(
+      resolve({ geoSystem: 'old', provinceUnitId: OLD.hanoi, districtUnitId: OLD.baDinh, wardUnitId: OLD.phucXa }),
+    ).resolves.toEqual({
       geoSystem: 'old',
       provinceUnitId: OLD.hanoi,
       districtUnitId: OLD.baDinh,
@@ -56,25 +58,46 @@ describe('resolveAddressUnits', () => {
       wardName: 'Phường Ba Đình',
     };
     await expect(resolve({ provinceUnitId: NEW.hanoi, wardUnitId: NEW.baDinh })).resolves.toEqual(expected);
-    await expect(resolve({ geoSystem: null, provinceUnitId: NEW.hanoi, districtUnitId: null, wardUnitId: NEW.baDinh })).resolves.toEqual(expected);
+    await expect(resolve({ geoSystem: null, provinceUnitId: NEW.hanoi, districtUnitId: null, wardUnitId: NEW.baDinh })).resolves.toEqual(
+      expected,
+    );
     await expect(resolve({ geoSystem: 'new', provinceUnitId: NEW.hanoi.toUpperCase(), wardUnitId: NEW.baDinh })).resolves.toEqual(expected);
   });
 
   it('returns a text-only address without unit ids', async () => {
-    const empty = { geoSystem: null, provinceUnitId: null, districtUnitId: null, wardUnitId: null, provinceName: null, districtName: null, wardName: null };
+    const empty = {
+      geoSystem: null,
+      provinceUnitId: null,
+      districtUnitId: null,
+      wardUnitId: null,
+      provinceName: null,
+      districtName: null,
+      wardName: null,
+    };
     await expect(resolve({})).resolves.toEqual(empty);
     await expect(resolve({ geoSystem: 'old', provinceUnitId: null })).resolves.toEqual(empty);
   });
 
   it('accepts ids that stop above the ward, naming only those levels', async () => {
-    await expect(resolve({ provinceUnitId: NEW.danang })).resolves.toMatchObject({ geoSystem: 'new', provinceName: 'Thành phố Đà Nẵng', wardUnitId: null, wardName: null });
-    await expect(resolve({ provinceUnitId: OLD.hanoi, districtUnitId: OLD.hoanKiem })).resolves.toMatchObject({ geoSystem: 'old', districtName: 'Quận Hoàn Kiếm', wardName: null });
+    await expect(resolve({ provinceUnitId: NEW.danang })).resolves.toMatchObject({
+      geoSystem: 'new',
+      provinceName: 'Thành phố Đà Nẵng',
+      wardUnitId: null,
+      wardName: null,
+    });
+    await expect(resolve({ provinceUnitId: OLD.hanoi, districtUnitId: OLD.hoanKiem })).resolves.toMatchObject({
+      geoSystem: 'old',
+      districtName: 'Quận Hoàn Kiếm',
+      wardName: null,
+    });
   });
 
   it('refuses a district in the new system', async () => {
     // An old district beside new units: the systems differ.
     await expectRefused({ provinceUnitId: NEW.hanoi, districtUnitId: OLD.baDinh, wardUnitId: NEW.baDinh }, ['districtUnitId']);
-    await expectRefused({ geoSystem: 'new', provinceUnitId: NEW.hanoi, districtUnitId: OLD.baDinh, wardUnitId: NEW.baDinh }, ['districtUnitId']);
+    await expectRefused({ geoSystem: 'new', provinceUnitId: NEW.hanoi, districtUnitId: OLD.baDinh, wardUnitId: NEW.baDinh }, [
+      'districtUnitId',
+    ]);
     // A new unit in the district slot: it is not a district.
     await expectRefused({ provinceUnitId: NEW.hanoi, districtUnitId: NEW.baDinh, wardUnitId: NEW.baDinh }, ['districtUnitId']);
   });
@@ -88,7 +111,10 @@ describe('resolveAddressUnits', () => {
 
   it('refuses units of both systems', async () => {
     await expectRefused({ provinceUnitId: OLD.hanoi, wardUnitId: NEW.baDinh }, ['wardUnitId']);
-    await expectRefused({ provinceUnitId: NEW.hanoi, districtUnitId: OLD.baDinh, wardUnitId: OLD.phucXa }, ['districtUnitId', 'wardUnitId']);
+    await expectRefused({ provinceUnitId: NEW.hanoi, districtUnitId: OLD.baDinh, wardUnitId: OLD.phucXa }, [
+      'districtUnitId',
+      'wardUnitId',
+    ]);
   });
 
   it('refuses a geoSystem that contradicts the units', async () => {
@@ -98,10 +124,19 @@ describe('resolveAddressUnits', () => {
 
   it('refuses unknown ids with detail only, malformed ids and units of the wrong level on the field', async () => {
     const unknown = '00000000-0000-4000-8000-000000000000';
-    const refused = await resolve({ provinceUnitId: unknown, wardUnitId: NEW.hanoi }).then(() => null, (caught: unknown) => caught);
-    expect(refused).toMatchObject({ code: 'validation-failed', status: 400, detail: `provinceUnitId: no such administrative unit; take ids from GET /geo/units (${unknown})` });
+    const refused = await resolve({ provinceUnitId: unknown, wardUnitId: NEW.hanoi }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
+    expect(refused).toMatchObject({
+      code: 'validation-failed',
+      status: 400,
+      detail: `provinceUnitId: no such administrative unit; take ids from GET /geo/units (${unknown})`,
+    });
     expect((refused as { options: { errors?: unknown } }).options.errors).toBeUndefined();
-    await expect(resolveAddressUnits(db.app, { wardUnitId: unknown }, 'shippingAddress.')).rejects.toMatchObject({ detail: expect.stringContaining(`shippingAddress.wardUnitId: no such administrative unit`) });
+    await expect(resolveAddressUnits(db.app, { wardUnitId: unknown }, 'shippingAddress.')).rejects.toMatchObject({
+      detail: expect.stringContaining(`shippingAddress.wardUnitId: no such administrative unit`),
+    });
     await expectRefused({ provinceUnitId: 'not-a-uuid' }, ['provinceUnitId']);
     await expectRefused({ provinceUnitId: NEW.baDinh, wardUnitId: NEW.hanoi }, ['provinceUnitId', 'wardUnitId']);
   });

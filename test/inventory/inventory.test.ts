@@ -18,12 +18,17 @@ const call = (method: string, path: string, body?: unknown, withKey = key) => re
 const arrange = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 
 async function newWarehouse(name = 'Warehouse', shopId = shop.shopId): Promise<string> {
-  const [row] = await arrange((tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, ${name}) returning id`, shopId);
+  const [row] = await arrange(
+    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, ${name}) returning id`,
+    shopId,
+  );
   return row!.id;
 }
 
 /** A product with `variants` variants inserted directly; codes are unique in the shop. */
-async function newProduct(options: { variants?: number; type?: 'simple' | 'service'; shopId?: string } = {}): Promise<{ productId: string; variantIds: string[] }> {
+async function newProduct(
+  options: { variants?: number; type?: 'simple' | 'service'; shopId?: string } = {},
+): Promise<{ productId: string; variantIds: string[] }> {
   const shopId = options.shopId ?? shop.shopId;
   const code = `P-${randomBytes(4).toString('hex')}`;
   return arrange(async (tx) => {
@@ -68,15 +73,20 @@ async function stockOf(warehouseId: string): Promise<StockRow[]> {
 }
 
 async function stockIdOf(variantId: string, warehouseId: string): Promise<string> {
-  const [row] = await arrange((tx) => tx<{ id: string }[]>`select id from stock where variant_id = ${variantId} and warehouse_id = ${warehouseId}`);
+  const [row] = await arrange(
+    (tx) => tx<{ id: string }[]>`select id from stock where variant_id = ${variantId} and warehouse_id = ${warehouseId}`,
+  );
   return row!.id;
 }
 
 const stockEvents = (resourceIds: string[]) =>
-  arrange((tx) => tx<{ type: string; resourceId: string; changes: unknown; data: StockRow }[]>`
-    select type, resource_id, changes, data from events where resource_id = any(${resourceIds}::uuid[]) order by id`);
+  arrange(
+    (tx) => tx<{ type: string; resourceId: string; changes: unknown; data: StockRow }[]>`
+    select type, resource_id, changes, data from events where resource_id = any(${resourceIds}::uuid[]) order by id`,
+  );
 
-const documentCount = async () => (await arrange((tx) => tx<{ count: number }[]>`select count(*)::int as count from inventory_documents`))[0]!.count;
+const documentCount = async () =>
+  (await arrange((tx) => tx<{ count: number }[]>`select count(*)::int as count from inventory_documents`))[0]!.count;
 
 describe('inventory documents', () => {
   it('creates a draft with its lines in order, and moves nothing until it is posted', async () => {
@@ -149,7 +159,11 @@ describe('inventory documents', () => {
       const problem = await expectProblem(await call('POST', '/inventory/documents', body), 400, 'validation-failed');
       expect(problem.errors, `${JSON.stringify(body).slice(0, 200)} → ${path}`).toContainEqual({ path, message: expect.any(String) });
     }
-    await expectProblem(await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [line('1')], extra: true }), 400, 'validation-failed');
+    await expectProblem(
+      await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [line('1')], extra: true }),
+      400,
+      'validation-failed',
+    );
     expect(await documentCount()).toBe(before);
   });
 
@@ -184,7 +198,11 @@ describe('inventory documents', () => {
     const warehouseId = await newWarehouse();
     const { variantIds } = await newProduct();
     await arrange((tx) => tx`update variants set removed_at = now() where id = ${variantIds[0]!}`);
-    await expectProblem(await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] }), 422, 'variant-removed');
+    await expectProblem(
+      await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] }),
+      422,
+      'variant-removed',
+    );
   });
 
   it('replays a creation sent again with the same Idempotency-Key', async () => {
@@ -217,14 +235,26 @@ describe('inventory documents', () => {
     const other = await createShopFixture(db.app);
     const foreignWarehouse = await newWarehouse('Foreign', other.shopId);
     const foreign = await newProduct({ shopId: other.shopId });
-    const [document] = await withShop(db.app, other.shopId, (tx) => tx<{ id: string }[]>`
-      insert into inventory_documents (shop_id, kind, warehouse_id) values (${other.shopId}, 'receipt', ${foreignWarehouse}) returning id`);
-    await withShop(db.app, other.shopId, (tx) => tx`
-      insert into inventory_document_lines (shop_id, document_id, variant_id, quantity) values (${other.shopId}, ${document!.id}, ${foreign.variantIds[0]!}, 1)`);
+    const [document] = await withShop(
+      db.app,
+      other.shopId,
+      (tx) => tx<{ id: string }[]>`
+      insert into inventory_documents (shop_id, kind, warehouse_id) values (${other.shopId}, 'receipt', ${foreignWarehouse}) returning id`,
+    );
+    await withShop(
+      db.app,
+      other.shopId,
+      (tx) => tx`
+      insert into inventory_document_lines (shop_id, document_id, variant_id, quantity) values (${other.shopId}, ${document!.id}, ${foreign.variantIds[0]!}, 1)`,
+    );
     await expectProblem(await call('GET', `/inventory/documents/${document!.id}`), 404, 'not-found');
     await expectProblem(await call('POST', `/inventory/documents/${document!.id}/post`), 404, 'not-found');
     await expectProblem(await call('GET', `/inventory/documents/${randomUUID()}`), 404, 'not-found');
-    const [untouched] = await withShop(db.app, other.shopId, (tx) => tx<{ status: string }[]>`select status from inventory_documents where id = ${document!.id}`);
+    const [untouched] = await withShop(
+      db.app,
+      other.shopId,
+      (tx) => tx<{ status: string }[]>`select status from inventory_documents where id = ${document!.id}`,
+    );
     expect(untouched!.status).toBe('draft');
 
     const readOnly = (await shop.newKey(['pos.inventory.read', 'pos.products.read'], 'Read only')).key;
@@ -232,7 +262,11 @@ describe('inventory documents', () => {
     const { variantIds } = await newProduct();
     const mine = await createDocument({ kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] });
     expect((await call('GET', `/inventory/documents/${mine.id}`, undefined, readOnly)).status).toBe(200);
-    await expectProblem(await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [] }, readOnly), 403, 'insufficient-permission');
+    await expectProblem(
+      await call('POST', '/inventory/documents', { kind: 'receipt', warehouseId, lines: [] }, readOnly),
+      403,
+      'insufficient-permission',
+    );
     await expectProblem(await call('POST', `/inventory/documents/${mine.id}/post`, undefined, readOnly), 403, 'insufficient-permission');
     await expectProblem(await call('POST', `/inventory/documents/${mine.id}/receive`, undefined, readOnly), 403, 'insufficient-permission');
     const writeOnly = (await shop.newKey(['pos.inventory.update'], 'Write only')).key;
@@ -243,14 +277,24 @@ describe('inventory documents', () => {
     const warehouseId = await newWarehouse('Main');
     const { productId, variantIds } = await newProduct({ variants: 2 });
     const [first, second] = variantIds as [string, string];
-    const draft = await createDocument({ kind: 'receipt', warehouseId, lines: [{ variantId: first, quantity: '10' }, { variantId: second, quantity: '0.125' }] });
+    const draft = await createDocument({
+      kind: 'receipt',
+      warehouseId,
+      lines: [
+        { variantId: first, quantity: '10' },
+        { variantId: second, quantity: '0.125' },
+      ],
+    });
     const posted = await postDocument(draft.id);
     expect(posted).toEqual({ ...draft, status: 'posted', postedAt: expect.stringMatching(/Z$/) });
 
     const rows = await stockOf(warehouseId);
     const byVariant = new Map(rows.map((row) => [row.variantId, row]));
     const codes = await arrange((tx) => tx<{ id: string; code: string }[]>`select id, code from variants where product_id = ${productId}`);
-    for (const [variantId, quantity] of [[first, '10'], [second, '0.125']] as const) {
+    for (const [variantId, quantity] of [
+      [first, '10'],
+      [second, '0.125'],
+    ] as const) {
       expect(byVariant.get(variantId)).toEqual({
         variantId,
         productId,
@@ -266,8 +310,14 @@ describe('inventory documents', () => {
     }
     const stockIds = [await stockIdOf(first, warehouseId), await stockIdOf(second, warehouseId)];
     const events = await stockEvents(stockIds);
-    expect(events.map((event) => ({ type: event.type, resourceId: event.resourceId, changes: event.changes })).sort((a, b) => a.resourceId.localeCompare(b.resourceId))).toEqual(
-      stockIds.map((resourceId) => ({ type: 'inventory.stock_changed', resourceId, changes: null })).sort((a, b) => a.resourceId.localeCompare(b.resourceId)),
+    expect(
+      events
+        .map((event) => ({ type: event.type, resourceId: event.resourceId, changes: event.changes }))
+        .sort((a, b) => a.resourceId.localeCompare(b.resourceId)),
+    ).toEqual(
+      stockIds
+        .map((resourceId) => ({ type: 'inventory.stock_changed', resourceId, changes: null }))
+        .sort((a, b) => a.resourceId.localeCompare(b.resourceId)),
     );
     for (const event of events) expect(event.data).toEqual(byVariant.get(event.data.variantId));
 
@@ -296,7 +346,14 @@ describe('inventory documents', () => {
     const eventsBefore = await stockEvents([stockId]);
 
     // One line fits, the other has no stock at all: the whole posting is refused.
-    const mixed = await createDocument({ kind: 'issue', warehouseId, lines: [{ variantId: stocked, quantity: '1' }, { variantId: empty, quantity: '1' }] });
+    const mixed = await createDocument({
+      kind: 'issue',
+      warehouseId,
+      lines: [
+        { variantId: stocked, quantity: '1' },
+        { variantId: empty, quantity: '1' },
+      ],
+    });
     await expectProblem(await call('POST', `/inventory/documents/${mixed.id}/post`), 422, 'insufficient-stock');
     // 5 on hand, 2 reserved: 3 available.
     const tooMuch = await createDocument({ kind: 'issue', warehouseId, lines: [{ variantId: stocked, quantity: '3.001' }] });
@@ -304,12 +361,17 @@ describe('inventory documents', () => {
 
     expect(await stockOf(warehouseId)).toEqual(before);
     expect(await stockEvents([stockId])).toEqual(eventsBefore);
-    expect((await (await call('GET', `/inventory/documents/${mixed.id}`)).json()) as Document).toMatchObject({ status: 'draft', postedAt: null });
+    expect((await (await call('GET', `/inventory/documents/${mixed.id}`)).json()) as Document).toMatchObject({
+      status: 'draft',
+      postedAt: null,
+    });
     expect(await arrange((tx) => tx`select 1 from stock where variant_id = ${empty}`)).toHaveLength(0);
 
     const exact = await createDocument({ kind: 'issue', warehouseId, lines: [{ variantId: stocked, quantity: '3' }] });
     await postDocument(exact.id);
-    expect(await stockOf(warehouseId)).toEqual([expect.objectContaining({ variantId: stocked, quantity: '2', reserved: '2', available: '0' })]);
+    expect(await stockOf(warehouseId)).toEqual([
+      expect.objectContaining({ variantId: stocked, quantity: '2', reserved: '2', available: '0' }),
+    ]);
   });
 
   it('applies an adjustment as a signed delta that may not take quantity below reserved', async () => {
@@ -326,7 +388,9 @@ describe('inventory documents', () => {
     await expectProblem(await call('POST', `/inventory/documents/${belowReserved.id}/post`), 422, 'insufficient-stock');
     const up = await createDocument({ kind: 'adjustment', warehouseId, lines: [{ variantId, quantity: '1.5' }] });
     await postDocument(up.id);
-    expect(await stockOf(warehouseId)).toEqual([expect.objectContaining({ quantity: '3.5', reserved: '2', available: '1.5', inTransit: '0' })]);
+    expect(await stockOf(warehouseId)).toEqual([
+      expect.objectContaining({ quantity: '3.5', reserved: '2', available: '1.5', inTransit: '0' }),
+    ]);
   });
 
   it('posts a transfer into the target’s in-transit amount, then receives it into quantity, once', async () => {
@@ -336,10 +400,21 @@ describe('inventory documents', () => {
     const variantId = variantIds[0]!;
     await receive(source, [{ variantId, quantity: '10' }]);
 
-    const tooMuch = await createDocument({ kind: 'transfer', warehouseId: source, targetWarehouseId: target, lines: [{ variantId, quantity: '10.5' }] });
+    const tooMuch = await createDocument({
+      kind: 'transfer',
+      warehouseId: source,
+      targetWarehouseId: target,
+      lines: [{ variantId, quantity: '10.5' }],
+    });
     await expectProblem(await call('POST', `/inventory/documents/${tooMuch.id}/post`), 422, 'insufficient-stock');
 
-    const transfer = await createDocument({ kind: 'transfer', warehouseId: source, targetWarehouseId: target, note: 'Restock the shop', lines: [{ variantId, quantity: '4' }] });
+    const transfer = await createDocument({
+      kind: 'transfer',
+      warehouseId: source,
+      targetWarehouseId: target,
+      note: 'Restock the shop',
+      lines: [{ variantId, quantity: '4' }],
+    });
     expect(transfer).toMatchObject({ kind: 'transfer', status: 'draft', warehouseId: source, targetWarehouseId: target });
     await expectProblem(await call('POST', `/inventory/documents/${transfer.id}/receive`), 409, 'conflict');
 
@@ -349,7 +424,14 @@ describe('inventory documents', () => {
     const [sourceRow] = await stockOf(source);
     const [inTransitRow] = await stockOf(target);
     expect(sourceRow).toMatchObject({ quantity: '6', available: '6', inTransit: '0' });
-    expect(inTransitRow).toMatchObject({ warehouseId: target, warehouseName: 'Target', quantity: '0', reserved: '0', available: '0', inTransit: '4' });
+    expect(inTransitRow).toMatchObject({
+      warehouseId: target,
+      warehouseName: 'Target',
+      quantity: '0',
+      reserved: '0',
+      available: '0',
+      inTransit: '4',
+    });
     const targetStockId = await stockIdOf(variantId, target);
     const postEvents = (await stockEvents([sourceStockId, targetStockId])).slice(eventsBeforePost);
     expect(postEvents.map((event) => [event.resourceId, event.changes, event.data]).sort()).toEqual(
@@ -366,7 +448,9 @@ describe('inventory documents', () => {
     expect(arrived).toMatchObject({ quantity: '4', available: '4', inTransit: '0' });
     expect(await stockOf(source)).toEqual([sourceRow]);
     const receiveEvents = (await stockEvents([sourceStockId, targetStockId])).slice(eventsBeforePost + 2);
-    expect(receiveEvents.map((event) => [event.type, event.resourceId, event.changes, event.data])).toEqual([['inventory.stock_changed', targetStockId, null, arrived]]);
+    expect(receiveEvents.map((event) => [event.type, event.resourceId, event.changes, event.data])).toEqual([
+      ['inventory.stock_changed', targetStockId, null, arrived],
+    ]);
 
     await expectProblem(await call('POST', `/inventory/documents/${transfer.id}/receive`), 409, 'document-already-posted');
     await expectProblem(await call('POST', `/inventory/documents/${transfer.id}/post`), 409, 'document-already-posted');
@@ -407,7 +491,11 @@ describe('stock list', () => {
     expect(seen).toEqual(all);
 
     const first = await stockPage(`warehouseId=${warehouseId}&limit=2`);
-    await expectProblem(await call('GET', `/inventory/stock?warehouseId=${await newWarehouse()}&limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`), 400, 'invalid-cursor');
+    await expectProblem(
+      await call('GET', `/inventory/stock?warehouseId=${await newWarehouse()}&limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`),
+      400,
+      'invalid-cursor',
+    );
     await expectProblem(await call('GET', '/inventory/stock?cursor=garbage'), 400, 'invalid-cursor');
     await expectProblem(await call('GET', '/inventory/stock?limit=101'), 400, 'validation-failed');
     await expectProblem(await call('GET', '/inventory/stock?includeDeleted=true&warehouseId=nope'), 400, 'validation-failed');
@@ -431,7 +519,9 @@ describe('stock list', () => {
       await adjustStock(tx, shop.shopId, [{ variantId: first, warehouseId, reservedDelta: '1' }]);
     });
     const after = await stockOf(warehouseId);
-    expect(after.map((row) => [row.variantId, row.stockChangedAt, row.warehouseName])).toEqual(before.map((row) => [row.variantId, row.stockChangedAt, 'After rename']));
+    expect(after.map((row) => [row.variantId, row.stockChangedAt, row.warehouseName])).toEqual(
+      before.map((row) => [row.variantId, row.stockChangedAt, 'After rename']),
+    );
     expect(after[0]).toMatchObject({ reserved: '1', available: '1', variantCode: expect.stringMatching(/^renamed-/) });
     expect(await stockEvents(stockIds)).toHaveLength(eventCount);
 
@@ -446,9 +536,17 @@ describe('stock list', () => {
     const [north, south] = [await newWarehouse('North'), await newWarehouse('South')];
     const { variantIds } = await newProduct({ variants: 2 });
     const [first, second] = variantIds as [string, string];
-    await receive(north, [{ variantId: first, quantity: '1' }, { variantId: second, quantity: '2' }]);
+    await receive(north, [
+      { variantId: first, quantity: '1' },
+      { variantId: second, quantity: '2' },
+    ]);
     await receive(south, [{ variantId: first, quantity: '3' }]);
-    expect((await stockPage(`variantId=${first}`)).data.map((row) => [row.warehouseId, row.quantity]).sort()).toEqual([[north, '1'], [south, '3']].sort());
+    expect((await stockPage(`variantId=${first}`)).data.map((row) => [row.warehouseId, row.quantity]).sort()).toEqual(
+      [
+        [north, '1'],
+        [south, '3'],
+      ].sort(),
+    );
     expect((await stockPage(`variantId=${first}&warehouseId=${south}`)).data.map((row) => row.quantity)).toEqual(['3']);
     expect((await stockOf(north)).map((row) => row.variantId).sort()).toEqual([first, second].sort());
   });
@@ -479,7 +577,10 @@ describe('stock list', () => {
     const warehouseId = await newWarehouse();
     const { variantIds } = await newProduct({ variants: 3 });
     const [old, recent, fresh] = variantIds as [string, string, string];
-    await receive(warehouseId, variantIds.map((variantId) => ({ variantId, quantity: '1' })));
+    await receive(
+      warehouseId,
+      variantIds.map((variantId) => ({ variantId, quantity: '1' })),
+    );
     // The trigger keeps the mark on any other update; only a replica-mode session can backdate it.
     await db.admin.begin(async (tx) => {
       await tx`set local session_replication_role = replica`;
@@ -487,7 +588,9 @@ describe('stock list', () => {
       await tx`update stock set stock_changed_at = now() - interval '10 minutes' where variant_id = ${recent}`;
     });
     const since = new Date(Date.now() - 30 * 60_000).toISOString();
-    expect((await stockPage(`warehouseId=${warehouseId}&updatedSince=${encodeURIComponent(since)}`)).data.map((row) => row.variantId)).toEqual([recent]);
+    expect(
+      (await stockPage(`warehouseId=${warehouseId}&updatedSince=${encodeURIComponent(since)}`)).data.map((row) => row.variantId),
+    ).toEqual([recent]);
     expect((await stockOf(warehouseId)).map((row) => row.variantId)).toEqual([old, recent, fresh]);
   });
 });

@@ -13,8 +13,12 @@ describe('cursors', () => {
 
   it('refuses a cursor used with other parameters', () => {
     const cursor = encodeCursor(position, binding);
-    expect(() => decodeCursor(cursor, { ...binding, scope: { ...binding.scope, search: 'mai' } })).toThrow(expect.objectContaining({ code: 'invalid-cursor' }));
-    expect(() => decodeCursor(cursor, { ...binding, scope: { ...binding.scope, shop: 's2' } })).toThrow(expect.objectContaining({ code: 'invalid-cursor' }));
+    expect(() => decodeCursor(cursor, { ...binding, scope: { ...binding.scope, search: 'mai' } })).toThrow(
+      expect.objectContaining({ code: 'invalid-cursor' }),
+    );
+    expect(() => decodeCursor(cursor, { ...binding, scope: { ...binding.scope, shop: 's2' } })).toThrow(
+      expect.objectContaining({ code: 'invalid-cursor' }),
+    );
   });
 
   it('refuses a forged or damaged cursor', () => {
@@ -24,14 +28,30 @@ describe('cursors', () => {
     for (const bad of [`${forgedPayload}.${signature}`, `${payload}.${signature!.slice(1)}x`, 'garbage', `${cursor}.more`, `${payload}`]) {
       expect(() => decodeCursor(bad, binding), bad).toThrow(expect.objectContaining({ code: 'invalid-cursor' }));
     }
-    expect(() => decodeCursor(cursor, { ...binding, secret: 'another-secret' })).toThrow(expect.objectContaining({ code: 'invalid-cursor' }));
+    expect(() => decodeCursor(cursor, { ...binding, secret: 'another-secret' })).toThrow(
+      expect.objectContaining({ code: 'invalid-cursor' }),
+    );
   });
 
   it('gives a next cursor only when a row beyond the limit exists', () => {
     const rows = [1, 2, 3].map((n) => ({ id: `id-${n}`, sortKey: `t${n}` }));
-    const full = toPage(rows, 2, binding, (row) => row, (row) => row.id);
+    const full = toPage(
+      rows,
+      2,
+      binding,
+      (row) => row,
+      (row) => row.id,
+    );
     expect(full.data).toEqual(['id-1', 'id-2']);
     expect(decodeCursor(full.nextCursor!, binding)).toEqual({ id: 'id-2', sortKey: 't2' });
-    expect(toPage(rows, 3, binding, (row) => row, (row) => row.id).nextCursor).toBeNull();
+    expect(
+      toPage(
+        rows,
+        3,
+        binding,
+        (row) => row,
+        (row) => row.id,
+      ).nextCursor,
+    ).toBeNull();
   });
 });

@@ -3,7 +3,37 @@ import fc from 'fast-check';
 import { normalizePhone } from '../../domain/kernel/phones.js';
 
 /** Real Vietnamese mobile prefixes (after the trunk 0) and the Hanoi landline prefix 24. */
-const MOBILE_PREFIXES = ['32', '33', '34', '35', '36', '37', '38', '39', '56', '58', '70', '76', '77', '78', '79', '81', '82', '83', '84', '85', '86', '88', '90', '91', '93', '94', '96', '97', '98'];
+const MOBILE_PREFIXES = [
+  '32',
+  '33',
+  '34',
+  '35',
+  '36',
+  '37',
+  '38',
+  '39',
+  '56',
+  '58',
+  '70',
+  '76',
+  '77',
+  '78',
+  '79',
+  '81',
+  '82',
+  '83',
+  '84',
+  '85',
+  '86',
+  '88',
+  '90',
+  '91',
+  '93',
+  '94',
+  '96',
+  '97',
+  '98',
+];
 
 const nationalNumber = fc.oneof(
   fc.tuple(fc.constantFrom(...MOBILE_PREFIXES), fc.stringMatching(/^\d{7}$/)).map(([prefix, rest]) => `${prefix}${rest}`),
@@ -11,12 +41,17 @@ const nationalNumber = fc.oneof(
 );
 
 /** The same number written as people write it: 0…, 84… or +84…, grouped with spaces, dots or dashes. */
-const written = fc.tuple(nationalNumber, fc.constantFrom('0', '84', '+84', '+84 ', '(+84) '), fc.constantFrom('', ' ', '.', '-'), fc.integer({ min: 2, max: 4 })).map(
-  ([national, prefix, separator, group]) => ({
+const written = fc
+  .tuple(
+    nationalNumber,
+    fc.constantFrom('0', '84', '+84', '+84 ', '(+84) '),
+    fc.constantFrom('', ' ', '.', '-'),
+    fc.integer({ min: 2, max: 4 }),
+  )
+  .map(([national, prefix, separator, group]) => ({
     national,
     text: prefix + (national.match(new RegExp(`.{1,${group}}`, 'g')) ?? []).join(separator),
-  }),
-);
+  }));
 
 describe('phone normalisation', () => {
   it('turns every accepted way of writing a number into the same +84 form', () => {

@@ -25,9 +25,29 @@ describe('admin CLI', () => {
   it('creates a shop, a person and an application with a key, each as one JSON object', async () => {
     const shop = await json('shop:create', '--slug', 'cli-shop', '--name', 'CLI Shop');
     expect(shop).toEqual({ id: expect.any(String), slug: 'cli-shop', name: 'CLI Shop' });
-    const user = await json('user:create', '--shop', 'cli-shop', '--email', 'Owner@CLI.test', '--name', 'Owner', '--password', 'secret-password');
+    const user = await json(
+      'user:create',
+      '--shop',
+      'cli-shop',
+      '--email',
+      'Owner@CLI.test',
+      '--name',
+      'Owner',
+      '--password',
+      'secret-password',
+    );
     expect(user).toEqual({ id: expect.any(String), email: 'owner@cli.test' });
-    const app = await json('app:create', '--shop', 'cli-shop', '--name', 'ERP', '--permissions', 'pos.orders.read,pos.products.read', '--as', 'owner@cli.test');
+    const app = await json(
+      'app:create',
+      '--shop',
+      'cli-shop',
+      '--name',
+      'ERP',
+      '--permissions',
+      'pos.orders.read,pos.products.read',
+      '--as',
+      'owner@cli.test',
+    );
     expect(app.key!.match(LEAK_PATTERN)).toEqual([app.key]);
     const [stored] = await db.admin<{ keyHash: string }[]>`select key_hash from api_keys where id = ${app.keyId!}`;
     expect(stored!.keyHash).toBe(hashApiKey(app.key!));
@@ -37,7 +57,9 @@ describe('admin CLI', () => {
     const revoked = await json('key:revoke', '--key', rotated.keyId!);
     expect(revoked.keyId).toBe(rotated.keyId);
     await json('shop:set', '--shop', 'cli-shop', '--plan', 'expired', '--automation', 'off');
-    const [settings] = await db.admin<{ plan: string; automationEnabled: boolean }[]>`select plan, automation_enabled from shops where slug = 'cli-shop'`;
+    const [settings] = await db.admin<
+      { plan: string; automationEnabled: boolean }[]
+    >`select plan, automation_enabled from shops where slug = 'cli-shop'`;
     expect(settings).toEqual({ plan: 'expired', automationEnabled: false });
   });
 
@@ -55,25 +77,47 @@ describe('admin CLI', () => {
 
   it('creates flows and switches them', async () => {
     await json('shop:create', '--slug', 'cli-flows', '--name', 'Flows');
-    const flow = await json('flow:create', '--shop', 'cli-flows', '--event', 'customer.created', '--url', 'https://hooks.example.com/x', '--on');
+    const flow = await json(
+      'flow:create',
+      '--shop',
+      'cli-flows',
+      '--event',
+      'customer.created',
+      '--url',
+      'https://hooks.example.com/x',
+      '--on',
+    );
     expect(flow.secret).toMatch(/^whsec_/);
     expect(await json('flow:set', '--flow', flow.flowId!, '--state', 'off')).toEqual({ flowId: flow.flowId, state: 'off' });
-    expect((await admin('flow:create', '--shop', 'cli-flows', '--event', 'message.received', '--url', 'https://hooks.example.com/y')).code).toBe(1);
+    expect(
+      (await admin('flow:create', '--shop', 'cli-flows', '--event', 'message.received', '--url', 'https://hooks.example.com/y')).code,
+    ).toBe(1);
   });
 
   it("narrows a shop's order status matrix and locks its prices", async () => {
     await json('shop:create', '--slug', 'cli-statuses', '--name', 'Statuses');
-    const narrowed = (await json('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new:confirmed,shipped:returning')) as unknown as { matrix: Record<string, string[]> };
+    const narrowed = (await json(
+      'shop:order-statuses',
+      '--shop',
+      'cli-statuses',
+      '--remove',
+      'new:confirmed,shipped:returning',
+    )) as unknown as { matrix: Record<string, string[]> };
     expect(narrowed.matrix.new).toEqual(['waiting_stock', 'packing', 'ready_to_ship', 'cancelled']);
     expect(narrowed.matrix.shipped).toEqual(['delivered', 'cancelled']);
-    const restored = (await json('shop:order-statuses', '--shop', 'cli-statuses', '--restore', 'new:confirmed')) as unknown as { matrix: Record<string, string[]> };
+    const restored = (await json('shop:order-statuses', '--shop', 'cli-statuses', '--restore', 'new:confirmed')) as unknown as {
+      matrix: Record<string, string[]>;
+    };
     expect(restored.matrix.new).toContain('confirmed');
     expect(restored.matrix.shipped).toEqual(['delivered', 'cancelled']);
     const widening = await admin('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new:delivered');
     expect({ code: widening.code, stdout: widening.stdout }).toEqual({ code: 1, stdout: '' });
     expect(widening.stderr).toContain('(validation-failed)');
     expect((await admin('shop:order-statuses', '--shop', 'cli-statuses', '--remove', 'new>confirmed')).code).toBe(2);
-    expect(await json('shop:set', '--shop', 'cli-statuses', '--lock-prices', 'true')).toMatchObject({ slug: 'cli-statuses', updated: true });
+    expect(await json('shop:set', '--shop', 'cli-statuses', '--lock-prices', 'true')).toMatchObject({
+      slug: 'cli-statuses',
+      updated: true,
+    });
     const [shop] = await db.admin<{ lockPrices: boolean }[]>`select lock_prices from shops where slug = 'cli-statuses'`;
     expect(shop!.lockPrices).toBe(true);
   });
@@ -83,7 +127,17 @@ describe('admin CLI', () => {
     const page = await json('page:create', '--shop', 'cli-pages', '--name', 'Fashion');
     expect(page).toEqual({ id: expect.any(String), name: 'Fashion' });
     expect((await admin('page:create', '--shop', 'cli-nowhere', '--name', 'Lost')).code).toBe(1);
-    const { key } = await json('app:create', '--shop', 'cli-pages', '--name', 'Chat', '--permissions', 'social.pages.read', '--pages', page.id!);
+    const { key } = await json(
+      'app:create',
+      '--shop',
+      'cli-pages',
+      '--name',
+      'Chat',
+      '--permissions',
+      'social.pages.read',
+      '--pages',
+      page.id!,
+    );
     const api = await startTestApi(db.app);
     try {
       const response = await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) });
@@ -101,27 +155,64 @@ describe('admin CLI', () => {
     try {
       const shop = await json('shop:create', '--slug', 'cli-deliveries', '--name', 'Deliveries');
       const inbox = randomUUID();
-      const { flowId, secret } = await json('flow:create', '--shop', 'cli-deliveries', '--event', 'product.updated', '--url', receiver.url(inbox), '--on');
+      const { flowId, secret } = await json(
+        'flow:create',
+        '--shop',
+        'cli-deliveries',
+        '--event',
+        'product.updated',
+        '--url',
+        receiver.url(inbox),
+        '--on',
+      );
       const testRun = await json('flow:test', '--flow', flowId!);
-      expect(testRun).toMatchObject({ status: 'delivered', statusCode: 200, verdict: 'delivered', workflowId: expect.stringMatching(/^flow-test:/) });
+      expect(testRun).toMatchObject({
+        status: 'delivered',
+        statusCode: 200,
+        verdict: 'delivered',
+        workflowId: expect.stringMatching(/^flow-test:/),
+      });
       const [sample] = receiver.received(inbox);
-      expect(new Webhook(secret!).verify(sample!.body, sample!.headers as Record<string, string>)).toMatchObject({ type: 'product.updated', apiVersion: 'v1' });
+      expect(new Webhook(secret!).verify(sample!.body, sample!.headers as Record<string, string>)).toMatchObject({
+        type: 'product.updated',
+        apiVersion: 'v1',
+      });
 
       // A delivery whose (shortened) schedule ran out against a failing receiver.
       const eventId = await withShop(db.app, shop.id!, (tx) =>
-        writeEvent(tx, { shopId: shop.id!, type: 'product.updated', resourceId: randomUUID(), data: { id: randomUUID(), name: 'Dép lê' }, changes: { fields: ['name'] } }),
+        writeEvent(tx, {
+          shopId: shop.id!,
+          type: 'product.updated',
+          resourceId: randomUUID(),
+          data: { id: randomUUID(), name: 'Dép lê' },
+          changes: { fields: ['name'] },
+        }),
       );
       const deliveryId = deliveryIdFor(flowId!, eventId);
       receiver.respondWith(inbox, [{ status: 500, body: 'down' }]);
       const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: deliveryWorkflowId(flowId!, eventId),
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { shopId: shop.id!, flowId: flowId!, eventId, eventType: 'product.updated', deliveryId, url: receiver.url(inbox), payload: '{}', retryDelaysMs: [] })],
+        args: [
+          sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+            shopId: shop.id!,
+            flowId: flowId!,
+            eventId,
+            eventType: 'product.updated',
+            deliveryId,
+            url: receiver.url(inbox),
+            payload: '{}',
+            retryDelaysMs: [],
+          }),
+        ],
       });
       expect(failed.status).toBe('failed');
 
       receiver.respondWith(inbox, [{ status: 200 }]);
-      expect(await json('delivery:resend', '--flow', flowId!, '--delivery', deliveryId)).toEqual({ deliveryId, workflowId: deliveryWorkflowId(flowId!, eventId) });
+      expect(await json('delivery:resend', '--flow', flowId!, '--delivery', deliveryId)).toEqual({
+        deliveryId,
+        workflowId: deliveryWorkflowId(flowId!, eventId),
+      });
       const resent = (await receiver.waitFor(inbox, 3))[2]!;
       expect(resent.headers['webhook-id']).toBe(deliveryId);
       expect(JSON.parse(resent.body)).toMatchObject({ id: eventId, data: { name: 'Dép lê' } });
@@ -131,7 +222,9 @@ describe('admin CLI', () => {
       expect(again.code).toBe(1);
       expect(again.stdout).toBe('');
       expect(again.stderr).toContain('only a failed delivery can be resent (this one is delivered) (conflict)');
-      expect((await admin('delivery:resend', '--flow', flowId!, '--delivery', deliveryIdFor(flowId!, randomEventId()))).stderr).toContain('(not-found)');
+      expect((await admin('delivery:resend', '--flow', flowId!, '--delivery', deliveryIdFor(flowId!, randomEventId()))).stderr).toContain(
+        '(not-found)',
+      );
     } finally {
       extraEnv = {};
       await receiver.close();

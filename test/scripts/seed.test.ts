@@ -25,10 +25,22 @@ describe('the demo shop of npm run dev', () => {
     expect((await get('/products?limit=100')).data.length).toBeGreaterThanOrEqual(19);
     expect((await get('/customers?limit=100')).data).toHaveLength(20);
     expect((await get('/inventory/stock?limit=100')).data.length).toBeGreaterThanOrEqual(100);
-    for (const list of ['/staff', '/roles', '/warehouses', '/categories', '/tags', '/payment-methods', '/sales-channels', '/carrier-connections', '/pages']) {
+    for (const list of [
+      '/staff',
+      '/roles',
+      '/warehouses',
+      '/categories',
+      '/tags',
+      '/payment-methods',
+      '/sales-channels',
+      '/carrier-connections',
+      '/pages',
+    ]) {
       expect((await get(list)).data.length, list).toBeGreaterThan(0);
     }
-    const [{ variants } = { variants: 0 }] = await db.admin<{ variants: number }[]>`select count(*)::int as variants from variants v join shops s on s.id = v.shop_id where s.slug = 'demo'`;
+    const [{ variants } = { variants: 0 }] = await db.admin<
+      { variants: number }[]
+    >`select count(*)::int as variants from variants v join shops s on s.id = v.shop_id where s.slug = 'demo'`;
     expect(variants).toBeGreaterThanOrEqual(100);
   });
 });

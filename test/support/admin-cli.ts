@@ -12,14 +12,21 @@ export interface CliResult {
 /** Runs `npm run -s admin -- …` as a script would, against the given database; the exit code is kept. */
 export function runAdminCli(appUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
-    execFile(join(projectRoot, 'node_modules', '.bin', 'tsx'), [join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args], { env: { ...process.env, APP_DATABASE_URL: appUrl, ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
+    execFile(
+      join(projectRoot, 'node_modules', '.bin', 'tsx'),
+      [join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
+      { env: { ...process.env, APP_DATABASE_URL: appUrl, ...env } },
+      (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });
 }
 
 /** A command that must succeed: exit 0 and exactly one JSON object on stdout, parsed. */
-export async function adminCliJson<T = Record<string, string>>(appUrl: string, args: string[], env: Record<string, string> = {}): Promise<T> {
+export async function adminCliJson<T = Record<string, string>>(
+  appUrl: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<T> {
   const result = await runAdminCli(appUrl, args, env);
   expect(result.code, result.stderr).toBe(0);
   expect(result.stdout.trim().split('\n')).toHaveLength(1);

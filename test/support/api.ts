@@ -21,11 +21,7 @@ export type TestApiOptions = { taskQueue?: string } & Partial<Pick<AppDeps, 'tru
  * routes (for example one that throws) before the server starts. Cookies are `Secure` as in
  * production unless `secureCookies` is false.
  */
-export async function startTestApi(
-  sql: Sql,
-  beforeListen?: (app: App) => void,
-  options: TestApiOptions = {},
-): Promise<TestApi> {
+export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, options: TestApiOptions = {}): Promise<TestApi> {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _encoding, done) {

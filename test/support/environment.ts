@@ -1,5 +1,7 @@
 /** What `npm test` passes to the suite: the started services. */
-export function testEnv(name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'WEBHOOK_EXTRA_CA_FILE' | 'SIMULATOR_TLS_CERT_FILE' | 'SIMULATOR_TLS_KEY_FILE'): string {
+export function testEnv(
+  name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'WEBHOOK_EXTRA_CA_FILE' | 'SIMULATOR_TLS_CERT_FILE' | 'SIMULATOR_TLS_KEY_FILE',
+): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the suite with npm test, which starts the services first`);
   return value;

@@ -31,7 +31,11 @@ export interface Suite {
   readonly temporal: TestTemporal;
   readonly receiver: WebhookReceiver;
   /** A request to the Open API (`/api/open/v1` + `path`), with `key` as the bearer and `body` as JSON when they are given. */
-  request: (method: string, path: string, options?: { key?: string; body?: unknown; headers?: Record<string, string> }) => Promise<Response>;
+  request: (
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; headers?: Record<string, string> },
+  ) => Promise<Response>;
   /** A GET of the Open API, with `key` as the bearer when it is given. */
   get: (path: string, key?: string) => Promise<Response>;
 }
@@ -73,7 +77,13 @@ export function useSuite(options: SuiteOptions = {}): Suite {
     }
     if (options.api) {
       const { routes, ...apiOptions } = options.api === true ? {} : options.api;
-      Object.assign(api, await startTestApi(db.app, routes && ((app) => routes(app, db)), { ...apiOptions, taskQueue: options.worker ? temporal.taskQueue : undefined }));
+      Object.assign(
+        api,
+        await startTestApi(db.app, routes && ((app) => routes(app, db)), {
+          ...apiOptions,
+          taskQueue: options.worker ? temporal.taskQueue : undefined,
+        }),
+      );
       stops.push(api.close);
     }
     if (options.shop) Object.assign(shop, await createShopFixture(db.app));
@@ -81,7 +91,12 @@ export function useSuite(options: SuiteOptions = {}): Suite {
       const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
       stops.push(() => connection.close());
       const schedule = options.relay === true ? {} : options.relay;
-      const relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) }, pollIntervalMs: 200, ...schedule });
+      const relay = new OutboxRelay({
+        sql: db.app,
+        deliveries: { ...temporal.deliveries, client: new Client({ connection }) },
+        pollIntervalMs: 200,
+        ...schedule,
+      });
       await relay.start();
       stops.push(() => relay.stop());
     }
@@ -97,7 +112,11 @@ export function useSuite(options: SuiteOptions = {}): Suite {
   const request: Suite['request'] = (method, path, { key, body, headers = {} } = {}) =>
     fetch(`${asked('api', api).baseUrl}/api/open/v1${path}`, {
       method,
-      headers: { ...(key === undefined ? {} : bearer(key)), ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+      headers: {
+        ...(key === undefined ? {} : bearer(key)),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   return {

@@ -16,7 +16,15 @@ const SessionAnswer = z.object({
 
 const tags = ['Admin: session'];
 /** The login needs no session, and is throttled per account and per address (docs/decisions.md). */
-const loginProblems = problemResponses('validation-failed', 'invalid-api-key', 'invalid-credentials', 'rate-limited', 'payload-too-large', 'unsupported-media-type', 'internal-error');
+const loginProblems = problemResponses(
+  'validation-failed',
+  'invalid-api-key',
+  'invalid-credentials',
+  'rate-limited',
+  'payload-too-large',
+  'unsupported-media-type',
+  'internal-error',
+);
 
 interface AdminSessionOptions {
   sql: Sql;
@@ -26,7 +34,10 @@ interface AdminSessionOptions {
 }
 
 /** Log in (e-mail and password of a shop member), who am I, log out. */
-export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (app, { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) }) => {
+export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (
+  app,
+  { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) },
+) => {
   const answer = (session: Awaited<ReturnType<typeof logIn>>['session']) => ({
     csrfToken: session.csrfToken,
     user: { id: session.userId, name: session.userName, email: session.email },
@@ -41,22 +52,42 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
       schema: {
         tags,
         summary: 'Log in to the admin web app',
-        body: z.strictObject({ shop: z.string().min(1).max(100), email: z.string().min(3).max(255), password: z.string().min(1).max(1000) }),
+        body: z.strictObject({
+          shop: z.string().min(1).max(100),
+          email: z.string().min(3).max(255),
+          password: z.string().min(1).max(1000),
+        }),
         response: { 200: SessionAnswer, ...loginProblems },
       },
     },
     async (request, reply) => {
       const { token, session } = await logIn(sql, request.body, { clientAddress: clientAddressBucket(request.ip), passwordChecks });
-      void reply.setCookie(SESSION_COOKIE, token, { path: '/api/admin', httpOnly: true, sameSite: 'strict', secure: secureCookie, maxAge: SESSION_HOURS * 3600 });
+      void reply.setCookie(SESSION_COOKIE, token, {
+        path: '/api/admin',
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: secureCookie,
+        maxAge: SESSION_HOURS * 3600,
+      });
       return answer(session);
     },
   );
 
-  app.get('/session', { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer, ...problemResponses(ADMIN_READ_PROBLEMS) } } }, async (request) => answer(request.admin));
+  app.get(
+    '/session',
+    { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
+    async (request) => answer(request.admin),
+  );
 
-  app.post('/session/logout', { schema: { tags, summary: 'Log out', response: { 204: NoContent, ...problemResponses(ADMIN_WRITE_PROBLEMS, 'api-key-not-accepted') } } }, async (request, reply) => {
-    await logOut(sql, request.admin, request.cookies[SESSION_COOKIE]!);
-    void reply.clearCookie(SESSION_COOKIE, { path: '/api/admin' });
-    return reply.status(204).send();
-  });
+  app.post(
+    '/session/logout',
+    {
+      schema: { tags, summary: 'Log out', response: { 204: NoContent, ...problemResponses(ADMIN_WRITE_PROBLEMS, 'api-key-not-accepted') } },
+    },
+    async (request, reply) => {
+      await logOut(sql, request.admin, request.cookies[SESSION_COOKIE]!);
+      void reply.clearCookie(SESSION_COOKIE, { path: '/api/admin' });
+      return reply.status(204).send();
+    },
+  );
 };

@@ -21,7 +21,11 @@ export const shopRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/shop',
     {
-      schema: { summary: 'The shop and application of the key', tags: ['Shop'], response: { 200: ShopSchema, ...problemResponses(READ_PROBLEMS) } },
+      schema: {
+        summary: 'The shop and application of the key',
+        tags: ['Shop'],
+        response: { 200: ShopSchema, ...problemResponses(READ_PROBLEMS) },
+      },
     },
     async (request) => {
       const { auth } = request;

@@ -1,6 +1,15 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { createProduct, deleteProduct, getProduct, listProducts, MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS, updateProduct } from '../../../domain/catalog/index.js';
+import {
+  createProduct,
+  deleteProduct,
+  getProduct,
+  listProducts,
+  MAX_KEYWORD_LENGTH,
+  MAX_KEYWORDS,
+  MAX_VARIANTS,
+  updateProduct,
+} from '../../../domain/catalog/index.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { Amount, Dimension, IdParams, Name, NOT_BLANK, Note, Timestamp, Weight } from '../../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
@@ -69,7 +78,12 @@ const VariantInput = z.strictObject({
   isActive: z.boolean().optional(),
   attributes: z.record(z.string().trim().min(1).max(100).meta(NOT_BLANK), z.string().max(255).regex(/\S/, 'must not be blank')).optional(),
   keywords: z
-    .array(z.string().max(MAX_KEYWORD_LENGTH).regex(/^[^\r\n]*\S[^\r\n]*$/, `1 to ${MAX_KEYWORD_LENGTH} characters, single line`))
+    .array(
+      z
+        .string()
+        .max(MAX_KEYWORD_LENGTH)
+        .regex(/^[^\r\n]*\S[^\r\n]*$/, `1 to ${MAX_KEYWORD_LENGTH} characters, single line`),
+    )
     .max(MAX_KEYWORDS)
     .optional()
     .describe('Absent keeps the set, an array replaces it, [] clears it'),
@@ -81,7 +95,11 @@ const NewProduct = z.strictObject({
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
-  variants: z.array(VariantInput.omit({ id: true })).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
+  variants: z
+    .array(VariantInput.omit({ id: true }))
+    .min(1)
+    .max(MAX_VARIANTS)
+    .describe(`At most ${MAX_VARIANTS} variants per product`),
 });
 
 const ProductChanges = z.strictObject({
@@ -126,7 +144,10 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
 
   app.get(
     '/products/:id',
-    { config: { permissions: ['pos.products.read'] }, schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    {
+      config: { permissions: ['pos.products.read'] },
+      schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+    },
     (request) => request.inShop((tx) => getProduct(tx, request.params.id)),
   );
 
@@ -134,7 +155,12 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products',
     {
       config: { permissions: ['pos.products.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create a product with its variants', body: NewProduct, response: { 201: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes) } },
+      schema: {
+        tags,
+        summary: 'Create a product with its variants',
+        body: NewProduct,
+        response: { 201: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes) },
+      },
     },
     async (request, reply) => {
       const product = await request.inShop((tx) => createProduct(tx, writer(request.auth), request.body));
@@ -146,7 +172,13 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.update', 'pos.products.read'] },
-      schema: { tags, summary: 'Change a product; variants are patched partly', params: IdParams, body: ProductChanges, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes, 'variant-removed') } },
+      schema: {
+        tags,
+        summary: 'Change a product; variants are patched partly',
+        params: IdParams,
+        body: ProductChanges,
+        response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', catalogClashes, 'variant-removed') },
+      },
     },
     (request) => request.inShop((tx) => updateProduct(tx, writer(request.auth), request.params.id, request.body)),
   );
@@ -155,7 +187,12 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.delete'] },
-      schema: { tags, summary: 'Soft-delete a product', params: IdParams, response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+      schema: {
+        tags,
+        summary: 'Soft-delete a product',
+        params: IdParams,
+        response: { 200: ProductDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => deleteProduct(tx, request.auth.shop.id, request.params.id)),
   );

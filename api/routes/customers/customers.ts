@@ -75,7 +75,10 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
 
   app.get(
     '/customers/:id',
-    { config: { permissions: ['pos.customers.read'] }, schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    {
+      config: { permissions: ['pos.customers.read'] },
+      schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+    },
     (request) => request.inShop((tx) => getCustomer(tx, request.params.id)),
   );
 
@@ -83,16 +86,30 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers',
     {
       config: { permissions: ['pos.customers.create'] },
-      schema: { tags, summary: 'Create a customer (Idempotency-Key supported)', body: NewCustomer, response: { 201: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'conflict', IDEMPOTENCY_PROBLEMS) } },
+      schema: {
+        tags,
+        summary: 'Create a customer (Idempotency-Key supported)',
+        body: NewCustomer,
+        response: { 201: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'conflict', IDEMPOTENCY_PROBLEMS) },
+      },
     },
-    (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createCustomer(tx, request.auth.shop.id, request.body)),
+    (request, reply) =>
+      respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) =>
+        createCustomer(tx, request.auth.shop.id, request.body),
+      ),
   );
 
   app.patch(
     '/customers/:id',
     {
       config: { permissions: ['pos.customers.update'] },
-      schema: { tags, summary: 'Change name, gender or date of birth', params: IdParams, body: CustomerChanges, response: { 200: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+      schema: {
+        tags,
+        summary: 'Change name, gender or date of birth',
+        params: IdParams,
+        body: CustomerChanges,
+        response: { 200: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => updateCustomer(tx, request.auth.shop.id, request.params.id, request.body)),
   );
@@ -101,7 +118,13 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers/:id/addresses',
     {
       config: { permissions: ['pos.customers.update'] },
-      schema: { tags, summary: 'Add a delivery address', params: IdParams, body: CustomerAddressInput, response: { 201: CustomerAddress, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict') } },
+      schema: {
+        tags,
+        summary: 'Add a delivery address',
+        params: IdParams,
+        body: CustomerAddressInput,
+        response: { 201: CustomerAddress, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict') },
+      },
     },
     async (request, reply) => {
       const address = await request.inShop((tx) => addCustomerAddress(tx, request.auth.shop.id, request.params.id, request.body));

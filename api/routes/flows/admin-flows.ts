@@ -50,7 +50,10 @@ const FlowInput = z.strictObject({
   name: Name,
   eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
   pageId: z.uuid().nullish(),
-  url: z.url({ protocol: /^https$/ }).max(2000).describe('https only'),
+  url: z
+    .url({ protocol: /^https$/ })
+    .max(2000)
+    .describe('https only'),
   permissions: z.array(z.string()).max(50).optional(),
   pageIds: z.array(z.uuid()).max(100).optional(),
   state: FlowState.optional(),
@@ -84,43 +87,76 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     return { data: await request.inShop(listFlows) };
   });
 
-  app.post('/flows', { schema: { tags, body: FlowInput, response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems } } }, async (request, reply) => {
-    manage(request);
-    const created = await request.inShop(async (tx) => {
-      const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
-      return { flow: await getFlow(tx, flowId), secret };
-    });
-    return reply.status(201).send(created);
-  });
+  app.post(
+    '/flows',
+    {
+      schema: {
+        tags,
+        body: FlowInput,
+        response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems },
+      },
+    },
+    async (request, reply) => {
+      manage(request);
+      const created = await request.inShop(async (tx) => {
+        const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
+        return { flow: await getFlow(tx, flowId), secret };
+      });
+      return reply.status(201).send(created);
+    },
+  );
 
   app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow, ...readOneProblems } } }, async (request) => {
     view(request);
     return request.inShop((tx) => getFlow(tx, request.params.id));
   });
 
-  app.patch('/flows/:id', { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } }, async (request) => {
-    manage(request);
-    return request.inShop((tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
-  });
+  app.patch(
+    '/flows/:id',
+    { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } },
+    async (request) => {
+      manage(request);
+      return request.inShop((tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
+    },
+  );
 
-  app.post('/flows/:id/state', { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } }, async (request) => {
-    manage(request);
-    return request.inShop(async (tx) => {
-      await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
-      return getFlow(tx, request.params.id);
-    });
-  });
+  app.post(
+    '/flows/:id/state',
+    { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } },
+    async (request) => {
+      manage(request);
+      return request.inShop(async (tx) => {
+        await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
+        return getFlow(tx, request.params.id);
+      });
+    },
+  );
 
-  app.delete('/flows/:id', { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } }, async (request, reply) => {
-    manage(request);
-    await request.inShop((tx) => deleteFlow(tx, request.params.id, request.admin.userId));
-    return reply.status(204).send();
-  });
+  app.delete(
+    '/flows/:id',
+    { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } },
+    async (request, reply) => {
+      manage(request);
+      await request.inShop((tx) => deleteFlow(tx, request.params.id, request.admin.userId));
+      return reply.status(204).send();
+    },
+  );
 
-  app.post('/flows/:id/secret', { schema: { tags, summary: 'Rotate the signing secret (the old one signs for 24 h more)', params: IdParams, response: { 200: z.object({ secret: z.string() }), ...changeProblems } } }, async (request) => {
-    manage(request);
-    return { secret: await request.inShop((tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
-  });
+  app.post(
+    '/flows/:id/secret',
+    {
+      schema: {
+        tags,
+        summary: 'Rotate the signing secret (the old one signs for 24 h more)',
+        params: IdParams,
+        response: { 200: z.object({ secret: z.string() }), ...changeProblems },
+      },
+    },
+    async (request) => {
+      manage(request);
+      return { secret: await request.inShop((tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
+    },
+  );
 
   app.post(
     '/flows/:id/test-run',
@@ -129,7 +165,10 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         tags,
         summary: "Send a sample event of the trigger's type through the delivery workflow",
         params: IdParams,
-        response: { 200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }), ...changeProblems },
+        response: {
+          200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }),
+          ...changeProblems,
+        },
       },
     },
     async (request) => {
@@ -187,7 +226,10 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         tags,
         summary: 'Resend a failed delivery: same webhook-id, new attempts',
         params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
-        response: { 202: z.object({ deliveryId: z.string(), workflowId: z.string() }), ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict') },
+        response: {
+          202: z.object({ deliveryId: z.string(), workflowId: z.string() }),
+          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
+        },
       },
     },
     async (request, reply) => {

@@ -19,7 +19,12 @@ const GeoUnitSchema = z
 const GeoUnitsQuery = z.object({
   system: GeoSystemSchema,
   parentId: z.uuid().optional().describe('Absent: the provinces; present: the children of that unit'),
-  search: z.string().min(1).max(100).optional().describe('Keeps the names containing it, ignoring case and accents ("ha noi" finds "Hà Nội")'),
+  search: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .describe('Keeps the names containing it, ignoring case and accents ("ha noi" finds "Hà Nội")'),
 });
 
 /** `GET /geo/units`: one tier of the administrative tree of one boundary system. */
@@ -29,7 +34,8 @@ export const geographyRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, 
     {
       schema: {
         summary: 'Administrative units of Vietnam, one tier at a time',
-        description: 'Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.',
+        description:
+          'Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.',
         tags: ['Geography'],
         querystring: GeoUnitsQuery,
         response: { 200: z.object({ data: z.array(GeoUnitSchema) }), ...problemResponses(READ_PROBLEMS, 'not-found') },

@@ -102,7 +102,9 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
       },
     },
     (request, reply) =>
-      respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createInventoryDocument(tx, request.auth.shop.id, request.body)),
+      respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) =>
+        createInventoryDocument(tx, request.auth.shop.id, request.body),
+      ),
   );
 
   app.get(
@@ -122,7 +124,10 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: 'Post a draft once: its stock moves now (again: 409 document-already-posted)',
         params: IdParams,
-        response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock', 'variant-removed') },
+        response: {
+          200: InventoryDocument,
+          ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock', 'variant-removed'),
+        },
       },
     },
     (request) => request.inShop((tx) => postInventoryDocument(tx, request.auth.shop.id, request.params.id)),
@@ -136,7 +141,10 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
         tags,
         summary: "A posted transfer arrives: the target's inTransit becomes quantity, once",
         params: IdParams,
-        response: { 200: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock') },
+        response: {
+          200: InventoryDocument,
+          ...problemResponses(WRITE_PROBLEMS, 'not-found', 'document-already-posted', 'conflict', 'insufficient-stock'),
+        },
       },
     },
     (request) => request.inShop((tx) => receiveInventoryDocument(tx, request.auth.shop.id, request.params.id)),

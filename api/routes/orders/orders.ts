@@ -14,7 +14,19 @@ import {
 import { readableOrder } from '../../../domain/events/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { AddressInput, AddressSchema, Amount, IdParams, Name, NOT_BLANK, Note, PhoneOrEmpty, PositiveAmount, Timestamp, TimestampInput } from '../../schemas/common.js';
+import {
+  AddressInput,
+  AddressSchema,
+  Amount,
+  IdParams,
+  Name,
+  NOT_BLANK,
+  Note,
+  PhoneOrEmpty,
+  PositiveAmount,
+  Timestamp,
+  TimestampInput,
+} from '../../schemas/common.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
@@ -79,7 +91,14 @@ const OrderDetail = OrderRow.extend({
 }).meta({ id: 'Order' });
 
 const OrderNote = z
-  .object({ id: z.uuid(), message: z.string(), createdByName: z.string().nullable(), createdByIsIntegration: z.boolean(), createdAt: Timestamp, updatedAt: Timestamp })
+  .object({
+    id: z.uuid(),
+    message: z.string(),
+    createdByName: z.string().nullable(),
+    createdByIsIntegration: z.boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
   .meta({ id: 'OrderNote' });
 
 const orderFields = {
@@ -101,7 +120,10 @@ const orderFields = {
   surcharge: Amount.optional(),
   tax: Amount.optional(),
   freeShipping: z.boolean().optional(),
-  payments: z.array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount })).max(50).optional(),
+  payments: z
+    .array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount }))
+    .max(50)
+    .optional(),
   occurredAt: TimestampInput.optional(),
   note: Note.nullish(),
   tagIds: z.array(z.uuid()).max(50).optional(),
@@ -110,17 +132,24 @@ const orderFields = {
 };
 
 /** Both at once is 400 (spec, Orders, rule 2): the document says so. */
-const oneHandlerChoice = { not: { required: ['handlerUserId', 'handlerRoleId'], properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } } } };
+const oneHandlerChoice = {
+  not: {
+    required: ['handlerUserId', 'handlerRoleId'],
+    properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } },
+  },
+};
 
 const NewOrder = z.strictObject(orderFields).meta(oneHandlerChoice);
-const OrderChanges = z.strictObject({
-  ...orderFields,
-  code: z.never().optional().describe('The code cannot change'),
-  warehouseId: orderFields.warehouseId.optional(),
-  lines: orderFields.lines.optional(),
-  handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
-  handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
-}).meta(oneHandlerChoice);
+const OrderChanges = z
+  .strictObject({
+    ...orderFields,
+    code: z.never().optional().describe('The code cannot change'),
+    warehouseId: orderFields.warehouseId.optional(),
+    lines: orderFields.lines.optional(),
+    handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
+    handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
+  })
+  .meta(oneHandlerChoice);
 
 /**
  * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,
@@ -138,7 +167,14 @@ const orderCreationProblems = [
 ] as const;
 
 /** An edit's refusals beyond W (updateOrder): its goods cannot change once shipped or while a shipment lives. */
-const orderEditProblems = ['not-found', 'conflict', 'order-has-live-shipment', 'insufficient-stock', 'variant-removed', 'customer-blocked'] as const;
+const orderEditProblems = [
+  'not-found',
+  'conflict',
+  'order-has-live-shipment',
+  'insufficient-stock',
+  'variant-removed',
+  'customer-blocked',
+] as const;
 
 const tags = ['Orders'];
 
@@ -146,9 +182,15 @@ const tags = ['Orders'];
 export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) => {
   // Every answer of these routes passes here: an order's line product fields only with pos.products.read.
   // (Problem bodies pass too, also for a caller refused before authentication: left as they are.)
-  app.addHook('preSerialization', async (request, reply, payload) => (reply.statusCode >= 400 ? payload : readableOrder(payload as object, request.auth.permissions)));
+  app.addHook('preSerialization', async (request, reply, payload) =>
+    reply.statusCode >= 400 ? payload : readableOrder(payload as object, request.auth.permissions),
+  );
 
-  const actor = (auth: { shop: { id: string }; permissions: string[]; applicationId: string }) => ({ shopId: auth.shop.id, permissions: auth.permissions, applicationId: auth.applicationId });
+  const actor = (auth: { shop: { id: string }; permissions: string[]; applicationId: string }) => ({
+    shopId: auth.shop.id,
+    permissions: auth.permissions,
+    applicationId: auth.applicationId,
+  });
 
   app.get(
     '/orders',
@@ -166,12 +208,17 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
       },
     },
     (request) =>
-      request.inShop((tx) => listOrders(tx, request.query, cursorBinding(deps, request, 'orders'), request.auth.shop.recomputeCeilingSeconds)),
+      request.inShop((tx) =>
+        listOrders(tx, request.query, cursorBinding(deps, request, 'orders'), request.auth.shop.recomputeCeilingSeconds),
+      ),
   );
 
   app.get(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    {
+      config: { permissions: ['pos.orders.read'] },
+      schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+    },
     (request) => request.inShop((tx) => getOrder(tx, request.params.id)),
   );
 
@@ -179,16 +226,28 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders',
     {
       config: { permissions: ['pos.orders.create', 'pos.products.read'] },
-      schema: { tags, summary: 'Create an order (Idempotency-Key supported)', body: NewOrder, response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) } },
+      schema: {
+        tags,
+        summary: 'Create an order (Idempotency-Key supported)',
+        body: NewOrder,
+        response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) },
+      },
     },
-    (request, reply) => respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createOrder(tx, actor(request.auth), request.body)),
+    (request, reply) =>
+      respondIdempotently(deps.sql, deps.publicBaseUrl, request, reply, 201, (tx) => createOrder(tx, actor(request.auth), request.body)),
   );
 
   app.patch(
     '/orders/:id',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Change an order; lines replace the whole set', params: IdParams, body: OrderChanges, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderEditProblems) } },
+      schema: {
+        tags,
+        summary: 'Change an order; lines replace the whole set',
+        params: IdParams,
+        body: OrderChanges,
+        response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderEditProblems) },
+      },
     },
     (request) => request.inShop((tx) => updateOrder(tx, actor(request.auth), request.params.id, request.body)),
   );
@@ -210,13 +269,29 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
 
   app.delete(
     '/orders/:id',
-    { config: { permissions: ['pos.orders.delete'] }, schema: { tags, summary: 'Delete an order (status deleted)', params: IdParams, response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'insufficient-stock') } } },
+    {
+      config: { permissions: ['pos.orders.delete'] },
+      schema: {
+        tags,
+        summary: 'Delete an order (status deleted)',
+        params: IdParams,
+        response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'insufficient-stock') },
+      },
+    },
     (request) => request.inShop((tx) => deleteOrder(tx, request.auth.shop.id, request.params.id)),
   );
 
   app.get(
     '/orders/:id/notes',
-    { config: { permissions: ['pos.orders.read'] }, schema: { tags, summary: 'Notes, newest first', params: IdParams, response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses(READ_PROBLEMS, 'not-found') } } },
+    {
+      config: { permissions: ['pos.orders.read'] },
+      schema: {
+        tags,
+        summary: 'Notes, newest first',
+        params: IdParams,
+        response: { 200: z.object({ data: z.array(OrderNote) }), ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
+    },
     async (request) => ({ data: await request.inShop((tx) => listOrderNotes(tx, request.params.id)) }),
   );
 
@@ -224,11 +299,21 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id/notes',
     {
       config: { permissions: ['pos.orders.update'] },
-      schema: { tags, summary: 'Add a note written by this application', params: IdParams, body: z.strictObject({ message: z.string().trim().min(1).max(5000).meta(NOT_BLANK) }), response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') } },
+      schema: {
+        tags,
+        summary: 'Add a note written by this application',
+        params: IdParams,
+        body: z.strictObject({ message: z.string().trim().min(1).max(5000).meta(NOT_BLANK) }),
+        response: { 201: OrderNote, ...problemResponses(WRITE_PROBLEMS, 'not-found') },
+      },
     },
     async (request, reply) => {
       const note = await request.inShop((tx) =>
-        addOrderNote(tx, request.auth.shop.id, request.params.id, { message: request.body.message, applicationId: request.auth.applicationId, applicationName: request.auth.applicationName }),
+        addOrderNote(tx, request.auth.shop.id, request.params.id, {
+          message: request.body.message,
+          applicationId: request.auth.applicationId,
+          applicationName: request.auth.applicationName,
+        }),
       );
       return reply.status(201).send(note);
     },
