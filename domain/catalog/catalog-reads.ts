@@ -1,5 +1,6 @@
 import type { Fragment, Tx } from '../kernel/index.js';
-import { getProduct, type ProductDetail } from './products.js';
+import { getProduct } from './products.js';
+import type { ProductDetail } from './product-shapes.js';
 
 /**
  * What other modules read of the catalogue: variants with their product's state, for order lines

@@ -9,3 +9,4 @@ export { latestProduct, variantFacts, variantsForOrderLines } from './catalog-re
 export { listCategories } from './categories.js';
 export { MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 export { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from './products.js';
+export { NewProduct, ProductChanges, ProductDetail, ProductRow, ProductType, Variant, VariantInput } from './product-shapes.js';

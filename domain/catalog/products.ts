@@ -13,74 +13,7 @@ import {
   type MatchEntry,
 } from './product-rules.js';
 import type { Tx } from '../kernel/index.js';
-
-export interface ProductRow {
-  id: string;
-  code: string;
-  name: string;
-  type: 'simple' | 'service';
-  isActive: boolean;
-  categoryNames: string[];
-  variantCount: number;
-  imageUrl: string | null;
-  priceFrom: string | null;
-  priceTo: string | null;
-  updatedAt: string;
-  deletedAt: string | null;
-}
-
-export interface Variant {
-  id: string;
-  code: string;
-  barcode: string | null;
-  price: string;
-  weightGrams: string | null;
-  lengthCm: string | null;
-  widthCm: string | null;
-  heightCm: string | null;
-  isActive: boolean;
-  attributes: Record<string, string>;
-  keywords: string[];
-}
-
-export interface ProductDetail {
-  id: string;
-  code: string;
-  name: string;
-  description: string | null;
-  type: 'simple' | 'service';
-  isActive: boolean;
-  categoryIds: string[];
-  variants: Variant[];
-  images: { id: string; url: string; kind: 'image' | 'video'; variantIds: string[] }[];
-  createdAt: string;
-  deletedAt: string | null;
-}
-
-export interface VariantInput {
-  id?: string;
-  code?: string;
-  barcode?: string | null;
-  price?: string;
-  weightGrams?: string | null;
-  lengthCm?: string | null;
-  widthCm?: string | null;
-  heightCm?: string | null;
-  isActive?: boolean;
-  attributes?: Record<string, string>;
-  keywords?: string[];
-}
-
-export interface ProductInput {
-  code?: string;
-  name: string;
-  description?: string | null;
-  categoryIds?: string[];
-  type?: 'simple' | 'service';
-  variants: VariantInput[];
-}
-
-export type ProductChanges = Partial<Pick<ProductInput, 'name' | 'description' | 'categoryIds' | 'variants'>>;
+import type { ProductChanges, ProductDetail, ProductInput, ProductRow, VariantInput } from './product-shapes.js';
 
 export interface ProductFilters {
   search?: string;

@@ -1,7 +1,8 @@
 /**
  * The kernel: what every module uses and that owns no table. Tenancy (`withShop`, `Tx`), the problem
  * catalogue, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
- * phone numbers and sealed secrets. It imports no other module. Other modules import only this file.
+ * phone numbers, sealed secrets, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
+ * It imports no other module. Other modules import only this file.
  */
 
 export { canonicalJson } from './canonical-json.js';
@@ -21,3 +22,4 @@ export { normalizePhone } from './phones.js';
 export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
 export { openSecret, sealSecret } from './sealed-secrets.js';
 export { withShop, type Tx } from './tenancy.js';
+export * from './wire-fields.js';

@@ -5,7 +5,7 @@ import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS
 import { SESSION_COOKIE } from '../../plugins/admin-session.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-import { NoContent } from '../../schemas/common.js';
+import { NoContent } from '../../../domain/kernel/index.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),

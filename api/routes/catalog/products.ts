@@ -5,113 +5,16 @@ import {
   deleteProduct,
   getProduct,
   listProducts,
-  MAX_KEYWORD_LENGTH,
-  MAX_KEYWORDS,
-  MAX_VARIANTS,
+  NewProduct,
+  ProductChanges,
+  ProductDetail,
+  ProductRow,
   updateProduct,
 } from '../../../domain/catalog/index.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { Amount, Dimension, IdParams, Name, NOT_BLANK, Note, Timestamp, Weight } from '../../schemas/common.js';
+import { IdParams } from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-
-const ProductType = z.enum(['simple', 'service']);
-
-const ProductRow = z
-  .object({
-    id: z.uuid(),
-    code: z.string(),
-    name: z.string(),
-    type: ProductType,
-    isActive: z.boolean(),
-    categoryNames: z.array(z.string()),
-    variantCount: z.number().int(),
-    imageUrl: z.string().nullable(),
-    priceFrom: z.string().nullable(),
-    priceTo: z.string().nullable(),
-    updatedAt: Timestamp,
-    deletedAt: Timestamp.nullable(),
-  })
-  .meta({ id: 'ProductRow' });
-
-const Variant = z
-  .object({
-    id: z.uuid(),
-    code: z.string(),
-    barcode: z.string().nullable(),
-    price: z.string(),
-    weightGrams: z.string().nullable(),
-    lengthCm: z.string().nullable(),
-    widthCm: z.string().nullable(),
-    heightCm: z.string().nullable(),
-    isActive: z.boolean(),
-    attributes: z.record(z.string(), z.string()).describe("Attribute name → value, in the product's attribute order"),
-    keywords: z.array(z.string()).describe('Order-closing keywords'),
-  })
-  .meta({ id: 'Variant' });
-
-const ProductDetail = z
-  .object({
-    id: z.uuid(),
-    code: z.string(),
-    name: z.string(),
-    description: z.string().nullable(),
-    type: ProductType,
-    isActive: z.boolean(),
-    categoryIds: z.array(z.uuid()),
-    variants: z.array(Variant),
-    images: z.array(z.object({ id: z.uuid(), url: z.string(), kind: z.enum(['image', 'video']), variantIds: z.array(z.uuid()) })),
-    createdAt: Timestamp,
-    deletedAt: Timestamp.nullable(),
-  })
-  .meta({ id: 'Product' });
-
-const VariantInput = z.strictObject({
-  id: z.uuid().optional().describe('The variant to edit; absent adds a variant'),
-  code: z.string().max(100).optional(),
-  barcode: z.string().max(100).nullable().optional(),
-  price: Amount.optional(),
-  weightGrams: Weight.nullable().optional(),
-  lengthCm: Dimension.nullable().optional(),
-  widthCm: Dimension.nullable().optional(),
-  heightCm: Dimension.nullable().optional(),
-  isActive: z.boolean().optional(),
-  attributes: z.record(z.string().trim().min(1).max(100).meta(NOT_BLANK), z.string().max(255).regex(/\S/, 'must not be blank')).optional(),
-  keywords: z
-    .array(
-      z
-        .string()
-        .max(MAX_KEYWORD_LENGTH)
-        .regex(/^[^\r\n]*\S[^\r\n]*$/, `1 to ${MAX_KEYWORD_LENGTH} characters, single line`),
-    )
-    .max(MAX_KEYWORDS)
-    .optional()
-    .describe('Absent keeps the set, an array replaces it, [] clears it'),
-});
-
-const NewProduct = z.strictObject({
-  code: z.string().max(100).optional().describe('Generated when empty'),
-  name: Name,
-  description: Note.nullable().optional(),
-  categoryIds: z.array(z.uuid()).max(50).optional(),
-  type: ProductType.optional(),
-  variants: z
-    .array(VariantInput.omit({ id: true }))
-    .min(1)
-    .max(MAX_VARIANTS)
-    .describe(`At most ${MAX_VARIANTS} variants per product`),
-});
-
-const ProductChanges = z.strictObject({
-  name: Name.optional(),
-  description: Note.nullable().optional(),
-  categoryIds: z.array(z.uuid()).max(50).optional().describe('Replaces every category'),
-  variants: z
-    .array(VariantInput)
-    .max(MAX_VARIANTS)
-    .optional()
-    .describe(`Patched partly: with id edits that variant, without id appends one; the product keeps at most ${MAX_VARIANTS} variants`),
-});
 
 /** Codes, variant combinations and keywords a write may clash on (spec, POST /products). */
 const catalogClashes = ['duplicate-code', 'variant-combo-duplicate', 'variant-keyword-taken', 'match-key-taken', 'conflict'] as const;

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../../domain/customers/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../../schemas/common.js';
+import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 

@@ -17,7 +17,7 @@ import {
 import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
-import { IdParams, Name, NoContent } from '../../schemas/common.js';
+import { IdParams, Name, NoContent } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
 export interface AdminFlowDeps {

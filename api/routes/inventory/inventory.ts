@@ -10,7 +10,7 @@ import {
 } from '../../../domain/inventory/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { IdParams, Note, SignedDecimal, Timestamp } from '../../schemas/common.js';
+import { IdParams, Note, SignedDecimal, Timestamp } from '../../../domain/kernel/index.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 

@@ -26,7 +26,7 @@ import {
   PositiveAmount,
   Timestamp,
   TimestampInput,
-} from '../../schemas/common.js';
+} from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
