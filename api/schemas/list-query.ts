@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_LIMIT, MAX_LIMIT, TimestampInput } from '../../domain/kernel/index.js';
 
-
 /** Every cursor encodeCursor (domain/kernel/listing.ts) makes: a base64url payload, a dot, a 22-character base64url signature. */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$';
 

@@ -4,15 +4,12 @@
  * modules import only this file.
  */
 
+export { adjustStock, latestStockRow, listStock, type StockMove } from './inventory.js';
 export {
-  adjustStock,
   createInventoryDocument,
   getInventoryDocument,
-  latestStockRow,
-  listStock,
   MAX_DOCUMENT_LINES,
   postInventoryDocument,
   receiveInventoryDocument,
-  type StockMove,
-} from './inventory.js';
+} from './inventory-documents.js';
 export { listWarehouses, liveWarehouses, warehouseNameOf } from './warehouses.js';

@@ -10,5 +10,6 @@ export { getOrder, listOrders } from './order-detail.js';
 export { changeOrderStatus, deleteOrder, recordReturn, reviewReturn } from './order-lifecycle.js';
 export { listPaymentMethods, listSalesChannels, listTags } from './order-lists.js';
 export { addOrderNote, listOrderNotes } from './order-notes.js';
+export { OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';
 export { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from './order-status.js';
 export { createOrder, updateOrder } from './orders.js';

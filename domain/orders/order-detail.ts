@@ -1,9 +1,9 @@
 import { userNameOf } from '../access/index.js';
-import type { Address } from '../geography/index.js';
 import { warehouseNameOf } from '../inventory/index.js';
 import { Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { OrderStatus } from './order-status.js';
+import type { OrderDetail, OrderRow } from './order-shapes.js';
 
 /**
  * An order as the API shows it (`GET /orders`, `GET /orders/{id}`) and as its events carry it; the
@@ -11,59 +11,7 @@ import type { OrderStatus } from './order-status.js';
  * names come from the access and inventory modules (scalar subqueries they publish).
  */
 
-export interface OrderLine {
-  id: string;
-  variantId: string;
-  productId: string | null;
-  variantCode?: string | null;
-  variantName?: string | null;
-  productName?: string | null;
-  quantity: string;
-  unitPrice: string;
-  discount: string;
-  lineTotal: string;
-  returnedQuantity: string;
-}
-
-export interface OrderRow {
-  id: string;
-  code: string;
-  status: OrderStatus;
-  warehouseId: string;
-  warehouseName: string | null;
-  customerId: string | null;
-  salesChannelId: string | null;
-  salesChannelName: string | null;
-  receivedAtShop: boolean;
-  handlerUserId: string | null;
-  handlerName: string | null;
-  billFullName: string | null;
-  billPhone: string | null;
-  billEmail: string | null;
-  totalPrice: string;
-  discount: string;
-  shippingFee: string;
-  freeShipping: boolean;
-  surcharge: string;
-  tax: string;
-  totalAmount: string;
-  returnedAmount: string;
-  paidAmount: string;
-  occurredAt: string;
-  note: string | null;
-  tags: { id: string; name: string }[];
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
-
-export interface OrderDetail extends OrderRow {
-  shippingAddress: Address | null;
-  creditApplied: string;
-  exchangeReturn: boolean;
-  lines: OrderLine[];
-  payments: { methodId: string; methodName: string; amount: string }[];
-}
+export type { OrderDetail, OrderLine, OrderNote, OrderRow } from './order-shapes.js';
 
 export interface OrderFilters {
   status?: OrderStatus | undefined;

@@ -1,14 +1,6 @@
 import { Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
-
-export interface OrderNote {
-  id: string;
-  message: string;
-  createdByName: string | null;
-  createdByIsIntegration: boolean;
-  createdAt: string;
-  updatedAt: string;
-}
+import type { OrderNote } from './order-shapes.js';
 
 const NOTE_COLUMNS = (tx: Tx) =>
   tx`id, message, created_by_name, created_by_is_integration, api_time(created_at) as created_at, api_time(updated_at) as updated_at`;

@@ -1,6 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock, type InventoryDocument as Document, type StockRow } from '../../domain/inventory/inventory.js';
+import { adjustStock, type StockRow } from '../../domain/inventory/inventory.js';
+import type { InventoryDocument as Document } from '../../domain/inventory/inventory-documents.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';

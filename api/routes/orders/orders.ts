@@ -8,7 +8,10 @@ import {
   getOrder,
   listOrderNotes,
   listOrders,
-  ORDER_STATUSES,
+  OrderDetail,
+  OrderNote,
+  OrderRow,
+  OrderStatusSchema,
   updateOrder,
 } from '../../../domain/orders/index.js';
 import { readableOrder } from '../../../domain/events/index.js';
@@ -16,7 +19,6 @@ import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import {
   AddressInput,
-  AddressSchema,
   Amount,
   IdParams,
   Name,
@@ -24,82 +26,10 @@ import {
   Note,
   PhoneOrEmpty,
   PositiveAmount,
-  Timestamp,
   TimestampInput,
 } from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-
-const OrderStatus = z.enum(ORDER_STATUSES);
-
-const OrderRow = z
-  .object({
-    id: z.uuid(),
-    code: z.string(),
-    status: OrderStatus,
-    warehouseId: z.uuid(),
-    warehouseName: z.string().nullable(),
-    customerId: z.uuid().nullable(),
-    salesChannelId: z.uuid().nullable(),
-    salesChannelName: z.string().nullable(),
-    receivedAtShop: z.boolean(),
-    handlerUserId: z.uuid().nullable(),
-    handlerName: z.string().nullable(),
-    billFullName: z.string().nullable(),
-    billPhone: z.string().nullable(),
-    billEmail: z.string().nullable(),
-    totalPrice: z.string(),
-    discount: z.string(),
-    shippingFee: z.string(),
-    freeShipping: z.boolean(),
-    surcharge: z.string(),
-    tax: z.string(),
-    totalAmount: z.string(),
-    returnedAmount: z.string(),
-    paidAmount: z.string(),
-    occurredAt: Timestamp,
-    note: z.string().nullable(),
-    tags: z.array(z.object({ id: z.uuid(), name: z.string() })),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    deletedAt: Timestamp.nullable(),
-  })
-  .meta({ id: 'OrderRow' });
-
-const OrderLine = z
-  .object({
-    id: z.uuid(),
-    variantId: z.uuid(),
-    productId: z.uuid().nullable(),
-    variantCode: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
-    variantName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
-    productName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
-    quantity: z.string(),
-    unitPrice: z.string(),
-    discount: z.string(),
-    lineTotal: z.string(),
-    returnedQuantity: z.string(),
-  })
-  .meta({ id: 'OrderLine' });
-
-const OrderDetail = OrderRow.extend({
-  shippingAddress: AddressSchema.nullable(),
-  creditApplied: z.string(),
-  exchangeReturn: z.boolean(),
-  lines: z.array(OrderLine),
-  payments: z.array(z.object({ methodId: z.uuid(), methodName: z.string(), amount: z.string() })),
-}).meta({ id: 'Order' });
-
-const OrderNote = z
-  .object({
-    id: z.uuid(),
-    message: z.string(),
-    createdByName: z.string().nullable(),
-    createdByIsIntegration: z.boolean(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  })
-  .meta({ id: 'OrderNote' });
 
 const orderFields = {
   code: z.string().trim().min(1).max(100).meta(NOT_BLANK).optional().describe('Generated (DH000001…) when absent'),
@@ -200,7 +130,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         tags,
         summary: 'List orders, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
-          status: OrderStatus.optional(),
+          status: OrderStatusSchema.optional(),
           customerId: z.uuid().optional(),
           code: z.string().min(1).max(100).optional().describe('Exact order code'),
         }),
@@ -260,7 +190,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
         tags,
         summary: 'Move an order to another state of the transition matrix',
         params: IdParams,
-        body: z.strictObject({ status: OrderStatus, reason: Note.optional() }),
+        body: z.strictObject({ status: OrderStatusSchema, reason: Note.optional() }),
         response: { 200: OrderDetail, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'order-status-not-allowed', 'insufficient-stock') },
       },
     },

@@ -1,0 +1,83 @@
+import { z } from 'zod';
+import { AddressSchema, Timestamp } from '../kernel/index.js';
+import { ORDER_STATUSES } from './order-status.js';
+
+/**
+ * The wire shapes of orders: the API answers with exactly these, the order events carry them, and
+ * the orders module's types are inferred from them (one source for each shape).
+ */
+export const OrderStatusSchema = z.enum(ORDER_STATUSES);
+
+export const OrderRow = z
+  .object({
+    id: z.uuid(),
+    code: z.string(),
+    status: OrderStatusSchema,
+    warehouseId: z.uuid(),
+    warehouseName: z.string().nullable(),
+    customerId: z.uuid().nullable(),
+    salesChannelId: z.uuid().nullable(),
+    salesChannelName: z.string().nullable(),
+    receivedAtShop: z.boolean(),
+    handlerUserId: z.uuid().nullable(),
+    handlerName: z.string().nullable(),
+    billFullName: z.string().nullable(),
+    billPhone: z.string().nullable(),
+    billEmail: z.string().nullable(),
+    totalPrice: z.string(),
+    discount: z.string(),
+    shippingFee: z.string(),
+    freeShipping: z.boolean(),
+    surcharge: z.string(),
+    tax: z.string(),
+    totalAmount: z.string(),
+    returnedAmount: z.string(),
+    paidAmount: z.string(),
+    occurredAt: Timestamp,
+    note: z.string().nullable(),
+    tags: z.array(z.object({ id: z.uuid(), name: z.string() })),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'OrderRow' });
+
+export const OrderLine = z
+  .object({
+    id: z.uuid(),
+    variantId: z.uuid(),
+    productId: z.uuid().nullable(),
+    variantCode: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    variantName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    productName: z.string().nullable().optional().describe('Absent when the key lacks pos.products.read'),
+    quantity: z.string(),
+    unitPrice: z.string(),
+    discount: z.string(),
+    lineTotal: z.string(),
+    returnedQuantity: z.string(),
+  })
+  .meta({ id: 'OrderLine' });
+
+export const OrderDetail = OrderRow.extend({
+  shippingAddress: AddressSchema.nullable(),
+  creditApplied: z.string(),
+  exchangeReturn: z.boolean(),
+  lines: z.array(OrderLine),
+  payments: z.array(z.object({ methodId: z.uuid(), methodName: z.string(), amount: z.string() })),
+}).meta({ id: 'Order' });
+
+export const OrderNote = z
+  .object({
+    id: z.uuid(),
+    message: z.string(),
+    createdByName: z.string().nullable(),
+    createdByIsIntegration: z.boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  })
+  .meta({ id: 'OrderNote' });
+
+export type OrderRow = z.infer<typeof OrderRow>;
+export type OrderLine = z.infer<typeof OrderLine>;
+export type OrderDetail = z.infer<typeof OrderDetail>;
+export type OrderNote = z.infer<typeof OrderNote>;
