@@ -122,7 +122,8 @@ function createBody(request: CarrierOrderRequest, area: { districtId: number; wa
     to_ward_code: area.wardCode,
     to_district_id: area.districtId,
     cod_amount: wholeDong(request.codAmount),
-    insurance_value: wholeDong(request.declaredValue),
+    // GHN insures up to 5 000 000 ₫; a higher declared value is capped, not refused.
+    insurance_value: Math.min(wholeDong(request.declaredValue), 5_000_000),
     weight: request.weightGram,
     service_type_id: request.weightGram > 20_000 ? 5 : 2,
     content: request.items.map((item) => `${item.quantity} × ${item.name}`).join(', ').slice(0, 2_000),

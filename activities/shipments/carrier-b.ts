@@ -60,8 +60,15 @@ export function carrierB(connection: { baseUrl: string; credentials: CarrierBCre
     callCarrier(method, new URL(path, connection.baseUrl).toString(), { headers, body, timeoutMs });
   const reference = (code: string) => encodeURIComponent(code);
 
-  /** A `success: false` answer (or a carrier fault when it is neither shape). */
-  const refusalOf = (answer: CarrierAnswer, what: string) => readAnswer(refusal, answer, what);
+  /**
+   * A `success: false` answer. GHTK gives its refusals with HTTP 200; any other status (a wrong
+   * path, a body it could not read) says nothing about the order: a carrier fault.
+   */
+  const refusalOf = (answer: CarrierAnswer, what: string) => {
+    const refused = readAnswer(refusal, answer, what);
+    if (answer.status !== 200) throw new CarrierError('unavailable', `${what} answered ${answer.status}: ${refused.message}`);
+    return refused;
+  };
 
   async function order(path: string): Promise<CarrierOrder> {
     const answer = await call('GET', path);
@@ -144,7 +151,8 @@ function createBody(request: CarrierOrderRequest) {
       // GHTK wants a hamlet; "Khác" (other) when there is none.
       hamlet: 'Khác',
       pick_money: wholeDong(request.codAmount),
-      value: wholeDong(request.declaredValue),
+      // GHTK insures up to 20 000 000 ₫; a higher declared value is capped, not refused.
+      value: Math.min(wholeDong(request.declaredValue), 20_000_000),
       // GHTK caps the note at 120 characters.
       ...(request.note ? { note: request.note.slice(0, 120) } : {}),
       // The shop pays the fee; the recipient pays only `pick_money`.

@@ -131,7 +131,7 @@ describe.each(carriers)('$name adapter', (carrier) => {
       carrier.simulator().rateLimiter.set(20);
     }
 
-    const { trackingCode } = await adapter.create(orderRequest());
+    const { trackingCode } = await adapter.create(orderRequest({ declaredValue: '30000000' }));
     inject('read', { type: 'timeout' });
     const started = Date.now();
     await expectCarrierError(adapter.status(trackingCode), 'unavailable', /no answer/);
@@ -157,5 +157,17 @@ describe.each(carriers)('$name adapter', (carrier) => {
     await expectCarrierError(adapter.lookup(randomUUID()), 'not-found');
     await expectCarrierError(adapter.status('NO-SUCH-CODE'), 'not-found');
     await expectCarrierError(adapter.cancel('NO-SUCH-CODE'), 'not-found');
+  });
+});
+
+describe('either adapter', () => {
+  it('classifies a carrier that is not there, or another carrier at the base URL, as unavailable', async () => {
+    const credentials = { token: 't', shopId: 1, clientSource: 'S1' };
+    const closedPort = 'http://127.0.0.1:9';
+    await expectCarrierError(carrierA({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()), 'unavailable', /no answer/);
+    await expectCarrierError(carrierB({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()), 'unavailable', /no answer/);
+    // Each carrier's 404 for the other's paths: an answer that says nothing about the order.
+    await expectCarrierError(carrierA({ baseUrl: simulatorB.url, credentials }, { timeoutMs }).status('G1'), 'unavailable');
+    await expectCarrierError(carrierB({ baseUrl: simulatorA.url, credentials }, { timeoutMs }).status('S1.A1.1'), 'unavailable');
   });
 });
