@@ -8,6 +8,7 @@ import { withShop } from '../domain/kernel/index.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
 import { createFlowActivities } from '../activities/flows/flow-steps.js';
+import { createCarrierActivities } from '../activities/shipments/carrier-calls.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 
@@ -29,7 +30,7 @@ export interface ShopflowWorkerOptions {
   policy: OutboundPolicy;
   /** `DELIVERY_REQUEST_KEY`: the worker sends only delivery requests sealed with it. */
   requestKey: string;
-  /** Opens the flows' sealed signing secrets, here only: where deliveries are signed. */
+  /** Opens the flows' sealed signing secrets and the carrier connections' credentials, here only: where they are used. */
   secretsKey: KeyObject;
   /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
   workflowBundle?: WorkflowBundleWithSourceMap;
@@ -39,6 +40,7 @@ export interface ShopflowWorkerOptions {
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
+    ...createCarrierActivities({ sql: options.sql, secretsKey: options.secretsKey }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
       signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),

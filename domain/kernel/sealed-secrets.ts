@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
- * Secrets at rest (webhook signing secrets; carrier credentials next): AES-256-GCM under the
+ * Secrets at rest (webhook signing secrets, carrier credentials): AES-256-GCM under the
  * SECRETS_KEY of the settings. The associated data names the record the secret belongs to (a flow
  * id, a connection id), so a sealed value copied onto another record does not open.
  *

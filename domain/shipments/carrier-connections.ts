@@ -1,12 +1,96 @@
+import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import { liveWarehouses } from '../inventory/index.js';
+import { openSecret, Problem, refuseAbsent, sealSecret } from '../kernel/index.js';
 import type { Named, Tx } from '../kernel/index.js';
+import {
+  carrierACredentialsSchema,
+  carrierBCredentialsSchema,
+  sealedConnectionSecretsSchema,
+  type CarrierACredentials,
+  type CarrierBCredentials,
+  type ConnectCarrierInput,
+} from './carrier-connection-input.js';
 
+/** A row of `GET /carrier-connections`: never credentials. */
 export interface CarrierConnection extends Named {
   carrier: 'carrier_a' | 'carrier_b';
   active: boolean;
 }
 
+/** A connection with its credentials opened: for the carrier adapters' callers only. */
+export type OpenedCarrierConnection = {
+  id: string;
+  shopId: string;
+  name: string;
+  active: boolean;
+  baseUrl: string;
+  warehouseId: string | null;
+  /** The secret of the callback URL registered at the carrier. */
+  callbackSecret: string;
+} & ({ carrier: 'carrier_a'; credentials: CarrierACredentials } | { carrier: 'carrier_b'; credentials: CarrierBCredentials });
+
 export async function listCarrierConnections(tx: Tx): Promise<CarrierConnection[]> {
   return [
     ...(await tx<CarrierConnection[]>`select id, carrier, name, active from carrier_connections order by lower(unaccent(name)), name, id`),
   ];
+}
+
+/** The lookup key of a callback secret: its SHA-256 (the secret itself is only in the sealed blob). */
+export function callbackSecretHash(secret: string): Buffer {
+  return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * Connects a carrier: the credentials and a new callback secret are sealed with the connection id as
+ * associated data. Returns the id and the callback secret, for the callback URL registered at the carrier.
+ */
+export async function connectCarrier(
+  tx: Tx,
+  shopId: string,
+  input: ConnectCarrierInput,
+  secretsKey: KeyObject,
+): Promise<{ connectionId: string; callbackSecret: string }> {
+  const [warehouse] = await tx`select 1 from ${liveWarehouses(tx)} w where w.id = ${input.warehouseId}`;
+  if (!warehouse) refuseAbsent([{ path: 'warehouseId', noun: 'warehouse', id: input.warehouseId }]);
+  const connectionId = randomUUID();
+  const callbackSecret = randomBytes(32).toString('base64url');
+  const sealed = sealSecret(secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
+  await tx`
+    insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, sealed_credentials, callback_secret_hash)
+    values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
+  return { connectionId, callbackSecret };
+}
+
+/**
+ * Disconnects: a connection no shipment names goes; one that has shipments is switched off (no new
+ * pushes) and keeps its credentials, which cancelling and tracking those shipments still need.
+ */
+export async function disconnectCarrier(tx: Tx, connectionId: string): Promise<'deleted' | 'switched-off'> {
+  const [connection] = await tx<{ used: boolean }[]>`
+    select exists (select 1 from shipments s where s.connection_id = c.id) as used from carrier_connections c where c.id = ${connectionId} for update`;
+  if (!connection) throw new Problem('not-found', `no carrier connection ${connectionId}`);
+  if (connection.used) {
+    await tx`update carrier_connections set active = false where id = ${connectionId}`;
+    return 'switched-off';
+  }
+  await tx`delete from carrier_connections where id = ${connectionId}`;
+  return 'deleted';
+}
+
+/**
+ * The connection with its credentials opened, for an adapter. 404 when the shop has no such
+ * connection; 503 `carrier-unavailable` when it was never given credentials (an unusable connection).
+ */
+export async function carrierConnection(tx: Tx, id: string, secretsKey: KeyObject): Promise<OpenedCarrierConnection> {
+  const [row] = await tx<
+    { id: string; shopId: string; name: string; carrier: 'carrier_a' | 'carrier_b'; active: boolean; baseUrl: string | null; warehouseId: string | null; sealedCredentials: Buffer | null }[]
+  >`select id, shop_id, name, carrier, active, base_url, warehouse_id, sealed_credentials from carrier_connections where id = ${id}`;
+  if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
+  const { sealedCredentials, baseUrl, ...fields } = row;
+  if (!sealedCredentials || !baseUrl) throw new Problem('carrier-unavailable', `carrier connection ${id} has no credentials: connect the carrier again`);
+  const secrets = sealedConnectionSecretsSchema.parse(JSON.parse(openSecret(secretsKey, sealedCredentials, id)));
+  const common = { ...fields, baseUrl, callbackSecret: secrets.callbackSecret };
+  return fields.carrier === 'carrier_a'
+    ? { ...common, carrier: 'carrier_a', credentials: carrierACredentialsSchema.parse(secrets.credentials) }
+    : { ...common, carrier: 'carrier_b', credentials: carrierBCredentialsSchema.parse(secrets.credentials) };
 }

@@ -1,7 +1,40 @@
 /**
- * Shipments: shipments of orders and the shop's carrier connections (shipments,
- * carrier_connections). Small until the carrier adapters arrive. Other modules import only this file.
+ * Shipments: shipments of orders, their itinerary and the shop's carrier connections (shipments,
+ * shipment_events, carrier_connections). Connections keep their credentials sealed; only
+ * `carrierConnection` opens them, for the carrier adapters. Other modules import only this file.
  */
 
-export { listCarrierConnections } from './carrier-connections.js';
+export {
+  carriers,
+  carrierSchema,
+  connectCarrierInputSchema,
+  type Carrier,
+  type CarrierACredentials,
+  type CarrierBCredentials,
+  type ConnectCarrierInput,
+} from './carrier-connection-input.js';
+export {
+  callbackSecretHash,
+  carrierConnection,
+  connectCarrier,
+  disconnectCarrier,
+  listCarrierConnections,
+  type CarrierConnection,
+  type OpenedCarrierConnection,
+} from './carrier-connections.js';
+export { shipmentDetail, shipmentEvents, shipmentListRow } from './shipment-reads.js';
+export {
+  createdShipmentSchema,
+  finalShipmentStates,
+  shipmentDetailSchema,
+  shipmentEventSchema,
+  shipmentListRowSchema,
+  shipmentStates,
+  shipmentStateSchema,
+  type CreatedShipment,
+  type ShipmentDetail,
+  type ShipmentEvent,
+  type ShipmentListRow,
+  type ShipmentState,
+} from './shipment-shapes.js';
 export { hasLiveShipment } from './shipments.js';

@@ -1,0 +1,68 @@
+import type { KeyObject } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Sql } from '../../db/client.js';
+import { Problem, withShop } from '../../domain/kernel/index.js';
+import { carrierConnection } from '../../domain/shipments/index.js';
+import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
+import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions, type CarrierOrder, type CarrierOrderRequest } from './carrier-adapter.js';
+import { carrierAdapter } from './carrier-adapters.js';
+
+/** Which connection of which shop an activity speaks through. */
+export interface ConnectionRef {
+  shopId: string;
+  connectionId: string;
+}
+
+/**
+ * The carrier calls as activities: each opens the connection's credentials in the shop's
+ * transaction (never in workflow history), calls the adapter, and turns a carrier error into an
+ * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable.
+ */
+export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject; adapterOptions?: CarrierAdapterOptions }) {
+  async function withCarrier<T>(ref: ConnectionRef, call: (adapter: CarrierAdapter) => Promise<T>): Promise<T> {
+    const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch((error: unknown) => {
+      // A connection without credentials is unusable: as good as an unreachable carrier, but retrying will not help.
+      if (error instanceof Problem && error.code === 'carrier-unavailable') throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unavailable);
+      throw error;
+    });
+    try {
+      return await call(carrierAdapter(connection, deps.adapterOptions));
+    } catch (error) {
+      throw error instanceof CarrierError ? asFailure(error) : error;
+    }
+  }
+
+  return {
+    async createAtCarrier(input: ConnectionRef & { request: CarrierOrderRequest }): Promise<CarrierOrder> {
+      return withCarrier(input, (adapter) => adapter.create(input.request));
+    },
+
+    /** The order the carrier holds under our shipment id, or null when it has none (the create never landed). */
+    async lookUpAtCarrier(input: ConnectionRef & { shipmentId: string }): Promise<CarrierOrder | null> {
+      return withCarrier(input, (adapter) =>
+        adapter.lookup(input.shipmentId).catch((error: unknown) => {
+          if (error instanceof CarrierError && error.kind === 'not-found') return null;
+          throw error;
+        }),
+      );
+    },
+
+    async carrierStatus(input: ConnectionRef & { trackingCode: string }): Promise<CarrierOrder> {
+      return withCarrier(input, (adapter) => adapter.status(input.trackingCode));
+    },
+
+    async cancelAtCarrier(input: ConnectionRef & { trackingCode: string }): Promise<void> {
+      return withCarrier(input, (adapter) => adapter.cancel(input.trackingCode));
+    },
+  };
+}
+
+export type CarrierActivities = ReturnType<typeof createCarrierActivities>;
+
+function asFailure(error: CarrierError): ApplicationFailure {
+  const type = CARRIER_FAILURE_TYPES[error.kind];
+  // The carrier's own words travel as the failure's details: the rejection reason the API shows.
+  return error.kind === 'unavailable'
+    ? ApplicationFailure.retryable(error.message, type, error.reason)
+    : ApplicationFailure.nonRetryable(error.message, type, error.reason);
+}

@@ -1,0 +1,140 @@
+import { createSecretKey, randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { carrierConnection, connectCarrier, disconnectCarrier, listCarrierConnections, callbackSecretHash } from '../../domain/shipments/carrier-connections.js';
+import { connectCarrierInputSchema, type ConnectCarrierInput } from '../../domain/shipments/carrier-connection-input.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { bearer, createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+
+let db: TestDatabase;
+let api: TestApi;
+let shop: ShopFixture;
+let warehouseId: string;
+
+const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
+
+async function newWarehouse(shopId: string): Promise<string> {
+  const [row] = await inShop((tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, 'Kho chính') returning id`, shopId);
+  return row!.id;
+}
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  api = await startTestApi(db.app);
+  shop = await createShopFixture(db.app);
+  warehouseId = await newWarehouse(shop.shopId);
+});
+afterAll(async () => {
+  await api?.close();
+  await db?.drop();
+});
+
+const TOKEN_A = `ghn-${randomBytes(12).toString('hex')}`;
+const TOKEN_B = `ghtk-${randomBytes(12).toString('hex')}`;
+
+const inputA = (): ConnectCarrierInput => ({
+  carrier: 'carrier_a',
+  name: 'GHN Quận 1',
+  credentials: { token: TOKEN_A, shopId: 885_123 },
+  warehouseId,
+  baseUrl: 'http://127.0.0.1:3601',
+});
+const inputB = (): ConnectCarrierInput => ({
+  carrier: 'carrier_b',
+  name: 'GHTK',
+  credentials: { token: TOKEN_B, clientSource: 'S123456' },
+  warehouseId,
+  baseUrl: 'https://services.giaohangtietkiem.vn',
+});
+
+/** The stored row as the database owner reads it, behind the application. */
+const storedRow = async (id: string) => (await db.admin`select * from carrier_connections where id = ${id}`)[0]!;
+
+describe('carrier connections', () => {
+  it('round-trip: the adapter side opens exactly what was connected, with the callback secret', async () => {
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    expect(callbackSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(await inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey))).toEqual({
+      id: connectionId,
+      shopId: shop.shopId,
+      name: 'GHN Quận 1',
+      carrier: 'carrier_a',
+      active: true,
+      baseUrl: 'http://127.0.0.1:3601',
+      warehouseId,
+      credentials: { token: TOKEN_A, shopId: 885_123 },
+      callbackSecret,
+    });
+    const b = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    expect((await inShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({ token: TOKEN_B, clientSource: 'S123456' });
+    expect(b.callbackSecret).not.toBe(callbackSecret);
+  });
+
+  it('stores no plaintext credential or callback secret: only the sealed blob and the secret’s hash', async () => {
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const row = await storedRow(connectionId);
+    const everything = JSON.stringify(row);
+    for (const secret of [TOKEN_B, 'S123456', callbackSecret]) {
+      expect(everything).not.toContain(secret);
+      expect((row.sealedCredentials as Buffer).includes(Buffer.from(secret))).toBe(false);
+    }
+    expect(row.callbackSecretHash).toEqual(callbackSecretHash(callbackSecret));
+    // Sealed to this connection and this key only.
+    await expect(inShop((tx) => carrierConnection(tx, connectionId, createSecretKey(randomBytes(32))))).rejects.toThrow();
+    const other = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    await db.admin`update carrier_connections set sealed_credentials = ${row.sealedCredentials as Buffer} where id = ${other.connectionId}`;
+    await expect(inShop((tx) => carrierConnection(tx, other.connectionId, testSecretsKey))).rejects.toThrow();
+  });
+
+  it('is invisible to another shop (row-level security): not listed, not opened', async () => {
+    const { connectionId } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    const other = await createShopFixture(db.app);
+    expect(await inShop((tx) => listCarrierConnections(tx), other.shopId)).toEqual([]);
+    await expect(inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
+    await expect(inShop((tx) => disconnectCarrier(tx, connectionId), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
+  });
+
+  it("refuses another shop's warehouse, and validates the credentials' shape per carrier", async () => {
+    const other = await createShopFixture(db.app);
+    const foreignWarehouse = await newWarehouse(other.shopId);
+    await expect(inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testSecretsKey))).rejects.toMatchObject({
+      code: 'validation-failed',
+      detail: expect.stringMatching(/^warehouseId: no such warehouse/),
+    });
+    expect(connectCarrierInputSchema.safeParse({ ...inputA(), credentials: { token: 'x', clientSource: 'S1' } }).success).toBe(false);
+    expect(connectCarrierInputSchema.safeParse({ ...inputB(), baseUrl: 'ftp://carrier.example' }).success).toBe(false);
+    expect(connectCarrierInputSchema.parse({ ...inputB(), name: '  GHTK  ' }).name).toBe('GHTK');
+  });
+
+  it('a connection without credentials (older rows, the seed) is listed but unusable: carrier-unavailable', async () => {
+    const [row] = await inShop((tx) => tx<{ id: string }[]>`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'Legacy') returning id`);
+    await expect(inShop((tx) => carrierConnection(tx, row!.id, testSecretsKey))).rejects.toMatchObject({ code: 'carrier-unavailable' });
+  });
+
+  it('disconnecting deletes an unused connection and switches off one that has shipments (they still need it)', async () => {
+    const unused = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    expect(await inShop((tx) => disconnectCarrier(tx, unused.connectionId))).toBe('deleted');
+    expect(await db.admin`select 1 from carrier_connections where id = ${unused.connectionId}`).toHaveLength(0);
+
+    const used = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    await inShop(async (tx) => {
+      const [order] = await tx<{ id: string }[]>`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${`DH-${randomBytes(3).toString('hex')}`}, ${warehouseId}) returning id`;
+      await tx`insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status) values (${shop.shopId}, ${order!.id}, ${used.connectionId}, 'carrier_b', 'S1.A1.1', 'pending')`;
+    });
+    expect(await inShop((tx) => disconnectCarrier(tx, used.connectionId))).toBe('switched-off');
+    expect(await inShop((tx) => carrierConnection(tx, used.connectionId, testSecretsKey))).toMatchObject({ active: false, credentials: { token: TOKEN_B } });
+  });
+
+  it('GET /carrier-connections shows id, carrier, name and active only: never credentials', async () => {
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const { key } = await shop.newKey(['pos.shipping.read']);
+    const response = await fetch(`${api.baseUrl}/api/open/v1/carrier-connections`, { headers: bearer(key) });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    for (const secret of [TOKEN_A, TOKEN_B, 'S123456', '885123', callbackSecret, 'services.giaohangtietkiem']) expect(text).not.toContain(secret);
+    const { data } = JSON.parse(text) as { data: Record<string, unknown>[] };
+    expect(data.find((row) => row.id === connectionId)).toEqual({ id: connectionId, carrier: 'carrier_b', name: 'GHTK', active: true });
+    for (const row of data) expect(Object.keys(row).sort()).toEqual(['active', 'carrier', 'id', 'name']);
+  });
+});

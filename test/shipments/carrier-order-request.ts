@@ -1,0 +1,21 @@
+import { randomUUID } from 'node:crypto';
+import type { CarrierOrderRequest } from '../../activities/shipments/carrier-adapter.js';
+
+/** An order both simulators serve: Hà Nội (carrier A's district 1484) from a shop in Hồ Chí Minh. */
+export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): CarrierOrderRequest {
+  return {
+    shipmentId: randomUUID(),
+    recipient: { name: 'Trần Thị B', phone: '0912345678', street: '123 Nguyễn Chí Thanh', ward: 'Phường Ngọc Khánh', district: 'Quận Ba Đình', province: 'Hà Nội' },
+    pickUp: { name: 'Shop Hoa Mai', phone: '0911222333', street: '590 CMT8', ward: null, district: 'Quận 3', province: 'TP. Hồ Chí Minh' },
+    carrierAArea: { districtId: 1484, wardCode: '1A0101' },
+    weightGram: 1_200,
+    codAmount: '700000',
+    declaredValue: '700000.000',
+    note: 'Gọi trước khi giao',
+    items: [
+      { name: 'Áo thun', quantity: 2, price: '150000' },
+      { name: 'Quần jean', quantity: 1, price: '400000' },
+    ],
+    ...overrides,
+  };
+}
