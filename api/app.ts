@@ -22,6 +22,7 @@ import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
 import { fullyDecoded } from './plugins/route-area.js';
+import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
 
 export const API_PREFIX = '/api/open/v1';
 export const ADMIN_PREFIX = '/api/admin';
@@ -42,6 +43,8 @@ export interface AppDeps {
   deliveryRequestKey: string;
   /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
   trustProxy?: boolean | number | string[];
+  /** The chat platform's inbound webhook; not served without its app secret. */
+  chatWebhook?: Omit<ChatWebhookOptions, 'sql'>;
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
   logger: FastifyServerOptions['logger'];
@@ -121,6 +124,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(referenceListRoutes, { prefix: API_PREFIX });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
+
+  if (deps.chatWebhook) await app.register(chatWebhookRoutes, { sql: deps.sql, ...deps.chatWebhook });
 
   await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
   await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.secureCookies });
