@@ -46,22 +46,27 @@ async function messageByPlatformId(tx: Tx, pageId: string, platformMessageId: st
   return present(row!);
 }
 
-/** Stores one message unless the page already has its platform id; true when it was new. */
-async function storeMessage(
+/**
+ * Stores one message unless the page already has its platform id, and on first recording moves the
+ * conversation and writes `message.received` (in) or `message.sent` (out) in the same transaction.
+ */
+async function recordMessage(
   tx: Tx,
   shopId: string,
   target: { pageId: string; conversationId: string },
   message: PlatformMessage & { direction: 'in' | 'out'; senderName: string | null; sentByIntegration: boolean },
-): Promise<boolean> {
+): Promise<{ message: ChatMessage; created: boolean }> {
   const inserted = await tx`
     insert into chat_messages (shop_id, page_id, conversation_id, direction, text, attachments, sender_name, sent_by_integration, platform_message_id, sent_at)
     values (${shopId}, ${target.pageId}, ${target.conversationId}, ${message.direction}, ${message.text}, ${tx.json(message.attachments)},
             ${message.senderName}, ${message.sentByIntegration}, ${message.platformMessageId}, ${message.sentAt})
     on conflict (page_id, platform_message_id) do nothing
     returning id`;
-  if (inserted.length === 0) return false;
-  await noteNewMessage(tx, target.conversationId, message);
-  return true;
+  const created = inserted.length > 0;
+  if (created) await noteNewMessage(tx, target.conversationId, message);
+  const stored = await messageByPlatformId(tx, target.pageId, message.platformMessageId);
+  if (created) await writeEvent(tx, { shopId, type: message.direction === 'in' ? 'message.received' : 'message.sent', resourceId: stored.id, data: stored });
+  return { message: stored, created };
 }
 
 /**
@@ -77,10 +82,7 @@ export async function recordInboundMessage(
   const chatCustomerId = await rememberChatCustomer(tx, shopId, input.pageId, input.customer);
   const conversationId = await lockConversationWith(tx, shopId, input.pageId, chatCustomerId);
   const [customer] = await tx<{ name: string | null }[]>`select name from chat_customers where id = ${chatCustomerId}`;
-  const created = await storeMessage(tx, shopId, { pageId: input.pageId, conversationId }, { ...input, direction: 'in', senderName: customer!.name, sentByIntegration: false });
-  const message = await messageByPlatformId(tx, input.pageId, input.platformMessageId);
-  if (created) await writeEvent(tx, { shopId, type: 'message.received', resourceId: message.id, data: message });
-  return { message, created };
+  return recordMessage(tx, shopId, { pageId: input.pageId, conversationId }, { ...input, direction: 'in', senderName: customer!.name, sentByIntegration: false });
 }
 
 /**
@@ -95,10 +97,7 @@ export async function recordOutboundMessage(
 ): Promise<{ message: ChatMessage; created: boolean }> {
   const conversation = await getConversation(tx, input.conversationId, input.pageIds);
   await tx`select id from chat_conversations where id = ${conversation.id} for update`;
-  const created = await storeMessage(tx, shopId, { pageId: conversation.pageId, conversationId: conversation.id }, { ...input, direction: 'out' });
-  const message = await messageByPlatformId(tx, conversation.pageId, input.platformMessageId);
-  if (created) await writeEvent(tx, { shopId, type: 'message.sent', resourceId: message.id, data: message });
-  return { message, created };
+  return recordMessage(tx, shopId, { pageId: conversation.pageId, conversationId: conversation.id }, { ...input, direction: 'out' });
 }
 
 /** `GET /conversations/{id}/messages`: newest first, with a cursor (no `updatedSince`). 404 outside `pageIds`. */

@@ -206,3 +206,19 @@ describe('comments', () => {
     expect(await db.admin`select id from chat_comments where platform_comment_id = 'post1_c1' and page_id = ${pageId}`).toHaveLength(1);
   });
 });
+
+describe('row-level security of the chat tables', () => {
+  it('shows none of their rows without a shop, and none of another shop’s', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    await inbound(pageId, 'psid-rls', 'private');
+    const other = await createShopFixture(db.app);
+    for (const table of ['chat_page_links', 'chat_customers', 'chat_conversations', 'chat_messages', 'chat_comments']) {
+      const [owner] = await db.admin.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`);
+      expect(owner!.count, table).toBeGreaterThan(0);
+      const [bare] = await db.app.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`);
+      expect(bare!.count, table).toBe(0);
+      const [foreign] = await withShop(db.app, other.shopId, (tx) => tx.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`));
+      expect(foreign!.count, table).toBe(0);
+    }
+  });
+});
