@@ -23,6 +23,8 @@ const env = {
   PORT: String(apiPort),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? apiUrl,
   WEBHOOK_RECEIVER_PORT: String(receiverPort),
+  // The chat simulator signs its webhooks with the same development app secret the API checks.
+  CHAT_WEBHOOK_CALLBACK_URL: process.env.CHAT_WEBHOOK_CALLBACK_URL ?? `${apiUrl}/platform/chat/webhook`,
   SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
   SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
 };
