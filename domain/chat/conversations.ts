@@ -45,7 +45,8 @@ export async function listConversations(
       columns: CONVERSATION_COLUMNS(tx),
       filters: () => [
         tx`c.page_id = any(${pageIds as string[]}::uuid[])`,
-        ...(query.pageId === undefined ? [] : [tx`c.page_id = ${query.pageId}::uuid`]),
+        // A value that is no page id names no page of the key's: an empty list, as for another shop's page.
+        ...(query.pageId === undefined ? [] : [isUuid(query.pageId) ? tx`c.page_id = ${query.pageId}::uuid` : tx`false`]),
       ],
     },
     { query, binding, ceilingSeconds },

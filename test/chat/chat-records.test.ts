@@ -162,6 +162,7 @@ describe('reading conversations and messages', () => {
     expect(page2.data.map((conversation) => conversation.snippet)).toEqual(['two']);
     expect(page2.nextCursor).toBeNull();
     expect((await list({ limit: 10, pageId: b.pageId })).data.map((conversation) => conversation.snippet)).toEqual(['three']);
+    expect((await list({ limit: 10, pageId: 'not-a-page' })).data).toEqual([]);
     // A page outside the key's list does not exist for it.
     expect((await list({ limit: 10 }, [b.pageId])).data).toHaveLength(1);
     // updatedSince on lastMessageAt, older than the safety delay only.
