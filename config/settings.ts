@@ -66,6 +66,8 @@ const schema = z.object({
   // The chat platform app: its secret signs the inbound webhooks; the verify token answers its subscription check.
   CHAT_APP_SECRET: z.string().min(8).optional(),
   CHAT_VERIFY_TOKEN: z.string().min(1).optional(),
+  // The Graph API root (the real platform, or the simulator); without it customer profiles are not looked up.
+  CHAT_PLATFORM_URL: z.url().optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -100,9 +102,10 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
 /** The chat simulator's default app secret (simulators/chat), which development and tests use unless told otherwise. */
 const DEVELOPMENT_CHAT_APP_SECRET = 'chat-simulator-app-secret';
 
-function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; verifyToken?: string } | undefined {
+function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; verifyToken?: string; platformUrl?: string } | undefined {
   const appSecret = s.CHAT_APP_SECRET ?? (s.NODE_ENV === 'production' ? undefined : DEVELOPMENT_CHAT_APP_SECRET);
-  return appSecret ? { appSecret, ...(s.CHAT_VERIFY_TOKEN ? { verifyToken: s.CHAT_VERIFY_TOKEN } : {}) } : undefined;
+  if (!appSecret) return undefined;
+  return { appSecret, ...(s.CHAT_VERIFY_TOKEN ? { verifyToken: s.CHAT_VERIFY_TOKEN } : {}), ...(s.CHAT_PLATFORM_URL ? { platformUrl: s.CHAT_PLATFORM_URL } : {}) };
 }
 
 /** What production refuses: development conveniences and the public development secrets. */

@@ -37,3 +37,9 @@ function vietnamesePhoneOrNull(phone: string | null | undefined): string | null 
     return null;
   }
 }
+
+/** Whether the page already knows this customer's name (a profile is then not asked for again). */
+export async function hasChatCustomerProfile(tx: Tx, pageId: string, platformCustomerId: string): Promise<boolean> {
+  const [known] = await tx`select 1 from chat_customers where page_id = ${pageId} and platform_customer_id = ${platformCustomerId} and name is not null`;
+  return known !== undefined;
+}

@@ -22,7 +22,7 @@ export {
 export { type PlatformCustomer } from './chat-customers.js';
 export { getComment, markPrivatelyReplied, PRIVATE_REPLY_WINDOW_DAYS, recordCommentChange, type CommentChange } from './comments.js';
 export { getConversation, listConversations, MESSAGING_WINDOW_HOURS } from './conversations.js';
-export { recordInboundWebhook } from './inbound-recording.js';
+export { recordInboundWebhook, type ProfileLookup } from './inbound-recording.js';
 export { hasValidHubSignature, parseInboundWebhook, type InboundCommentChange, type InboundItem, type InboundMessage } from './inbound-webhook.js';
 export { listMessages, recordInboundMessage, recordOutboundMessage, type PlatformMessage } from './messages.js';
 export { linkedPageOf, linkPage, markPageDisconnected, pageLink, type PageLink } from './page-links.js';

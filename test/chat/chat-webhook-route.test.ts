@@ -1,10 +1,14 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { chatProfileLookup } from '../../activities/chat/profile-lookup.js';
 import { CHAT_WEBHOOK_PATH, chatWebhookRoutes } from '../../api/routes/chat/chat-webhook.js';
+import { createCustomer } from '../../domain/customers/index.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { hubSignature256, startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { linkedPage } from './chat-fixtures.js';
 
 const APP_SECRET = 'route-test-app-secret';
@@ -18,8 +22,10 @@ let shop: ShopFixture;
 beforeAll(async () => {
   db = await createTestDatabase();
   shop = await createShopFixture(db.app);
-  // As buildApp registers it when the settings name an app secret.
-  api = await startTestApi(db.app, (app) => void app.register(chatWebhookRoutes, { sql: db.app, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN }));
+  // As buildApp registers it when the settings name an app secret and the platform's URL (the simulator starts after the API).
+  const profileOf = (page: { shopId: string; pageId: string }, psid: string) =>
+    chatProfileLookup(db.app, createChatPlatformAdapter({ baseUrl: simulator.url }), testSecretsKey)(page, psid);
+  api = await startTestApi(db.app, (app) => void app.register(chatWebhookRoutes, { sql: db.app, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN, profileOf }));
   simulator = await startChatPlatform({ appSecret: APP_SECRET, callbackUrl: `${api.baseUrl}${CHAT_WEBHOOK_PATH}`, webhookRetryDelaysMs: [50] });
 });
 afterAll(async () => {
@@ -29,10 +35,10 @@ afterAll(async () => {
 });
 
 /** A simulator page linked to a page of the shop, with a customer. */
-async function linkedSimulatorPage() {
+async function linkedSimulatorPage(profile: { name: string; phone?: string } = { name: 'Lan Nguyen' }) {
   const { page, accessToken } = simulator.platform.createPage({ name: 'Shop page' });
   const { pageId } = await linkedPage(db.app, shop.shopId, { platformPageId: page.id, accessToken });
-  const customer = simulator.platform.createCustomer(page.id, { name: 'Lan Nguyen' });
+  const customer = simulator.platform.createCustomer(page.id, profile);
   return { platformPageId: page.id, pageId, psid: customer.psid };
 }
 
@@ -60,6 +66,15 @@ describe('POST /platform/chat/webhook', () => {
     expect(message?.text).toBe('còn hàng không?');
     expect(await db.admin`select id from events where type = 'message.received' and resource_id = ${message!.id}`).toHaveLength(1);
     expect(await db.admin`select text from chat_comments where page_id = ${pageId}`).toEqual([{ text: 'giá?' }]);
+  });
+
+  it("asks the platform for a new customer's profile: the name, and the phone that links the shop's customer", async () => {
+    const known = await withShop(db.app, shop.shopId, (tx) => createCustomer(tx, shop.shopId, { name: 'Mai', contacts: [{ kind: 'phone', value: '+84912345678' }] }));
+    const { pageId, psid } = await linkedSimulatorPage({ name: 'Mai Tran', phone: '0912 345 678' });
+    simulator.platform.customerWrites(psid, { text: 'chào shop' });
+    await simulator.platform.webhooks.settled();
+    const [customer] = await db.admin<{ name: string; phone: string; customerId: string }[]>`select name, phone, customer_id from chat_customers where page_id = ${pageId}`;
+    expect(customer).toEqual({ name: 'Mai Tran', phone: '+84912345678', customerId: known.id });
   });
 
   it('stores a webhook delivered twice once', async () => {

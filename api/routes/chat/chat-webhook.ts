@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Sql } from '../../../db/client.js';
-import { hasValidHubSignature, parseInboundWebhook, recordInboundWebhook } from '../../../domain/chat/index.js';
+import { hasValidHubSignature, parseInboundWebhook, recordInboundWebhook, type ProfileLookup } from '../../../domain/chat/index.js';
 import { Problem } from '../../../domain/kernel/index.js';
 
 export const CHAT_WEBHOOK_PATH = '/platform/chat/webhook';
@@ -12,6 +12,8 @@ export interface ChatWebhookOptions {
   appSecret: string;
   /** The verify token the app's webhook subscription was set up with; without one, subscriptions are not answered. */
   verifyToken?: string;
+  /** Asks the platform for the name and phone of a customer the page does not know yet. */
+  profileOf?: ProfileLookup;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface ChatWebhookOptions {
  * the exact body bytes, so this plugin reads JSON bodies as raw buffers. 200 once every item is
  * recorded; 401 on a bad signature; a failure to record is a 5xx, which the platform retries.
  */
-export const chatWebhookRoutes: FastifyPluginAsync<ChatWebhookOptions> = async (app, { sql, appSecret, verifyToken }) => {
+export const chatWebhookRoutes: FastifyPluginAsync<ChatWebhookOptions> = async (app, { sql, appSecret, verifyToken, profileOf }) => {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 
@@ -35,7 +37,7 @@ export const chatWebhookRoutes: FastifyPluginAsync<ChatWebhookOptions> = async (
     } catch {
       throw new Problem('validation-failed', 'the body is not a page webhook');
     }
-    const outcome = await recordInboundWebhook(sql, items);
+    const outcome = await recordInboundWebhook(sql, items, { profileOf });
     request.log.info({ chatWebhook: outcome }, 'chat webhook recorded');
     return reply.code(200).send({ received: true });
   });
