@@ -28,6 +28,9 @@ import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
 import { fullyDecoded } from './plugins/route-area.js';
+import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
+import { createChatPlatformAdapter } from '../activities/chat/platform-adapter.js';
+import { chatProfileLookup } from '../activities/chat/profile-lookup.js';
 
 export const API_PREFIX = '/api/open/v1';
 export const ADMIN_PREFIX = '/api/admin';
@@ -48,6 +51,8 @@ export interface AppDeps {
   deliveryRequestKey: string;
   /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
   trustProxy?: boolean | number | string[];
+  /** The chat platform's inbound webhook (not served without its app secret), and the Graph API root it looks profiles up at. */
+  chatWebhook?: Pick<ChatWebhookOptions, 'appSecret' | 'verifyToken'> & { platformUrl?: string };
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
   logger: FastifyServerOptions['logger'];
@@ -127,6 +132,14 @@ export async function buildApp(deps: AppDeps) {
   await app.register(referenceListRoutes, { prefix: API_PREFIX });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
+
+  if (deps.chatWebhook) {
+    const { platformUrl, ...webhook } = deps.chatWebhook;
+    const profileOf = platformUrl
+      ? chatProfileLookup(deps.sql, createChatPlatformAdapter({ baseUrl: platformUrl }), deps.secretsKey)
+      : undefined;
+    await app.register(chatWebhookRoutes, { sql: deps.sql, ...webhook, profileOf });
+  }
 
   await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
   await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.secureCookies });

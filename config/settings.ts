@@ -66,6 +66,11 @@ const schema = z.object({
     .base64()
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 bytes')
     .default(DEVELOPMENT_SECRETS.SECRETS_KEY),
+  // The chat platform app: its secret signs the inbound webhooks; the verify token answers its subscription check.
+  CHAT_APP_SECRET: z.string().min(8).optional(),
+  CHAT_VERIFY_TOKEN: z.string().min(1).optional(),
+  // The Graph API root (the real platform, or the simulator); without it customer profiles are not looked up.
+  CHAT_PLATFORM_URL: z.url().optional(),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
@@ -90,9 +95,24 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     /** The AES-256-GCM key of secrets at rest (domain/kernel/sealed-secrets.ts), as node:crypto takes it. */
     secretsKey: createSecretKey(Buffer.from(s.SECRETS_KEY, 'base64')),
     databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
+    /** The inbound chat webhook: off without an app secret (development and tests use the simulator's). */
+    chatWebhook: chatWebhookSettings(s),
   };
   if (s.NODE_ENV === 'production') assertProductionSafe(settings);
   return settings;
+}
+
+/** The chat simulator's default app secret (simulators/chat), which development and tests use unless told otherwise. */
+const DEVELOPMENT_CHAT_APP_SECRET = 'chat-simulator-app-secret';
+
+function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; verifyToken?: string; platformUrl?: string } | undefined {
+  const appSecret = s.CHAT_APP_SECRET ?? (s.NODE_ENV === 'production' ? undefined : DEVELOPMENT_CHAT_APP_SECRET);
+  if (!appSecret) return undefined;
+  return {
+    appSecret,
+    ...(s.CHAT_VERIFY_TOKEN ? { verifyToken: s.CHAT_VERIFY_TOKEN } : {}),
+    ...(s.CHAT_PLATFORM_URL ? { platformUrl: s.CHAT_PLATFORM_URL } : {}),
+  };
 }
 
 /** What production refuses: development conveniences and the public development secrets. */
@@ -105,6 +125,8 @@ function assertProductionSafe(settings: z.infer<typeof schema> & { appDatabaseUr
     if (settings[name as keyof typeof DEVELOPMENT_SECRETS] === developmentValue)
       refusals.push(`${name} must be set to a secret of your own`);
   }
+  if (settings.CHAT_APP_SECRET === DEVELOPMENT_CHAT_APP_SECRET)
+    refusals.push('CHAT_APP_SECRET must be the secret of your own platform app');
   const appPassword = settings.appDatabaseUrl ? decodeURIComponent(new URL(settings.appDatabaseUrl).password) : undefined;
   if (appPassword === DEVELOPMENT_APP_DB_PASSWORD)
     refusals.push(`the ${APP_ROLE} role must not use the development password (set APP_DB_PASSWORD or APP_DATABASE_URL)`);

@@ -23,6 +23,9 @@ const env = {
   PORT: String(apiPort),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? apiUrl,
   WEBHOOK_RECEIVER_PORT: String(receiverPort),
+  // The chat simulator signs its webhooks with the same development app secret the API checks.
+  CHAT_WEBHOOK_CALLBACK_URL: process.env.CHAT_WEBHOOK_CALLBACK_URL ?? `${apiUrl}/platform/chat/webhook`,
+  CHAT_PLATFORM_URL: process.env.CHAT_PLATFORM_URL ?? `http://127.0.0.1:${process.env.CHAT_PLATFORM_PORT ?? 3480}`,
   SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
   SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
 };

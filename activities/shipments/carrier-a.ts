@@ -47,10 +47,14 @@ const callbackBody = z.object({
 /** GHN's newest orders start here; a create answer does not repeat it. */
 const CREATED_STATUS = 'ready_to_pick';
 
-export function carrierA(connection: { baseUrl: string; credentials: CarrierACredentials }, options: CarrierAdapterOptions = {}): CarrierAdapter {
+export function carrierA(
+  connection: { baseUrl: string; credentials: CarrierACredentials },
+  options: CarrierAdapterOptions = {},
+): CarrierAdapter {
   const timeoutMs = options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS;
   const headers = { Token: connection.credentials.token, ShopId: String(connection.credentials.shopId) };
-  const post = (path: string, body: unknown) => callCarrier('POST', new URL(`${API}${path}`, connection.baseUrl).toString(), { headers, body, timeoutMs });
+  const post = (path: string, body: unknown) =>
+    callCarrier('POST', new URL(`${API}${path}`, connection.baseUrl).toString(), { headers, body, timeoutMs });
 
   /** A GHN error answer: its `code_message` and message; anything unreadable is a carrier fault. */
   const failureOf = (answer: CarrierAnswer, what: string) => readAnswer(errorAnswer, answer, what);
@@ -92,7 +96,8 @@ export function carrierA(connection: { baseUrl: string; credentials: CarrierACre
 
     async cancel(trackingCode) {
       const answer = await post('/switch-status/cancel', { order_codes: [trackingCode] });
-      if (answer.status !== 200) throw new CarrierError('unavailable', `cancel refused (${answer.status}): ${failureOf(answer, 'cancel').message}`);
+      if (answer.status !== 200)
+        throw new CarrierError('unavailable', `cancel refused (${answer.status}): ${failureOf(answer, 'cancel').message}`);
       const result = readAnswer(cancelAnswer, answer, 'cancel').data.find((entry) => entry.order_code === trackingCode);
       if (!result) throw new CarrierError('unavailable', `the cancel answer does not mention ${trackingCode}`);
       if (result.result) return;
@@ -126,8 +131,15 @@ function createBody(request: CarrierOrderRequest, area: { districtId: number; wa
     insurance_value: Math.min(wholeDong(request.declaredValue), 5_000_000),
     weight: request.weightGram,
     service_type_id: request.weightGram > 20_000 ? 5 : 2,
-    content: request.items.map((item) => `${item.quantity} × ${item.name}`).join(', ').slice(0, 2_000),
-    items: request.items.map((item) => ({ name: item.name, quantity: item.quantity, ...(item.price ? { price: wholeDong(item.price) } : {}) })),
+    content: request.items
+      .map((item) => `${item.quantity} × ${item.name}`)
+      .join(', ')
+      .slice(0, 2_000),
+    items: request.items.map((item) => ({
+      name: item.name,
+      quantity: item.quantity,
+      ...(item.price ? { price: wholeDong(item.price) } : {}),
+    })),
   };
 }
 

@@ -25,7 +25,13 @@ const refusal = z.object({
 });
 const createdAnswer = z.object({
   success: z.literal(true),
-  order: z.object({ label: z.string(), fee: z.number(), insurance_fee: z.number(), estimated_deliver_time: z.string(), status_id: z.number() }),
+  order: z.object({
+    label: z.string(),
+    fee: z.number(),
+    insurance_fee: z.number(),
+    estimated_deliver_time: z.string(),
+    status_id: z.number(),
+  }),
 });
 const statusAnswer = z.object({
   success: z.literal(true),
@@ -53,7 +59,10 @@ const callbackBody = z.object({
 const NOT_FOUND = /order not found/i;
 const ALREADY_CANCELLED = /already cancelled/i;
 
-export function carrierB(connection: { baseUrl: string; credentials: CarrierBCredentials }, options: CarrierAdapterOptions = {}): CarrierAdapter {
+export function carrierB(
+  connection: { baseUrl: string; credentials: CarrierBCredentials },
+  options: CarrierAdapterOptions = {},
+): CarrierAdapter {
   const timeoutMs = options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS;
   const headers = { Token: connection.credentials.token, 'X-Client-Source': connection.credentials.clientSource };
   const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
@@ -120,7 +129,12 @@ export function carrierB(connection: { baseUrl: string; credentials: CarrierBCre
 }
 
 function isSuccess(answer: CarrierAnswer): boolean {
-  return answer.status === 200 && typeof answer.body === 'object' && answer.body !== null && (answer.body as { success?: unknown }).success === true;
+  return (
+    answer.status === 200 &&
+    typeof answer.body === 'object' &&
+    answer.body !== null &&
+    (answer.body as { success?: unknown }).success === true
+  );
 }
 
 function createBody(request: CarrierOrderRequest) {

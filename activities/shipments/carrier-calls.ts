@@ -4,7 +4,13 @@ import type { Sql } from '../../db/client.js';
 import { Problem, withShop } from '../../domain/kernel/index.js';
 import { carrierConnection } from '../../domain/shipments/index.js';
 import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
-import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions, type CarrierOrder, type CarrierOrderRequest } from './carrier-adapter.js';
+import {
+  CarrierError,
+  type CarrierAdapter,
+  type CarrierAdapterOptions,
+  type CarrierOrder,
+  type CarrierOrderRequest,
+} from './carrier-adapter.js';
 import { carrierAdapter } from './carrier-adapters.js';
 
 /** Which connection of which shop an activity speaks through. */
@@ -20,11 +26,14 @@ export interface ConnectionRef {
  */
 export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject; adapterOptions?: CarrierAdapterOptions }) {
   async function withCarrier<T>(ref: ConnectionRef, call: (adapter: CarrierAdapter) => Promise<T>): Promise<T> {
-    const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch((error: unknown) => {
-      // A connection without credentials is unusable: as good as an unreachable carrier, but retrying will not help.
-      if (error instanceof Problem && error.code === 'carrier-unavailable') throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unavailable);
-      throw error;
-    });
+    const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch(
+      (error: unknown) => {
+        // A connection without credentials is unusable: as good as an unreachable carrier, but retrying will not help.
+        if (error instanceof Problem && error.code === 'carrier-unavailable')
+          throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unavailable);
+        throw error;
+      },
+    );
     try {
       return await call(carrierAdapter(connection, deps.adapterOptions));
     } catch (error) {

@@ -21,7 +21,11 @@ export async function callCarrier(
   try {
     const response = await request(url, {
       method,
-      headers: { accept: 'application/json', ...(options.body === undefined ? {} : { 'content-type': 'application/json' }), ...options.headers },
+      headers: {
+        accept: 'application/json',
+        ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...options.headers,
+      },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       headersTimeout: options.timeoutMs,
       bodyTimeout: options.timeoutMs,
@@ -32,20 +36,28 @@ export async function callCarrier(
   } catch (error) {
     throw new CarrierError('unavailable', `no answer from ${new URL(url).host}: ${(error as Error).message}`, { cause: error });
   }
-  if (status === 401 || status === 403) throw new CarrierError('unavailable', `the carrier refuses the connection's credentials (${status}): ${excerpt(text)}`);
+  if (status === 401 || status === 403)
+    throw new CarrierError('unavailable', `the carrier refuses the connection's credentials (${status}): ${excerpt(text)}`);
   if (status === 429) throw new CarrierError('unavailable', `the carrier is rate limiting the shop (429): ${excerpt(text)}`);
   if (status >= 500) throw new CarrierError('unavailable', `carrier fault (${status}): ${excerpt(text)}`);
   try {
     return { status, body: JSON.parse(text) as unknown };
   } catch (error) {
-    throw new CarrierError('unavailable', `the carrier answered ${status} with a body that is not JSON: ${excerpt(text)}`, { cause: error });
+    throw new CarrierError('unavailable', `the carrier answered ${status} with a body that is not JSON: ${excerpt(text)}`, {
+      cause: error,
+    });
   }
 }
 
 /** Reads an answer with the schema of what the carrier documents; anything else is a carrier fault. */
-export function readAnswer<T>(schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error } }, answer: CarrierAnswer, what: string): T {
+export function readAnswer<T>(
+  schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error } },
+  answer: CarrierAnswer,
+  what: string,
+): T {
   const parsed = schema.safeParse(answer.body);
-  if (!parsed.success) throw new CarrierError('unavailable', `unexpected ${what} answer (${answer.status}): ${parsed.error.message.slice(0, 300)}`);
+  if (!parsed.success)
+    throw new CarrierError('unavailable', `unexpected ${what} answer (${answer.status}): ${parsed.error.message.slice(0, 300)}`);
   return parsed.data;
 }
 

@@ -171,6 +171,15 @@ export async function isCustomerBlocked(tx: Tx, customerId: string): Promise<boo
   return customer?.isBlocked ?? false;
 }
 
+/** The live customer holding `phone` (already normalised) as a phone contact; undefined when none does. */
+export async function customerIdByPhone(tx: Tx, phone: string): Promise<string | undefined> {
+  const [holder] = await tx<{ customerId: string }[]>`
+    select k.customer_id from customer_contacts k join customers c on c.id = k.customer_id
+    where k.kind = 'phone' and k.value = ${phone} and c.deleted_at is null
+    order by k.is_primary desc, k.created_at limit 1`;
+  return holder?.customerId;
+}
+
 /** A `from` item of the shop's customers not deleted (column `id`), for another module's reference checks. */
 export function liveCustomers(tx: Tx): Fragment {
   return tx`(select id from customers where deleted_at is null)`;

@@ -6,6 +6,7 @@
 export {
   addCustomerAddress,
   createCustomer,
+  customerIdByPhone,
   getCustomer,
   isCustomerBlocked,
   latestCustomer,

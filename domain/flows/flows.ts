@@ -138,13 +138,16 @@ export async function setFlowState(tx: Tx, flowId: string, state: FlowState, act
  */
 export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<MatchedFlow[]> {
   const needed = EVENT_READ_PERMISSIONS[event.type] as readonly string[];
-  const pageId = needsPage(event.type) ? ((event.data.pageId as string | undefined) ?? null) : null;
+  // A message event without a page goes to no flow (rather than to the flows of every page).
+  const pageCondition = needsPage(event.type)
+    ? tx`page_id = ${(event.data.pageId as string | undefined) ?? null}::uuid and page_id = any(page_ids)`
+    : tx`true`;
   return tx<MatchedFlow[]>`
     select id, url, permissions from flows
     where state = 'on' and http_enabled and event_type = ${event.type}
       and switched_on_at <= ${event.createdAt}
       and permissions @> ${needed as string[]}::text[]
-      and (${pageId}::uuid is null or (page_id = ${pageId}::uuid and ${pageId}::uuid = any(page_ids)))`;
+      and ${pageCondition}`;
 }
 
 /** A 410 Gone from the receiver: the HTTP-send block is switched off, and the shop log says why. */

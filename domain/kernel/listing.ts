@@ -69,6 +69,8 @@ export type Fragment = postgres.PendingQuery<postgres.Row[]>;
 
 /** One synchronised list: what it selects and from where, sorted by (`alias.column`, `alias.id`). */
 export interface SyncedList {
+  /** Sorted by (column, id) descending (conversations, messages: newest first); ascending otherwise. */
+  newestFirst?: boolean;
   /** The alias (or table name) in `source` that holds the sort column, `id` and, with `softDelete`, `deleted_at`. */
   table: string;
   /** The sort timestamp. */
@@ -97,17 +99,27 @@ export async function syncedPage<T extends object>(
 ): Promise<Page<T>> {
   const { query, binding, ceilingSeconds } = options;
   const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
+  const newestFirst = list.newestFirst ?? false;
   const conditions = [
-    ...syncConditions(tx, { table: list.table, column: list.column, query, position, ceilingSeconds, softDelete: list.softDelete }),
+    ...syncConditions(tx, {
+      table: list.table,
+      column: list.column,
+      query,
+      position,
+      ceilingSeconds,
+      softDelete: list.softDelete,
+      newestFirst,
+    }),
     ...(list.filters?.() ?? []),
   ];
   const column = tx(`${list.table}.${list.column}`);
   const id = tx(`${list.table}.id`);
+  const direction = newestFirst ? tx`desc` : tx`asc`;
   const rows = await tx<(T & PositionColumns)[]>`
     select ${list.columns}, ${column}::text as page_sort_key, ${id}::text as page_position_id
     from ${list.source}
     where ${whereAll(tx, conditions)}
-    order by ${column}, ${id}
+    order by ${column} ${direction}, ${id} ${direction}
     limit ${query.limit + 1}`;
   return toPage(
     rows,
@@ -126,19 +138,29 @@ interface PositionColumns {
 
 /**
  * The conditions every synchronised list shares, on `column` (the sort timestamp) and `id`:
- * after the cursor's position; `updatedSince` inclusive, then only rows older than the safety
+ * after the cursor's position (before it, newest first); `updatedSince` inclusive, then only rows older than the safety
  * delay (the shop's recompute ceiling + 15 s); soft-deleted rows only with `includeDeleted`.
  */
 function syncConditions(
   tx: Tx,
-  options: { table: string; column: string; query: ListQuery; position: Position | undefined; ceilingSeconds: number; softDelete: boolean },
+  options: {
+    table: string;
+    column: string;
+    query: ListQuery;
+    position: Position | undefined;
+    ceilingSeconds: number;
+    softDelete: boolean;
+    newestFirst: boolean;
+  },
 ): Fragment[] {
   const column = tx(`${options.table}.${options.column}`);
   const id = tx(`${options.table}.id`);
   const conditions: Fragment[] = [];
   // Bound as text: postgres.js would send a timestamptz parameter through Date, dropping microseconds.
-  if (options.position)
-    conditions.push(tx`(${column}, ${id}) > (${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`);
+  if (options.position) {
+    const after = tx`(${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`;
+    conditions.push(options.newestFirst ? tx`(${column}, ${id}) < ${after}` : tx`(${column}, ${id}) > ${after}`);
+  }
   if (options.query.updatedSince) {
     conditions.push(tx`${column} >= ${options.query.updatedSince}`);
     conditions.push(tx`${column} <= now() - make_interval(secs => ${options.ceilingSeconds + SAFETY_MARGIN_SECONDS})`);

@@ -33,6 +33,8 @@ export const PROBLEMS = {
   'not-logged-in': { status: 401, title: 'Not logged in' },
   'invalid-credentials': { status: 401, title: 'Invalid credentials' },
   'csrf-token-invalid': { status: 403, title: 'CSRF token invalid' },
+  // The chat platform's inbound webhook (`POST /platform/chat/webhook`), not part of the Open API.
+  'invalid-signature': { status: 401, title: 'Invalid signature' },
   'internal-error': { status: 500, title: 'Internal error' },
   'carrier-unavailable': { status: 503, title: 'Carrier unavailable' },
   'channel-unavailable': { status: 503, title: 'Channel unavailable' },

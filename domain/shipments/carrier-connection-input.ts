@@ -10,7 +10,10 @@ export const carrierACredentialsSchema = z.object({ token: z.string().trim().min
 export type CarrierACredentials = z.infer<typeof carrierACredentialsSchema>;
 
 /** GHTK-style: the `Token` and the `X-Client-Source` partner code issued with it. */
-export const carrierBCredentialsSchema = z.object({ token: z.string().trim().min(1).max(255), clientSource: z.string().trim().min(1).max(64) });
+export const carrierBCredentialsSchema = z.object({
+  token: z.string().trim().min(1).max(255),
+  clientSource: z.string().trim().min(1).max(64),
+});
 export type CarrierBCredentials = z.infer<typeof carrierBCredentialsSchema>;
 
 const connectionFields = {

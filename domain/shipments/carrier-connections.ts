@@ -83,11 +83,21 @@ export async function disconnectCarrier(tx: Tx, connectionId: string): Promise<'
  */
 export async function carrierConnection(tx: Tx, id: string, secretsKey: KeyObject): Promise<OpenedCarrierConnection> {
   const [row] = await tx<
-    { id: string; shopId: string; name: string; carrier: 'carrier_a' | 'carrier_b'; active: boolean; baseUrl: string | null; warehouseId: string | null; sealedCredentials: Buffer | null }[]
+    {
+      id: string;
+      shopId: string;
+      name: string;
+      carrier: 'carrier_a' | 'carrier_b';
+      active: boolean;
+      baseUrl: string | null;
+      warehouseId: string | null;
+      sealedCredentials: Buffer | null;
+    }[]
   >`select id, shop_id, name, carrier, active, base_url, warehouse_id, sealed_credentials from carrier_connections where id = ${id}`;
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
   const { sealedCredentials, baseUrl, ...fields } = row;
-  if (!sealedCredentials || !baseUrl) throw new Problem('carrier-unavailable', `carrier connection ${id} has no credentials: connect the carrier again`);
+  if (!sealedCredentials || !baseUrl)
+    throw new Problem('carrier-unavailable', `carrier connection ${id} has no credentials: connect the carrier again`);
   const secrets = sealedConnectionSecretsSchema.parse(JSON.parse(openSecret(secretsKey, sealedCredentials, id)));
   const common = { ...fields, baseUrl, callbackSecret: secrets.callbackSecret };
   return fields.carrier === 'carrier_a'

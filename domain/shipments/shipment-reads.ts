@@ -1,5 +1,12 @@
 import type { Tx } from '../kernel/index.js';
-import { shipmentDetailSchema, shipmentEventSchema, shipmentListRowSchema, type ShipmentDetail, type ShipmentEvent, type ShipmentListRow } from './shipment-shapes.js';
+import {
+  shipmentDetailSchema,
+  shipmentEventSchema,
+  shipmentListRowSchema,
+  type ShipmentDetail,
+  type ShipmentEvent,
+  type ShipmentListRow,
+} from './shipment-shapes.js';
 
 /**
  * Stored shipments in the spec's shapes. Times and decimals are formatted by the database

@@ -20,7 +20,15 @@ export const shipmentStateSchema = z.enum(shipmentStates);
 export type ShipmentState = z.infer<typeof shipmentStateSchema>;
 
 /** DESIGN.md's final states (`partially_returned` ends the outbound leg); the `ended` column of migration 15 agrees. */
-export const finalShipmentStates: readonly ShipmentState[] = ['delivered', 'returned', 'partially_returned', 'cancelled', 'lost', 'damaged', 'scrapped'];
+export const finalShipmentStates: readonly ShipmentState[] = [
+  'delivered',
+  'returned',
+  'partially_returned',
+  'cancelled',
+  'lost',
+  'damaged',
+  'scrapped',
+];
 
 const timestamp = z.iso.datetime();
 const decimal = z.string().regex(/^-?\d+(\.\d+)?$/);

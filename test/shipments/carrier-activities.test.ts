@@ -24,7 +24,13 @@ beforeAll(async () => {
   const carrierShop = simulator.registerShop();
   connectionId = await withShop(db.app, shop.shopId, async (tx) => {
     const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`;
-    const input = { carrier: 'carrier_b' as const, name: 'GHTK', credentials: { token: carrierShop.token, clientSource: carrierShop.clientSource }, warehouseId: warehouse!.id, baseUrl: simulator.url };
+    const input = {
+      carrier: 'carrier_b' as const,
+      name: 'GHTK',
+      credentials: { token: carrierShop.token, clientSource: carrierShop.clientSource },
+      warehouseId: warehouse!.id,
+      baseUrl: simulator.url,
+    };
     return (await connectCarrier(tx, shop.shopId, input, testSecretsKey)).connectionId;
   });
 });
@@ -34,7 +40,10 @@ afterAll(async () => {
 });
 
 async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
-  const error = await work.then(() => expect.fail('expected a failure'), (thrown: unknown) => thrown);
+  const error = await work.then(
+    () => expect.fail('expected a failure'),
+    (thrown: unknown) => thrown,
+  );
   expect(error).toBeInstanceOf(ApplicationFailure);
   return error as ApplicationFailure;
 }
@@ -58,16 +67,31 @@ describe('carrier activities', () => {
     expect(rejected).toMatchObject({ type: CARRIER_FAILURE_TYPES.rejected, nonRetryable: true, details: ['Hàng cấm vận chuyển'] });
 
     simulator.faults.inject('create', { type: 'unavailable' });
-    expect(await failureOf(activities.createAtCarrier({ ...ref, request: orderRequest() }))).toMatchObject({ type: CARRIER_FAILURE_TYPES.unavailable, nonRetryable: false });
+    expect(await failureOf(activities.createAtCarrier({ ...ref, request: orderRequest() }))).toMatchObject({
+      type: CARRIER_FAILURE_TYPES.unavailable,
+      nonRetryable: false,
+    });
 
     const { trackingCode } = await activities.createAtCarrier({ ...ref, request: orderRequest() });
     simulator.advance(trackingCode, 4);
-    expect(await failureOf(activities.cancelAtCarrier({ ...ref, trackingCode }))).toMatchObject({ type: CARRIER_FAILURE_TYPES['not-cancellable'], nonRetryable: true });
+    expect(await failureOf(activities.cancelAtCarrier({ ...ref, trackingCode }))).toMatchObject({
+      type: CARRIER_FAILURE_TYPES['not-cancellable'],
+      nonRetryable: true,
+    });
   });
 
   it('a connection without credentials fails as unavailable, not retried', async () => {
-    const [legacy] = await withShop(db.app, shop.shopId, (tx) => tx<{ id: string }[]>`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_b', 'Legacy') returning id`);
-    const failure = await failureOf(activities.lookUpAtCarrier({ shopId: shop.shopId, connectionId: legacy!.id, shipmentId: randomUUID() }));
+    const [legacy] = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) =>
+        tx<
+          { id: string }[]
+        >`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_b', 'Legacy') returning id`,
+    );
+    const failure = await failureOf(
+      activities.lookUpAtCarrier({ shopId: shop.shopId, connectionId: legacy!.id, shipmentId: randomUUID() }),
+    );
     expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unavailable, nonRetryable: true });
   });
 });

@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { carrierA } from '../../activities/shipments/carrier-a.js';
 import { carrierB } from '../../activities/shipments/carrier-b.js';
-import { CarrierError, carrierOrderSchema, type CarrierAdapter, type CarrierErrorKind } from '../../activities/shipments/carrier-adapter.js';
+import {
+  CarrierError,
+  carrierOrderSchema,
+  type CarrierAdapter,
+  type CarrierErrorKind,
+} from '../../activities/shipments/carrier-adapter.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { orderRequest } from './carrier-order-request.js';
@@ -31,7 +36,10 @@ function adapterA(credentials: Partial<{ token: string; shopId: number }> = {}):
 }
 function adapterB(credentials: Partial<{ token: string; clientSource: string }> = {}): CarrierAdapter {
   const shop = simulatorB.registerShop();
-  return carrierB({ baseUrl: simulatorB.url, credentials: { token: shop.token, clientSource: shop.clientSource, ...credentials } }, { timeoutMs });
+  return carrierB(
+    { baseUrl: simulatorB.url, credentials: { token: shop.token, clientSource: shop.clientSource, ...credentials } },
+    { timeoutMs },
+  );
 }
 
 async function expectCarrierError(work: Promise<unknown>, kind: CarrierErrorKind, reason?: RegExp): Promise<CarrierError> {
@@ -74,8 +82,10 @@ const carriers = [
 
 describe.each(carriers)('$name adapter', (carrier) => {
   // The fault plans are typed per simulator; both take the same three kinds of fault.
-  const inject = (kind: 'create' | 'read' | 'cancel', fault: { type: 'unavailable' } | { type: 'timeout' } | { type: 'drop-after-accept' }) =>
-    (carrier.simulator().faults as { inject(kind: string, fault: object): void }).inject(carrier.faultKinds[kind], fault);
+  const inject = (
+    kind: 'create' | 'read' | 'cancel',
+    fault: { type: 'unavailable' } | { type: 'timeout' } | { type: 'drop-after-accept' },
+  ) => (carrier.simulator().faults as { inject(kind: string, fault: object): void }).inject(carrier.faultKinds[kind], fault);
 
   it('creates an order, looks it up by our id and by tracking code, and cancels it', async () => {
     const adapter = carrier.adapter();
@@ -86,7 +96,11 @@ describe.each(carriers)('$name adapter', (carrier) => {
     expect(Number(created.feeTotal)).toBeGreaterThan(0);
     expect(Date.parse(created.expectedDeliveryAt!)).toBeGreaterThan(Date.now());
 
-    expect(await adapter.lookup(request.shipmentId)).toMatchObject({ trackingCode: created.trackingCode, shipmentId: request.shipmentId, ...carrier.created });
+    expect(await adapter.lookup(request.shipmentId)).toMatchObject({
+      trackingCode: created.trackingCode,
+      shipmentId: request.shipmentId,
+      ...carrier.created,
+    });
     expect(await adapter.status(created.trackingCode)).toMatchObject({ trackingCode: created.trackingCode, ...carrier.created });
 
     await adapter.cancel(created.trackingCode);
@@ -164,8 +178,16 @@ describe('either adapter', () => {
   it('classifies a carrier that is not there, or another carrier at the base URL, as unavailable', async () => {
     const credentials = { token: 't', shopId: 1, clientSource: 'S1' };
     const closedPort = 'http://127.0.0.1:9';
-    await expectCarrierError(carrierA({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()), 'unavailable', /no answer/);
-    await expectCarrierError(carrierB({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()), 'unavailable', /no answer/);
+    await expectCarrierError(
+      carrierA({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()),
+      'unavailable',
+      /no answer/,
+    );
+    await expectCarrierError(
+      carrierB({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()),
+      'unavailable',
+      /no answer/,
+    );
     // Each carrier's 404 for the other's paths: an answer that says nothing about the order.
     await expectCarrierError(carrierA({ baseUrl: simulatorB.url, credentials }, { timeoutMs }).status('G1'), 'unavailable');
     await expectCarrierError(carrierB({ baseUrl: simulatorA.url, credentials }, { timeoutMs }).status('S1.A1.1'), 'unavailable');

@@ -33,7 +33,9 @@ describe('carrier A callbacks', () => {
     const path = `/callbacks/carrier-a/${randomUUID()}`;
     const shop = simulatorA.registerShop({ callbackUrl: inbox.url(path) });
     const shipmentId = randomUUID();
-    const { trackingCode } = await carrierA({ baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId } }).create(orderRequest({ shipmentId }));
+    const { trackingCode } = await carrierA({ baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId } }).create(
+      orderRequest({ shipmentId }),
+    );
     simulatorA.advance(trackingCode, 'picking');
     simulatorA.advance(trackingCode, 'picked');
     simulatorA.advance(trackingCode, 'delivering');
@@ -72,7 +74,10 @@ describe('carrier B callbacks', () => {
     simulatorB.advance(trackingCode, 123);
     simulatorB.advance(trackingCode, 3);
     simulatorB.advance(trackingCode, 4);
-    const { returnLeg } = simulatorB.partialDelivery(trackingCode, { collectedMoney: 300_000, returnedProducts: [{ name: 'Quần jean', quantity: 1 }] });
+    const { returnLeg } = simulatorB.partialDelivery(trackingCode, {
+      collectedMoney: 300_000,
+      returnedProducts: [{ name: 'Quần jean', quantity: 1 }],
+    });
     simulatorB.advance(returnLeg.code, 21);
     simulatorB.advance(returnLeg.code, 11);
 
@@ -93,12 +98,20 @@ describe('carrier B callbacks', () => {
     expect(milestones.slice(5).map((m) => m.feeTotal)).toEqual([null, null, null]);
 
     // The status endpoint agrees: the outbound leg ended partially_returned and names the return label.
-    expect(await adapter.status(trackingCode)).toMatchObject({ carrierStatus: '5', status: 'partially_returned', returnTrackingCode: returnLeg.code });
+    expect(await adapter.status(trackingCode)).toMatchObject({
+      carrierStatus: '5',
+      status: 'partially_returned',
+      returnTrackingCode: returnLeg.code,
+    });
   });
 
   it('keeps an ordinary return on the outbound label as returning, then returned', () => {
     const body = { partner_id: randomUUID(), label_id: 'S1.A1.1', action_time: '2026-11-22T10:00:00+07:00', return_part_package: 0 };
-    expect(parseCarrierBCallback({ ...body, status_id: 20 })).toMatchObject({ leg: 'outbound', status: 'returning', occurredAt: '2026-11-22T03:00:00.000Z' });
+    expect(parseCarrierBCallback({ ...body, status_id: 20 })).toMatchObject({
+      leg: 'outbound',
+      status: 'returning',
+      occurredAt: '2026-11-22T03:00:00.000Z',
+    });
     expect(parseCarrierBCallback({ ...body, status_id: 21 })).toMatchObject({ leg: 'outbound', status: 'returned' });
     expect(() => parseCarrierBCallback({ ...body, status_id: 'three' })).toThrow(InvalidCarrierCallback);
   });

@@ -1,7 +1,13 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
-import { carrierConnection, connectCarrier, disconnectCarrier, listCarrierConnections, callbackSecretHash } from '../../domain/shipments/carrier-connections.js';
+import {
+  carrierConnection,
+  connectCarrier,
+  disconnectCarrier,
+  listCarrierConnections,
+  callbackSecretHash,
+} from '../../domain/shipments/carrier-connections.js';
 import { connectCarrierInputSchema, type ConnectCarrierInput } from '../../domain/shipments/carrier-connection-input.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
@@ -15,7 +21,10 @@ let warehouseId: string;
 const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 
 async function newWarehouse(shopId: string): Promise<string> {
-  const [row] = await inShop((tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, 'Kho chính') returning id`, shopId);
+  const [row] = await inShop(
+    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, 'Kho chính') returning id`,
+    shopId,
+  );
   return row!.id;
 }
 
@@ -67,7 +76,10 @@ describe('carrier connections', () => {
       callbackSecret,
     });
     const b = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
-    expect((await inShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({ token: TOKEN_B, clientSource: 'S123456' });
+    expect((await inShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({
+      token: TOKEN_B,
+      clientSource: 'S123456',
+    });
     expect(b.callbackSecret).not.toBe(callbackSecret);
   });
 
@@ -91,14 +103,18 @@ describe('carrier connections', () => {
     const { connectionId } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
     const other = await createShopFixture(db.app);
     expect(await inShop((tx) => listCarrierConnections(tx), other.shopId)).toEqual([]);
-    await expect(inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
+    await expect(inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({
+      code: 'not-found',
+    });
     await expect(inShop((tx) => disconnectCarrier(tx, connectionId), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
   });
 
   it("refuses another shop's warehouse, and validates the credentials' shape per carrier", async () => {
     const other = await createShopFixture(db.app);
     const foreignWarehouse = await newWarehouse(other.shopId);
-    await expect(inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testSecretsKey))).rejects.toMatchObject({
+    await expect(
+      inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testSecretsKey)),
+    ).rejects.toMatchObject({
       code: 'validation-failed',
       detail: expect.stringMatching(/^warehouseId: no such warehouse/),
     });
@@ -108,7 +124,12 @@ describe('carrier connections', () => {
   });
 
   it('a connection without credentials (older rows, the seed) is listed but unusable: carrier-unavailable', async () => {
-    const [row] = await inShop((tx) => tx<{ id: string }[]>`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'Legacy') returning id`);
+    const [row] = await inShop(
+      (tx) =>
+        tx<
+          { id: string }[]
+        >`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'Legacy') returning id`,
+    );
     await expect(inShop((tx) => carrierConnection(tx, row!.id, testSecretsKey))).rejects.toMatchObject({ code: 'carrier-unavailable' });
   });
 
@@ -119,11 +140,16 @@ describe('carrier connections', () => {
 
     const used = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
     await inShop(async (tx) => {
-      const [order] = await tx<{ id: string }[]>`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${`DH-${randomBytes(3).toString('hex')}`}, ${warehouseId}) returning id`;
+      const [order] = await tx<
+        { id: string }[]
+      >`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${`DH-${randomBytes(3).toString('hex')}`}, ${warehouseId}) returning id`;
       await tx`insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status) values (${shop.shopId}, ${order!.id}, ${used.connectionId}, 'carrier_b', 'S1.A1.1', 'pending')`;
     });
     expect(await inShop((tx) => disconnectCarrier(tx, used.connectionId))).toBe('switched-off');
-    expect(await inShop((tx) => carrierConnection(tx, used.connectionId, testSecretsKey))).toMatchObject({ active: false, credentials: { token: TOKEN_B } });
+    expect(await inShop((tx) => carrierConnection(tx, used.connectionId, testSecretsKey))).toMatchObject({
+      active: false,
+      credentials: { token: TOKEN_B },
+    });
   });
 
   it('GET /carrier-connections shows id, carrier, name and active only: never credentials', async () => {
@@ -132,7 +158,8 @@ describe('carrier connections', () => {
     const response = await fetch(`${api.baseUrl}/api/open/v1/carrier-connections`, { headers: bearer(key) });
     expect(response.status).toBe(200);
     const text = await response.text();
-    for (const secret of [TOKEN_A, TOKEN_B, 'S123456', '885123', callbackSecret, 'services.giaohangtietkiem']) expect(text).not.toContain(secret);
+    for (const secret of [TOKEN_A, TOKEN_B, 'S123456', '885123', callbackSecret, 'services.giaohangtietkiem'])
+      expect(text).not.toContain(secret);
     const { data } = JSON.parse(text) as { data: Record<string, unknown>[] };
     expect(data.find((row) => row.id === connectionId)).toEqual({ id: connectionId, carrier: 'carrier_b', name: 'GHTK', active: true });
     for (const row of data) expect(Object.keys(row).sort()).toEqual(['active', 'carrier', 'id', 'name']);

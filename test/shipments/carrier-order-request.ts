@@ -5,7 +5,14 @@ import type { CarrierOrderRequest } from '../../activities/shipments/carrier-ada
 export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): CarrierOrderRequest {
   return {
     shipmentId: randomUUID(),
-    recipient: { name: 'Trần Thị B', phone: '0912345678', street: '123 Nguyễn Chí Thanh', ward: 'Phường Ngọc Khánh', district: 'Quận Ba Đình', province: 'Hà Nội' },
+    recipient: {
+      name: 'Trần Thị B',
+      phone: '0912345678',
+      street: '123 Nguyễn Chí Thanh',
+      ward: 'Phường Ngọc Khánh',
+      district: 'Quận Ba Đình',
+      province: 'Hà Nội',
+    },
     pickUp: { name: 'Shop Hoa Mai', phone: '0911222333', street: '590 CMT8', ward: null, district: 'Quận 3', province: 'TP. Hồ Chí Minh' },
     carrierAArea: { districtId: 1484, wardCode: '1A0101' },
     weightGram: 1_200,

@@ -26,10 +26,18 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
     const { connectionId } = await connectCarrier(
       tx,
       shop.shopId,
-      { carrier: 'carrier_b', name: 'GHTK', credentials: { token: 't', clientSource: 'S1' }, warehouseId: warehouse!.id, baseUrl: 'http://127.0.0.1:3602' },
+      {
+        carrier: 'carrier_b',
+        name: 'GHTK',
+        credentials: { token: 't', clientSource: 'S1' },
+        warehouseId: warehouse!.id,
+        baseUrl: 'http://127.0.0.1:3602',
+      },
       testSecretsKey,
     );
-    const [order] = await tx<{ id: string }[]>`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${orderCode}, ${warehouse!.id}) returning id`;
+    const [order] = await tx<
+      { id: string }[]
+    >`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${orderCode}, ${warehouse!.id}) returning id`;
     const [shipment] = await tx<{ id: string }[]>`
       insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status, order_code, carrier_status, cod_amount, fee_total,
         weight_gram, recipient_name, recipient_phone, recipient_address, expected_delivery_at, picked_up_at, created_at, updated_at)

@@ -1,0 +1,66 @@
+import { isUuid, Problem, type Tx } from '../kernel/index.js';
+import { rememberChatCustomer, type PlatformCustomer } from './chat-customers.js';
+import type { ChatComment } from './chat-shapes.js';
+
+/** The platform allows one private reply to a comment, within 7 days of it. */
+export const PRIVATE_REPLY_WINDOW_DAYS = 7;
+
+/** A feed change of one comment, as the inbound webhook reports it (verbs as on the platform). */
+export interface CommentChange {
+  verb: 'add' | 'edited' | 'remove' | 'hide' | 'unhide';
+  platformCommentId: string;
+  postId: string;
+  parentId: string | null;
+  author: PlatformCustomer;
+  text: string | null;
+  /** The platform's time of the comment itself. */
+  createdAt: Date;
+}
+
+const COMMENT_COLUMNS = (tx: Tx) => tx`
+  id, page_id, platform_post_id as post_id, platform_parent_id as parent_id,
+  json_build_object('chatCustomerId', chat_customer_id, 'name', author_name) as author,
+  text, hidden as is_hidden,
+  (privately_replied_at is null and removed_at is null
+    and created_at + make_interval(days => ${PRIVATE_REPLY_WINDOW_DAYS}) > now()) as can_reply_privately,
+  api_time(privately_replied_at) as privately_replied_at, api_time(created_at) as created_at, api_time(removed_at) as removed_at`;
+
+/**
+ * Applies one feed change to the stored comment, creating it whatever the verb: the platform delivers
+ * each event on its own, so an edit, hide or removal may arrive before the comment's `add`. An `add`
+ * never overwrites the text an earlier-arrived edit stored; a repeated change changes nothing.
+ */
+export async function recordCommentChange(tx: Tx, shopId: string, pageId: string, change: CommentChange): Promise<ChatComment> {
+  const chatCustomerId = await rememberChatCustomer(tx, shopId, pageId, change.author);
+  const removed = change.verb === 'remove';
+  const hidden = change.verb === 'hide' ? true : change.verb === 'unhide' ? false : null;
+  const [row] = await tx<{ id: string }[]>`
+    insert into chat_comments (shop_id, page_id, platform_comment_id, platform_post_id, platform_parent_id, chat_customer_id,
+                               author_name, text, hidden, removed_at, created_at)
+    values (${shopId}, ${pageId}, ${change.platformCommentId}, ${change.postId}, ${change.parentId}, ${chatCustomerId},
+            ${change.author.name ?? null}, ${change.text}, ${hidden ?? false}, ${removed ? tx`clock_timestamp()` : null}, ${change.createdAt})
+    on conflict (page_id, platform_comment_id) do update set
+      text = case when ${change.verb} = 'edited' or chat_comments.text is null then coalesce(excluded.text, chat_comments.text) else chat_comments.text end,
+      hidden = coalesce(${hidden}::boolean, chat_comments.hidden),
+      removed_at = coalesce(chat_comments.removed_at, excluded.removed_at),
+      author_name = coalesce(excluded.author_name, chat_comments.author_name),
+      updated_at = clock_timestamp()
+    returning id`;
+  return getComment(tx, row!.id, [pageId]);
+}
+
+/** One comment of the pages in `pageIds`; 404 for any other. */
+export async function getComment(tx: Tx, id: string, pageIds: readonly string[]): Promise<ChatComment> {
+  const [comment] = isUuid(id)
+    ? await tx<
+        ChatComment[]
+      >`select ${COMMENT_COLUMNS(tx)} from chat_comments where id = ${id} and page_id = any(${pageIds as string[]}::uuid[])`
+    : [];
+  if (!comment) throw new Problem('not-found', `no comment ${id}`);
+  return comment;
+}
+
+/** The private reply the platform accepted: no second one (the platform would refuse it). */
+export async function markPrivatelyReplied(tx: Tx, commentId: string, at: Date): Promise<void> {
+  await tx`update chat_comments set privately_replied_at = coalesce(privately_replied_at, ${at}), updated_at = clock_timestamp() where id = ${commentId}`;
+}

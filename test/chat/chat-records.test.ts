@@ -1,0 +1,293 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ChatCommentSchema,
+  ChatConversationSchema,
+  ChatMessageSchema,
+  getConversation,
+  linkedPageOf,
+  linkPage,
+  listConversations,
+  listMessages,
+  pageLink,
+  recordCommentChange,
+  recordInboundMessage,
+  recordOutboundMessage,
+} from '../../domain/chat/index.js';
+import { createCustomer } from '../../domain/customers/index.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { cursorBinding, linkedPage } from './chat-fixtures.js';
+
+let db: TestDatabase;
+let shop: ShopFixture;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  shop = await createShopFixture(db.app);
+});
+afterAll(async () => {
+  await db?.drop();
+});
+
+const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+
+function inbound(pageId: string, psid: string, text: string, extra: { mid?: string; sentAt?: Date; name?: string; phone?: string } = {}) {
+  return inShop((tx) =>
+    recordInboundMessage(tx, shop.shopId, {
+      pageId,
+      customer: { platformCustomerId: psid, name: extra.name ?? 'Lan Nguyen', phone: extra.phone },
+      platformMessageId: extra.mid ?? `m_${randomUUID()}`,
+      text,
+      attachments: [],
+      sentAt: extra.sentAt ?? new Date(),
+    }),
+  );
+}
+
+const eventsOf = (type: string, resourceId: string) =>
+  db.admin<{ data: Record<string, unknown> }[]>`select data from events where type = ${type} and resource_id = ${resourceId}`;
+
+describe('page links', () => {
+  it('keep the page token sealed at rest, open it for the page, and tell an inbound webhook its shop', async () => {
+    const { pageId, platformPageId, accessToken } = await linkedPage(db.app, shop.shopId);
+    const [stored] = await db.admin<
+      { sealedAccessToken: Buffer }[]
+    >`select sealed_access_token from chat_page_links where page_id = ${pageId}`;
+    expect(stored!.sealedAccessToken.includes(Buffer.from(accessToken))).toBe(false);
+    expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toEqual({ pageId, platformPageId, accessToken, connected: true });
+    // No shop set: the webhook finds the link by its platform page id, and nothing else.
+    expect(await linkedPageOf(db.app, platformPageId)).toEqual({ shopId: shop.shopId, pageId });
+    expect(await linkedPageOf(db.app, 'no-such-page')).toBeUndefined();
+    expect(await db.app`select page_id from chat_page_links`).toHaveLength(0);
+  });
+
+  it("refuse another shop's page", async () => {
+    const other = await createShopFixture(db.app);
+    const { pageId } = await linkedPage(db.app, other.shopId);
+    expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toBeUndefined();
+    await expect(
+      inShop((tx) => linkPage(tx, shop.shopId, { pageId, platformPageId: 'x', accessToken: 'y' }, testSecretsKey)),
+    ).rejects.toMatchObject({ code: 'not-found' });
+  });
+});
+
+describe('inbound messages', () => {
+  it('store the customer, conversation and message, and write message.received with the message as data', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const psid = `psid-${randomUUID()}`;
+    const { message, created } = await inbound(pageId, psid, 'còn hàng không?');
+    expect(created).toBe(true);
+    expect(ChatMessageSchema.parse(message)).toEqual(message);
+    expect(message).toMatchObject({
+      pageId,
+      direction: 'in',
+      text: 'còn hàng không?',
+      attachments: [],
+      sender: { type: 'customer', name: 'Lan Nguyen' },
+    });
+    const [event] = await eventsOf('message.received', message.id);
+    expect(event!.data).toEqual(message);
+
+    const conversation = await inShop((tx) => getConversation(tx, message.conversationId, [pageId]));
+    expect(ChatConversationSchema.parse(conversation)).toEqual(conversation);
+    expect(conversation).toMatchObject({
+      pageId,
+      snippet: 'còn hàng không?',
+      canReply: true,
+      customer: { name: 'Lan Nguyen', phone: null, customerId: null },
+    });
+    expect(Date.parse(conversation.replyWindowEndsAt!) - Date.parse(message.sentAt)).toBe(24 * 3_600_000);
+  });
+
+  it('are recorded once when the platform retries the webhook: one message, one event', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const mid = `m_${randomUUID()}`;
+    const first = await inbound(pageId, 'psid-retry', 'hello', { mid });
+    const [again, concurrent] = await Promise.all([
+      inbound(pageId, 'psid-retry', 'hello', { mid }),
+      inbound(pageId, 'psid-retry', 'hello', { mid }),
+    ]);
+    expect([again.created, concurrent.created]).toEqual([false, false]);
+    expect(again.message).toEqual(first.message);
+    expect(await db.admin`select id from chat_messages where platform_message_id = ${mid}`).toHaveLength(1);
+    expect(await eventsOf('message.received', first.message.id)).toHaveLength(1);
+  });
+
+  it("link the shop's customer whose phone matches, in any accepted form", async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const customer = await inShop((tx) =>
+      createCustomer(tx, shop.shopId, { name: 'Mai', contacts: [{ kind: 'phone', value: '0912 345 678' }] }),
+    );
+    const { message } = await inbound(pageId, 'psid-mai', 'chào shop', { name: 'Mai Tran', phone: '+84912345678' });
+    const linked = await inShop((tx) => getConversation(tx, message.conversationId, [pageId]));
+    expect(linked.customer).toMatchObject({ name: 'Mai Tran', phone: '+84912345678', customerId: customer.id });
+    // A later message without a profile keeps the link; a phone nobody holds, or no number at all, links nobody.
+    await inbound(pageId, 'psid-mai', 'còn không');
+    expect((await inShop((tx) => getConversation(tx, message.conversationId, [pageId]))).customer.customerId).toBe(customer.id);
+    const { message: stranger } = await inbound(pageId, 'psid-x', 'hi', { phone: 'not a phone' });
+    expect((await inShop((tx) => getConversation(tx, stranger.conversationId, [pageId]))).customer).toMatchObject({
+      phone: null,
+      customerId: null,
+    });
+  });
+});
+
+describe('outbound messages', () => {
+  it('store the page’s message once, keep the customer’s window, and write message.sent', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const { message: received } = await inbound(pageId, 'psid-out', 'size M?', { sentAt: new Date(Date.now() - 3_600_000) });
+    const before = await inShop((tx) => getConversation(tx, received.conversationId, [pageId]));
+    const send = () =>
+      inShop((tx) =>
+        recordOutboundMessage(tx, shop.shopId, {
+          conversationId: received.conversationId,
+          pageIds: [pageId],
+          platformMessageId: 'm_out_1',
+          text: null,
+          attachments: [{ type: 'image', url: 'https://cdn.example/m.png' }],
+          sentAt: new Date(),
+          senderName: 'Integration',
+          sentByIntegration: true,
+        }),
+      );
+    const { message, created } = await send();
+    expect(created).toBe(true);
+    expect(message).toMatchObject({
+      direction: 'out',
+      sender: { type: 'page', name: 'Integration', isIntegration: true },
+      attachments: [{ type: 'image' }],
+    });
+    expect((await send()).created).toBe(false);
+    expect(await eventsOf('message.sent', message.id)).toHaveLength(1);
+    const after = await inShop((tx) => getConversation(tx, received.conversationId, [pageId]));
+    expect(after).toMatchObject({ snippet: '[image]', replyWindowEndsAt: before.replyWindowEndsAt });
+    expect(after.lastMessageAt > before.lastMessageAt).toBe(true);
+    await expect(
+      inShop((tx) =>
+        recordOutboundMessage(tx, shop.shopId, {
+          ...message,
+          conversationId: received.conversationId,
+          pageIds: [],
+          platformMessageId: 'm2',
+          sentAt: new Date(),
+          senderName: null,
+          sentByIntegration: true,
+        }),
+      ),
+    ).rejects.toMatchObject({ code: 'not-found' });
+  });
+});
+
+describe('reading conversations and messages', () => {
+  it('lists conversations newest last message first, per page, page by page; messages newest first', async () => {
+    const reader = await createShopFixture(db.app);
+    const [a, b] = [await linkedPage(db.app, reader.shopId), await linkedPage(db.app, reader.shopId)];
+    const write = (pageId: string, psid: string, text: string) =>
+      withShop(db.app, reader.shopId, (tx) =>
+        recordInboundMessage(tx, reader.shopId, {
+          pageId,
+          customer: { platformCustomerId: psid },
+          platformMessageId: `m_${randomUUID()}`,
+          text,
+          attachments: [],
+          sentAt: new Date(),
+        }),
+      );
+    const first = await write(a.pageId, 'p1', 'one');
+    await write(a.pageId, 'p2', 'two');
+    await write(b.pageId, 'p3', 'three');
+    await write(a.pageId, 'p1', 'four');
+    const list = (query: { limit: number; cursor?: string; pageId?: string; updatedSince?: Date }, pageIds = [a.pageId, b.pageId]) =>
+      withShop(db.app, reader.shopId, (tx) => listConversations(tx, query, pageIds, cursorBinding(reader.shopId, 'conversations'), 0));
+
+    const page1 = await list({ limit: 2 });
+    expect(page1.data.map((conversation) => conversation.snippet)).toEqual(['four', 'three']);
+    const page2 = await list({ limit: 2, cursor: page1.nextCursor! });
+    expect(page2.data.map((conversation) => conversation.snippet)).toEqual(['two']);
+    expect(page2.nextCursor).toBeNull();
+    expect((await list({ limit: 10, pageId: b.pageId })).data.map((conversation) => conversation.snippet)).toEqual(['three']);
+    expect((await list({ limit: 10, pageId: 'not-a-page' })).data).toEqual([]);
+    // A page outside the key's list does not exist for it.
+    expect((await list({ limit: 10 }, [b.pageId])).data).toHaveLength(1);
+    // updatedSince on lastMessageAt, older than the safety delay only.
+    await db.admin`update chat_conversations set last_message_at = now() - interval '1 hour' where page_id = ${b.pageId}`;
+    expect(
+      (await list({ limit: 10, updatedSince: new Date(Date.now() - 2 * 3_600_000) })).data.map((conversation) => conversation.snippet),
+    ).toEqual(['three']);
+    // Another shop sees none of it.
+    expect(
+      (
+        await withShop(db.app, shop.shopId, (tx) =>
+          listConversations(tx, { limit: 10 }, [a.pageId, b.pageId], cursorBinding(shop.shopId, 'conversations'), 0),
+        )
+      ).data,
+    ).toEqual([]);
+
+    const messages = (cursor?: string) =>
+      withShop(db.app, reader.shopId, (tx) =>
+        listMessages(tx, first.message.conversationId, { limit: 1, cursor }, [a.pageId], cursorBinding(reader.shopId, 'messages')),
+      );
+    const newest = await messages();
+    expect(newest.data.map((message) => message.text)).toEqual(['four']);
+    const older = await messages(newest.nextCursor!);
+    expect(older.data.map((message) => message.text)).toEqual(['one']);
+    expect(older.nextCursor).toBeNull();
+  });
+});
+
+describe('comments', () => {
+  it('apply every feed verb in any arrival order: edit before add, hide, unhide, remove', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const change = (verb: 'add' | 'edited' | 'remove' | 'hide' | 'unhide', text: string | null) =>
+      inShop((tx) =>
+        recordCommentChange(tx, shop.shopId, pageId, {
+          verb,
+          platformCommentId: 'post1_c1',
+          postId: 'post1',
+          parentId: 'post1',
+          author: { platformCustomerId: 'psid-commenter', name: 'Hoa' },
+          text,
+          createdAt: new Date(Date.now() - 60_000),
+        }),
+      );
+    const edited = await change('edited', 'giá bao nhiêu ạ?');
+    expect(ChatCommentSchema.parse(edited)).toEqual(edited);
+    expect(await change('add', 'giá bao nhiêu?')).toMatchObject({
+      id: edited.id,
+      text: 'giá bao nhiêu ạ?',
+      isHidden: false,
+      canReplyPrivately: true,
+    });
+    expect(await change('hide', 'giá bao nhiêu ạ?')).toMatchObject({ isHidden: true });
+    expect(await change('hide', 'giá bao nhiêu ạ?')).toMatchObject({ isHidden: true });
+    expect(await change('unhide', 'giá bao nhiêu ạ?')).toMatchObject({ isHidden: false });
+    const removed = await change('remove', null);
+    expect(removed).toMatchObject({
+      text: 'giá bao nhiêu ạ?',
+      canReplyPrivately: false,
+      removedAt: expect.any(String),
+      author: { name: 'Hoa' },
+    });
+    expect(await db.admin`select id from chat_comments where platform_comment_id = 'post1_c1' and page_id = ${pageId}`).toHaveLength(1);
+  });
+});
+
+describe('row-level security of the chat tables', () => {
+  it('shows none of their rows without a shop, and none of another shop’s', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    await inbound(pageId, 'psid-rls', 'private');
+    const other = await createShopFixture(db.app);
+    for (const table of ['chat_page_links', 'chat_customers', 'chat_conversations', 'chat_messages', 'chat_comments']) {
+      const [owner] = await db.admin.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`);
+      expect(owner!.count, table).toBeGreaterThan(0);
+      const [bare] = await db.app.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`);
+      expect(bare!.count, table).toBe(0);
+      const [foreign] = await withShop(db.app, other.shopId, (tx) =>
+        tx.unsafe<{ count: number }[]>(`select count(*)::int as count from ${table}`),
+      );
+      expect(foreign!.count, table).toBe(0);
+    }
+  });
+});

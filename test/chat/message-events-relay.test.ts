@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recordInboundMessage } from '../../domain/chat/index.js';
+import { writeEvent } from '../../domain/events/index.js';
+import { createFlow } from '../../domain/flows/index.js';
+import type { FlowInput } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { createTestDatabase, type TestDatabase } from '../support/database.js';
+import { testEnv } from '../support/environment.js';
+import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
+import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { linkedPage } from './chat-fixtures.js';
+
+let db: TestDatabase;
+let temporal: TestTemporal;
+let receiver: WebhookReceiver;
+let shop: ShopFixture;
+let relay: OutboxRelay;
+let connection: Connection;
+
+beforeAll(async () => {
+  db = await createTestDatabase();
+  receiver = await startTestReceiver();
+  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
+  shop = await createShopFixture(db.app);
+  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) }, pollIntervalMs: 200 });
+  await relay.start();
+});
+afterAll(async () => {
+  await relay?.stop();
+  await temporal?.shutdown();
+  await connection?.close();
+  await receiver?.close();
+  await db?.drop();
+});
+
+const flowOn = (pageId: string, inbox: string, extra: Partial<FlowInput> = {}) =>
+  withShop(db.app, shop.shopId, (tx) =>
+    createFlow(
+      tx,
+      shop.shopId,
+      { name: 'Chat flow', eventType: 'message.received', pageId, url: receiver.url(inbox), state: 'on', ...extra },
+      null,
+      testSecretsKey,
+    ),
+  );
+
+describe('message events through the relay', () => {
+  it('deliver message.received only to the flows listening on its page whose account reads conversations', async () => {
+    const [pageA, pageB] = [await linkedPage(db.app, shop.shopId), await linkedPage(db.app, shop.shopId)];
+    const [onA, onB, lacking] = [randomUUID(), randomUUID(), randomUUID()];
+    await flowOn(pageA.pageId, onA);
+    await flowOn(pageB.pageId, onB);
+    await flowOn(pageA.pageId, lacking, { permissions: ['social.pages.read'] });
+
+    const { message } = await withShop(db.app, shop.shopId, (tx) =>
+      recordInboundMessage(tx, shop.shopId, {
+        pageId: pageA.pageId,
+        customer: { platformCustomerId: 'psid-relay', name: 'Lan' },
+        platformMessageId: `m_${randomUUID()}`,
+        text: 'còn size M không?',
+        attachments: [],
+        sentAt: new Date(),
+      }),
+    );
+    // Not addressed to any page: no flow of any page gets it.
+    await withShop(db.app, shop.shopId, (tx) =>
+      writeEvent(tx, {
+        shopId: shop.shopId,
+        type: 'message.received',
+        resourceId: randomUUID(),
+        data: { id: randomUUID(), text: 'no page' },
+      }),
+    );
+
+    const [delivered] = await receiver.waitFor(onA, 1);
+    expect(JSON.parse(delivered!.body)).toMatchObject({ type: 'message.received', shop: { id: shop.shopId }, data: message });
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(receiver.received(onA)).toHaveLength(1);
+    expect(receiver.received(onB)).toHaveLength(0);
+    expect(receiver.received(lacking)).toHaveLength(0);
+  });
+});
