@@ -7,10 +7,9 @@ import {
   retryAfterSeconds,
   signedHeaders,
   verdictForStatus,
-  type AttemptVerdict,
   type DeliveryRequest,
 } from '../../domain/flows/index.js';
-import type { DeliveryRef } from '../../domain/flows/index.js';
+import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
 import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
 import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
 
@@ -28,15 +27,7 @@ export interface WebhookAttemptInput extends DeliveryRequest {
 }
 
 /** One attempt as recorded in the workflow history and the delivery history. */
-export interface WebhookAttempt {
-  attemptedAt: string;
-  statusCode: number | null;
-  durationMs: number;
-  responseExcerpt: string;
-  error: string | null;
-  retryAfterSeconds: number | null;
-  verdict: AttemptVerdict;
-}
+export type WebhookAttempt = AttemptRecord & { retryAfterSeconds: number | null };
 
 export interface WebhookSendDeps {
   /** `DELIVERY_REQUEST_KEY`: what every delivery request must be sealed with. */

@@ -1,6 +1,24 @@
+import { z } from 'zod';
 import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
 import type { Tx } from '../kernel/index.js';
+
+/**
+ * One attempt of a delivery: what the workflow's history keeps (with `retryAfterSeconds`), what the
+ * delivery history stores, and what the admin API shows (whose excerpt is null for a viewer who may
+ * not read the data). One schema for all three.
+ */
+export const DeliveryAttempt = z.object({
+  attemptedAt: z.string(),
+  statusCode: z.number().int().nullable(),
+  durationMs: z.number().int(),
+  responseExcerpt: z.string(),
+  error: z.string().nullable(),
+  verdict: z.enum(['delivered', 'gone', 'retry']) satisfies z.ZodType<AttemptVerdict>,
+});
+export type AttemptRecord = z.infer<typeof DeliveryAttempt>;
+/** An attempt as the admin API shows it. */
+export const ShownDeliveryAttempt = DeliveryAttempt.extend({ responseExcerpt: z.string().nullable() });
 
 export interface DeliveryRef {
   shopId: string;
@@ -10,15 +28,6 @@ export interface DeliveryRef {
   deliveryId: string;
   workflowId: string;
   testRun?: boolean;
-}
-
-export interface AttemptRecord {
-  attemptedAt: string;
-  statusCode: number | null;
-  durationMs: number;
-  responseExcerpt: string;
-  error: string | null;
-  verdict: AttemptVerdict;
 }
 
 const STATUS_AFTER: Record<AttemptVerdict, string> = { delivered: 'delivered', gone: 'gone', retry: 'retrying' };
@@ -50,7 +59,7 @@ export interface DeliveryHistoryEntry {
   createdAt: string;
   updatedAt: string;
   temporalUrl: string;
-  attempts: (Omit<AttemptRecord, 'responseExcerpt'> & { responseExcerpt: string | null })[];
+  attempts: z.infer<typeof ShownDeliveryAttempt>[];
   /** The event's `data`, only for a viewer holding the event type's read permissions. */
   data?: unknown;
 }

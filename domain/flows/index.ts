@@ -4,7 +4,15 @@
  * delivery requests and the webhook delivery rules. Other modules import only this file.
  */
 
-export { deliveryHistory, markDeliveryFailed, recordAttempt, type DeliveryRef } from './deliveries.js';
+export {
+  DeliveryAttempt,
+  deliveryHistory,
+  markDeliveryFailed,
+  recordAttempt,
+  ShownDeliveryAttempt,
+  type AttemptRecord,
+  type DeliveryRef,
+} from './deliveries.js';
 export {
   hasValidSeal,
   requestsForEvent,

@@ -3,6 +3,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
+  DeliveryAttempt,
+  ShownDeliveryAttempt,
   createFlow,
   deleteFlow,
   deliveryHistory,
@@ -57,15 +59,6 @@ const FlowInput = z.strictObject({
   permissions: z.array(z.string()).max(50).optional(),
   pageIds: z.array(z.uuid()).max(100).optional(),
   state: FlowState.optional(),
-});
-
-const Attempt = z.object({
-  attemptedAt: z.string(),
-  statusCode: z.number().int().nullable(),
-  durationMs: z.number().int(),
-  responseExcerpt: z.string().nullable(),
-  error: z.string().nullable(),
-  verdict: z.enum(['delivered', 'gone', 'retry']),
 });
 
 const tags = ['Admin: flows'];
@@ -166,7 +159,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         summary: "Send a sample event of the trigger's type through the delivery workflow",
         params: IdParams,
         response: {
-          200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: Attempt }),
+          200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: DeliveryAttempt }),
           ...changeProblems,
         },
       },
@@ -199,7 +192,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
                 createdAt: z.string(),
                 updatedAt: z.string(),
                 temporalUrl: z.string(),
-                attempts: z.array(Attempt),
+                attempts: z.array(ShownDeliveryAttempt),
                 data: z.unknown().optional().describe("Only for a viewer who may read the event's data type"),
               }),
             ),
