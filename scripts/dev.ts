@@ -63,6 +63,9 @@ Shopflow is running.
   Temporal Web UI     ${services.temporalUiUrl}
   Temporal gRPC       ${services.temporalAddress}
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
+  Carrier A (GHN)     http://127.0.0.1:${process.env.CARRIER_A_PORT ?? 3601}   (controls under /_control)
+  Carrier B (GHTK)    http://127.0.0.1:${process.env.CARRIER_B_PORT ?? 3602}   (controls under /_control)
+  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control)
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
 
   Demo shop           ${DEMO_SHOP_SLUG} (owner ${DEMO_OWNER.email} / ${DEMO_OWNER.password})
