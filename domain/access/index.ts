@@ -24,5 +24,5 @@ export { assertHolds, assertMayGrant, GRANTABLE_PERMISSIONS } from './permission
 export { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from './rate-limits.js';
 export { authenticateRequest } from './request-authentication.js';
 export { writeShopLog } from './shop-log.js';
-export { createShop, findShop, OWNER_ROLE, shopIdentity, shopLocksPrices, shopOwning, updateShopSettings } from './shops.js';
+export { createShop, findShop, OWNER_ROLE, shopIdentity, shopLocksPrices, shopOwning, shopSlugOf, updateShopSettings } from './shops.js';
 export { addMember, findMemberByEmail, memberPermissions, updateMember, type MemberStatus } from './users.js';

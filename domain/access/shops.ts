@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid, Problem, withShop, type Tx } from '../kernel/index.js';
+import { isUuid, Problem, withShop, type Fragment, type Tx } from '../kernel/index.js';
 import type { Sql } from '../../db/client.js';
 import { ALL_PERMISSIONS } from './permissions.js';
 import { writeShopLog } from './shop-log.js';
@@ -107,6 +107,11 @@ export async function shopOwning(sql: Sql, kind: 'application' | 'api_key', id: 
 }
 
 /** The current shop's id and slug (what an event envelope names); 404 when there is none. */
+/** The slug of the shop `shopId` (a column of the caller's query) as a scalar subquery, for reads that render an envelope. */
+export function shopSlugOf(tx: Tx, shopId: Fragment): Fragment {
+  return tx`(select s.slug from shops s where s.id = ${shopId})`;
+}
+
 export async function shopIdentity(tx: Tx, shopId: string): Promise<{ id: string; slug: string }> {
   const [shop] = await tx<{ id: string; slug: string }[]>`select id, slug from shops where id = ${shopId}`;
   if (!shop) throw new Problem('not-found', `no shop ${shopId}`);

@@ -1,10 +1,12 @@
+import { shopSlugOf } from '../access/index.js';
 import type { Fragment, Tx } from '../kernel/index.js';
 import type { StoredEvent } from './event-catalogue.js';
 
 /** An outbox event of the current shop as deliveries render it; undefined once it is gone. */
-export async function storedEvent(tx: Tx, eventId: string): Promise<(StoredEvent & { shopId: string }) | undefined> {
-  const [event] = await tx<(StoredEvent & { shopId: string })[]>`
-    select e.id, e.type, e.created_at, e.changes, e.data, e.shop_id
+export async function storedEvent(tx: Tx, eventId: string): Promise<(StoredEvent & { shopId: string; shopSlug: string }) | undefined> {
+  // The shop's slug comes along (the envelope names the shop), so the relay reads each event in one query.
+  const [event] = await tx<(StoredEvent & { shopId: string; shopSlug: string })[]>`
+    select e.id, e.type, e.created_at, e.changes, e.data, e.shop_id, ${shopSlugOf(tx, tx`e.shop_id`)} as shop_slug
     from events e
     where e.id = ${eventId}`;
   return event;

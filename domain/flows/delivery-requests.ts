@@ -64,10 +64,8 @@ function deliveryRequest(
 export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
   const event = await storedEvent(tx, eventId);
   if (!event) return [];
-  const flows = await matchingFlows(tx, event);
-  if (flows.length === 0) return [];
-  const shop = await shopIdentity(tx, event.shopId);
-  return flows.map((flow) => deliveryRequest(shop, flow, event));
+  const shop = { id: event.shopId, slug: event.shopSlug };
+  return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
 }
 
 /** A test-run: a sample event of the flow's trigger type, rendered for the flow's account. */
@@ -89,5 +87,5 @@ export async function resendRequest(tx: Tx, shopId: string, flowId: string, deli
   const event = row && (await storedEvent(tx, row.eventId));
   if (!row || !event) throw new Problem('not-found', `no delivery ${deliveryId} of this flow`);
   if (row.status !== 'failed') throw new Problem('conflict', `only a failed delivery can be resent (this one is ${row.status})`);
-  return deliveryRequest(await shopIdentity(tx, shopId), flow, event);
+  return deliveryRequest({ id: event.shopId, slug: event.shopSlug }, flow, event);
 }
