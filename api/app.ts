@@ -25,7 +25,7 @@ import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
 import type { RouteDeps } from './route-deps.js';
-import { authenticationPlugin } from './plugins/authentication.js';
+import { authenticationPlugin, containsApiKey } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
 import { fullyDecoded } from './plugins/route-area.js';
 import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
@@ -63,8 +63,7 @@ export interface AppDeps {
  * reach a log). A URL whose decoded form holds a key is logged decoded, so `svc%5Flive_…` is caught too.
  */
 export function redactKeys(text: string): string {
-  const decoded = fullyDecoded(text);
-  return decoded.includes('svc_live_') ? decoded.replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]') : text;
+  return containsApiKey(text) ? fullyDecoded(text).replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]') : text;
 }
 
 /** Trust the `hops` proxies nearest to the server (the type Fastify declares has no number form). */

@@ -79,7 +79,7 @@ export async function testRunRequest(tx: Tx, shopId: string, flowId: string): Pr
  * A resend of a failed delivery: the same event and `webhook-id`, to the flow's current address.
  * 404 for a delivery of another flow (or a test-run), 409 unless it has failed.
  */
-export async function resendRequest(tx: Tx, shopId: string, flowId: string, deliveryId: string): Promise<DeliveryRequest> {
+export async function resendRequest(tx: Tx, flowId: string, deliveryId: string): Promise<DeliveryRequest> {
   const flow = await getFlow(tx, flowId);
   const [row] = await tx<{ status: string; eventId: string }[]>`
     select d.status, d.event_id from deliveries d

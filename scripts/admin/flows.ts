@@ -59,7 +59,7 @@ export const flowCommands: Record<string, Command> = {
     run: async (sql, f) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
-      const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, shopId, flowId, required(f, 'delivery')));
+      const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, flowId, required(f, 'delivery')));
       const workflowId = await withTemporal((deliveries) => resendDelivery(deliveries, resend));
       return { deliveryId: resend.deliveryId, workflowId };
     },

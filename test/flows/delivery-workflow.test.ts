@@ -25,7 +25,8 @@ async function arrange(inbox = randomUUID()) {
   const deliveryId = `msg_${ulid()}`;
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });
-  return { shopId: shop.shopId, flowId, secret, deliveryId, eventId, payload, inbox, url };
+  const request = { shopId: shop.shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload };
+  return { shopId: shop.shopId, flowId, secret, deliveryId, eventId, payload, inbox, url, request };
 }
 
 async function deliver(input: UnsealedDeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
@@ -41,8 +42,8 @@ async function deliver(input: UnsealedDeliveryInput): Promise<{ result: Delivery
 
 describe('webhook delivery workflow on the real Temporal server', () => {
   it('signs by Standard Webhooks so that the library’s own verify accepts it', async () => {
-    const { shopId, flowId, eventId, secret, deliveryId, payload, inbox, url } = await arrange();
-    const { result, status } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
+    const { secret, deliveryId, payload, inbox, request: input } = await arrange();
+    const { result, status } = await deliver(input);
 
     expect(result.status).toBe('delivered');
     expect(status).toBe('delivered');
@@ -57,23 +58,13 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('posts once when the attempt cannot be recorded at first: recording waits for the database, the webhook is not sent again', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { flowId, deliveryId, inbox, request } = await arrange();
     await db.admin`revoke insert on delivery_attempts from shopflow_app`;
     try {
       const handle = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${deliveryId}`,
-        args: [
-          sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
-            shopId,
-            flowId,
-            eventId,
-            eventType: 'product.updated',
-            deliveryId,
-            url,
-            payload,
-          }),
-        ],
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request })],
       });
       await receiver.waitFor(inbox, 1);
       // Long enough for a few failed recording tries.
@@ -91,9 +82,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { deliveryId, inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
-    const { result } = await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
+    const { result } = await deliver(request);
 
     const requests = receiver.received(inbox);
     expect(requests).toHaveLength(2);
@@ -106,18 +97,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
-    const { result, status } = await deliver({
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-      retryDelaysMs: [100, 100, 100],
-    });
+    const { result, status } = await deliver({ ...request, retryDelaysMs: [100, 100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(result.status).toBe('failed');
@@ -126,18 +108,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('stops at a 410 Gone without retrying and switches the HTTP-send block off', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 410 }]);
-    const { result, status } = await deliver({
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-      retryDelaysMs: [100, 100],
-    });
+    const { result, status } = await deliver({ ...request, retryDelaysMs: [100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(1);
     expect(result.status).toBe('gone');
@@ -157,19 +130,10 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('treats a 3xx as a failure and does not follow the redirect', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { inbox, request } = await arrange();
     const elsewhere = `${inbox}-elsewhere`;
     receiver.respondWith(inbox, [{ status: 302, headers: { location: receiver.url(elsewhere) } }, { status: 204 }]);
-    const { result } = await deliver({
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-      retryDelaysMs: [100],
-    });
+    const { result } = await deliver({ ...request, retryDelaysMs: [100] });
 
     expect(result.attempts.map((attempt) => [attempt.statusCode, attempt.verdict])).toEqual([
       [302, 'retry'],
@@ -179,18 +143,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('honours Retry-After of a 503 when it is longer than the scheduled wait', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
+    const { inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 503, headers: { 'retry-after': '2' } }, { status: 200 }]);
-    const { result } = await deliver({
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-      retryDelaysMs: [100, 100_000],
-    });
+    const { result } = await deliver({ ...request, retryDelaysMs: [100, 100_000] });
 
     expect(result.attempts[0]?.retryAfterSeconds).toBe(2);
     const [first, second] = receiver.received(inbox);
@@ -198,9 +153,9 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('signs with both secrets during a rotation, so either verifies', async () => {
-    const { shopId, flowId, eventId, secret: oldSecret, deliveryId, payload, inbox, url } = await arrange();
+    const { shopId, flowId, secret: oldSecret, inbox, request: input } = await arrange();
     const newSecret = await withShop(db.app, shopId, (tx) => rotateSigningSecret(tx, flowId, null, testSecretsKey));
-    await deliver({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload });
+    await deliver(input);
 
     const request = receiver.received(inbox)[0]!;
     const headers = request.headers as Record<string, string>;
@@ -210,17 +165,8 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   });
 
   it('counts an unreachable or refused destination as a failed attempt', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload } = await arrange();
-    const { result } = await deliver({
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url: 'http://localhost:1/plain-http',
-      payload,
-      retryDelaysMs: [],
-    });
+    const { request } = await arrange();
+    const { result } = await deliver({ ...request, url: 'http://localhost:1/plain-http', retryDelaysMs: [] });
     expect(result.status).toBe('failed');
     expect(result.attempts[0]).toMatchObject({ statusCode: null, verdict: 'retry', error: expect.stringMatching(/https/) });
   });
@@ -250,36 +196,19 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
   }
 
   it('sends nothing for a request sealed with another key, and records nothing', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
-    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', {
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-    });
+    const { deliveryId, inbox, request } = await arrange();
+    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', { ...request });
     await expectRefused(forged, inbox, deliveryId);
   });
 
   it('sends nothing for a request without a seal', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
-    await expectRefused({ shopId, flowId, eventId, eventType: 'product.updated', deliveryId, url, payload, seal: '' }, inbox, deliveryId);
+    const { deliveryId, inbox, request } = await arrange();
+    await expectRefused({ ...request, seal: '' }, inbox, deliveryId);
   });
 
   it('sends nothing when any sealed field was changed on the way: the address, the body, the flow or the retry schedule', async () => {
-    const { shopId, flowId, eventId, deliveryId, payload, inbox, url } = await arrange();
-    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
-      shopId,
-      flowId,
-      eventId,
-      eventType: 'product.updated',
-      deliveryId,
-      url,
-      payload,
-      retryDelaysMs: [100],
-    });
+    const { deliveryId, inbox, request } = await arrange();
+    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [100] });
     const other = await arrange();
     await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId);
     await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId);

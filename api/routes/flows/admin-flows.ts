@@ -227,7 +227,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request, reply) => {
       manage(request);
-      const input = await request.inShop((tx) => resendRequest(tx, request.admin.shopId, request.params.id, request.params.deliveryId));
+      const input = await request.inShop((tx) => resendRequest(tx, request.params.id, request.params.deliveryId));
       const workflowId = await resendDelivery(deps.deliveries, input);
       return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
     },
