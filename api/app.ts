@@ -21,6 +21,9 @@ import { productRoutes } from './routes/catalog/products.js';
 import { referenceListRoutes } from './routes/reference-lists.js';
 import { inventoryRoutes } from './routes/inventory/inventory.js';
 import { orderRoutes } from './routes/orders/orders.js';
+import { shipmentRoutes } from './routes/shipments/shipments.js';
+import { carrierCallbackRoutes } from './routes/shipments/carrier-callbacks.js';
+import type { ShipmentStarter } from '../workers/shipment-starts.js';
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
@@ -53,6 +56,8 @@ export interface AppDeps {
   trustProxy?: boolean | number | string[];
   /** The chat platform's inbound webhook (not served without its app secret), and the Graph API root it looks profiles up at. */
   chatWebhook?: Pick<ChatWebhookOptions, 'appSecret' | 'verifyToken'> & { platformUrl?: string };
+  /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
+  shipments?: { waitMs: number; pollEveryMs: number };
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
   logger: FastifyServerOptions['logger'];
@@ -131,6 +136,14 @@ export async function buildApp(deps: AppDeps) {
   await app.register(referenceListRoutes, { prefix: API_PREFIX });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
+  const shipments: ShipmentStarter = {
+    client: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
+    taskQueue: deps.temporalTaskQueue,
+    waitMs: deps.shipments?.waitMs ?? 20_000,
+    pollEveryMs: deps.shipments?.pollEveryMs ?? 900_000,
+  };
+  await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
+  await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });
 
   if (deps.chatWebhook) {
     const { platformUrl, ...webhook } = deps.chatWebhook;

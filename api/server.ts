@@ -21,6 +21,7 @@ const app = await buildApp({
   deliveryRequestKey: settings.DELIVERY_REQUEST_KEY,
   trustProxy: settings.TRUST_PROXY,
   requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
+  shipments: { waitMs: settings.SHIPMENT_WAIT_MS, pollEveryMs: settings.SHIPMENT_POLL_MS },
   chatWebhook: settings.chatWebhook,
   logger: { level: settings.LOG_LEVEL },
 });

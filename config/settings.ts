@@ -71,6 +71,10 @@ const schema = z.object({
   CHAT_VERIFY_TOKEN: z.string().min(1).optional(),
   // The Graph API root (the real platform, or the simulator); without it customer profiles are not looked up.
   CHAT_PLATFORM_URL: z.url().optional(),
+  // How long POST /shipments and its cancel wait for the carrier's answer (the workflow goes on after).
+  SHIPMENT_WAIT_MS: z.coerce.number().int().min(1000).max(60_000).default(20_000),
+  // How long a tracked shipment's callbacks may be silent before the carrier's status endpoint is asked.
+  SHIPMENT_POLL_MS: z.coerce.number().int().min(1000).default(900_000),
   WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });

@@ -9,6 +9,7 @@ import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/ou
 import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
 import { createFlowActivities } from '../activities/flows/flow-steps.js';
 import { createCarrierActivities } from '../activities/shipments/carrier-calls.js';
+import { createShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 
@@ -41,6 +42,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
     ...createCarrierActivities({ sql: options.sql, secretsKey: options.secretsKey }),
+    ...createShipmentRecordActivities({ sql: options.sql }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
       signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),

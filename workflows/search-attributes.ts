@@ -7,6 +7,9 @@ export const SEARCH_ATTRIBUTES = {
   EventType: 'Keyword',
   EventId: 'Keyword',
   DeliveryStatus: 'Keyword',
+  ShipmentId: 'Keyword',
+  OrderId: 'Keyword',
+  Carrier: 'Keyword',
 } as const;
 
 export const ShopIdKey = defineSearchAttributeKey('ShopId', SearchAttributeType.KEYWORD);
@@ -14,3 +17,6 @@ export const FlowIdKey = defineSearchAttributeKey('FlowId', SearchAttributeType.
 export const EventTypeKey = defineSearchAttributeKey('EventType', SearchAttributeType.KEYWORD);
 export const EventIdKey = defineSearchAttributeKey('EventId', SearchAttributeType.KEYWORD);
 export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', SearchAttributeType.KEYWORD);
+export const ShipmentIdKey = defineSearchAttributeKey('ShipmentId', SearchAttributeType.KEYWORD);
+export const OrderIdKey = defineSearchAttributeKey('OrderId', SearchAttributeType.KEYWORD);
+export const CarrierKey = defineSearchAttributeKey('Carrier', SearchAttributeType.KEYWORD);

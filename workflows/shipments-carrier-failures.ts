@@ -6,6 +6,7 @@
 export const CARRIER_FAILURE_TYPES = {
   rejected: 'CarrierRejected',
   unavailable: 'CarrierUnavailable',
+  unauthorized: 'CarrierUnauthorized',
   'not-cancellable': 'CarrierNotCancellable',
   'not-found': 'CarrierOrderNotFound',
 } as const;

@@ -176,6 +176,8 @@ export function parseCarrierACallback(body: unknown): CarrierMilestone {
     description: callback.Description || null,
     reason: callback.Reason || null,
     feeTotal: callback.TotalFee === undefined ? null : String(callback.TotalFee),
+    // GHN's returns run on the same order code: its final states end the tracking.
+    endsReturnLeg: false,
   };
 }
 

@@ -1,81 +1,29 @@
-import { z } from 'zod';
-import { shipmentStateSchema } from '../../domain/shipments/index.js';
+export {
+  carrierMilestoneSchema,
+  carrierOrderRequestSchema,
+  carrierOrderSchema,
+  type CarrierMilestone,
+  type CarrierOrder,
+  type CarrierOrderRequest,
+} from '../../domain/shipments/index.js';
+import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
 
 /**
- * What every carrier adapter speaks, whatever the carrier: the order we push, the order the carrier
- * holds, a callback's milestone, and one error classification callers branch on.
- */
-
-const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'a decimal string');
-const timestamp = z.iso.datetime();
-
-/** An address as carriers take it: names, not ids (carrier A's own area ids come separately). */
-const carrierAddressSchema = z.object({
-  name: z.string().min(1),
-  phone: z.string().min(1),
-  street: z.string().min(1),
-  ward: z.string().nullable(),
-  district: z.string().min(1),
-  province: z.string().min(1),
-});
-
-/** The order pushed to a carrier; `shipmentId` (our id) is its client order code / partner id. */
-export const carrierOrderRequestSchema = z.object({
-  shipmentId: z.uuid(),
-  recipient: carrierAddressSchema,
-  pickUp: carrierAddressSchema,
-  /** Carrier A needs its own district id and ward code for the recipient (GHN master data). */
-  carrierAArea: z.object({ districtId: z.number().int(), wardCode: z.string().min(1) }).optional(),
-  weightGram: z.number().int().min(1).max(50_000),
-  codAmount: decimal,
-  declaredValue: decimal,
-  note: z.string().nullable(),
-  items: z.array(z.object({ name: z.string().min(1), quantity: z.number().int().min(1), price: decimal.optional() })).min(1),
-});
-export type CarrierOrderRequest = z.infer<typeof carrierOrderRequestSchema>;
-
-/** The order as the carrier holds it (create, look-up, status). `status` null: the code does not tell a state. */
-export const carrierOrderSchema = z.object({
-  trackingCode: z.string().min(1),
-  /** Our shipment id as the carrier keeps it. */
-  shipmentId: z.string().nullable(),
-  feeTotal: decimal.nullable(),
-  expectedDeliveryAt: timestamp.nullable(),
-  carrierStatus: z.string(),
-  status: shipmentStateSchema.nullable(),
-  /** Carrier B: the label the undelivered goods come back under after a partial delivery. */
-  returnTrackingCode: z.string().nullable(),
-});
-export type CarrierOrder = z.infer<typeof carrierOrderSchema>;
-
-/** One callback, normalised: the spec's itinerary event plus what identifies the shipment. */
-export const carrierMilestoneSchema = z.object({
-  /** The code the milestone is about: the return leg's own label for carrier B's return leg. */
-  trackingCode: z.string().min(1),
-  shipmentId: z.string().nullable(),
-  leg: z.enum(['outbound', 'return']),
-  carrierStatus: z.string(),
-  status: shipmentStateSchema.nullable(),
-  occurredAt: timestamp,
-  location: z.string().nullable(),
-  description: z.string().nullable(),
-  reason: z.string().nullable(),
-  feeTotal: decimal.nullable(),
-});
-export type CarrierMilestone = z.infer<typeof carrierMilestoneSchema>;
-
-/**
+ * What every carrier adapter speaks, whatever the carrier: the shapes of domain/shipments
+ * (carrier-order-shapes), and one error classification callers branch on:
  * - `rejected`: the carrier refuses the content (address, weight, its own rule), with its reason → 409 `conflict`;
- * - `unavailable`: bad credentials, 5xx, 429, time-out, network, an answer we cannot read → 503 `carrier-unavailable`;
+ * - `unavailable`: 5xx, 429, time-out, network, an answer we cannot read → 503 `carrier-unavailable`;
+ * - `unauthorized`: the carrier refuses the connection's credentials (401/403) → 503 `carrier-unavailable`, not retried;
  * - `not-cancellable`: too late to cancel → 409 `shipment-not-cancellable`;
  * - `not-found`: the carrier has no such order (for the caller) → 404 `not-found` or "not pushed yet".
  */
-export const carrierErrorKinds = ['rejected', 'unavailable', 'not-cancellable', 'not-found'] as const;
+export const carrierErrorKinds = ['rejected', 'unavailable', 'unauthorized', 'not-cancellable', 'not-found'] as const;
 export type CarrierErrorKind = (typeof carrierErrorKinds)[number];
 
 export const problemCodeOfCarrierError = {
   rejected: 'conflict',
   unavailable: 'carrier-unavailable',
+  unauthorized: 'carrier-unavailable',
   'not-cancellable': 'shipment-not-cancellable',
   'not-found': 'not-found',
 } as const satisfies Record<CarrierErrorKind, string>;

@@ -58,6 +58,8 @@ const callbackBody = z.object({
 
 const NOT_FOUND = /order not found/i;
 const ALREADY_CANCELLED = /already cancelled/i;
+/** The return label's goods are back at the shop (21), or the return is reconciled (11). */
+const returnLegEndings = new Set([21, 11]);
 
 export function carrierB(
   connection: { baseUrl: string; credentials: CarrierBCredentials },
@@ -209,6 +211,7 @@ export function parseCarrierBCallback(body: unknown): CarrierMilestone {
     description: null,
     reason: callback.reason || null,
     feeTotal: leg === 'outbound' && callback.fee !== undefined ? String(callback.fee) : null,
+    endsReturnLeg: leg === 'return' && returnLegEndings.has(callback.status_id),
   };
 }
 

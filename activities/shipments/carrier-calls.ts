@@ -8,6 +8,7 @@ import {
   CarrierError,
   type CarrierAdapter,
   type CarrierAdapterOptions,
+  type CarrierMilestone,
   type CarrierOrder,
   type CarrierOrderRequest,
 } from './carrier-adapter.js';
@@ -28,9 +29,9 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
   async function withCarrier<T>(ref: ConnectionRef, call: (adapter: CarrierAdapter) => Promise<T>): Promise<T> {
     const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch(
       (error: unknown) => {
-        // A connection without credentials is unusable: as good as an unreachable carrier, but retrying will not help.
+        // A connection without credentials is unusable, like one whose credentials the carrier refuses.
         if (error instanceof Problem && error.code === 'carrier-unavailable')
-          throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unavailable);
+          throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unauthorized);
         throw error;
       },
     );
@@ -58,6 +59,25 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
 
     async carrierStatus(input: ConnectionRef & { trackingCode: string }): Promise<CarrierOrder> {
       return withCarrier(input, (adapter) => adapter.status(input.trackingCode));
+    },
+
+    /** The carrier's status endpoint as a milestone of the outbound leg, for tracking when callbacks are silent. */
+    async pollCarrier(input: ConnectionRef & { trackingCode: string }): Promise<CarrierMilestone> {
+      const order = await withCarrier(input, (adapter) => adapter.status(input.trackingCode));
+      return {
+        trackingCode: order.trackingCode,
+        shipmentId: order.shipmentId,
+        leg: 'outbound',
+        carrierStatus: order.carrierStatus,
+        status: order.status,
+        // The status endpoints give no time of the change: when we learnt it.
+        occurredAt: new Date().toISOString(),
+        location: null,
+        description: "Read from the carrier's status endpoint",
+        reason: null,
+        feeTotal: order.feeTotal,
+        endsReturnLeg: false,
+      };
     },
 
     async cancelAtCarrier(input: ConnectionRef & { trackingCode: string }): Promise<void> {

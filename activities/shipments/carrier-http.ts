@@ -9,7 +9,8 @@ export interface CarrierAnswer {
 /**
  * One JSON call to a carrier, bounded by `timeoutMs` end to end. Whatever keeps the answer from
  * arriving (network, time-out, a dropped connection, a body that is not JSON) is `unavailable`, and
- * so are the answers that say nothing about the order: 401/403 (credentials), 429 and 5xx.
+ * so are the answers that say nothing about the order: 429 and 5xx. 401/403 is `unauthorized`: the
+ * connection's credentials are refused, so nothing was done and retrying will not help.
  */
 export async function callCarrier(
   method: 'GET' | 'POST',
@@ -37,7 +38,7 @@ export async function callCarrier(
     throw new CarrierError('unavailable', `no answer from ${new URL(url).host}: ${(error as Error).message}`, { cause: error });
   }
   if (status === 401 || status === 403)
-    throw new CarrierError('unavailable', `the carrier refuses the connection's credentials (${status}): ${excerpt(text)}`);
+    throw new CarrierError('unauthorized', `the carrier refuses the connection's credentials (${status}): ${excerpt(text)}`);
   if (status === 429) throw new CarrierError('unavailable', `the carrier is rate limiting the shop (429): ${excerpt(text)}`);
   if (status >= 500) throw new CarrierError('unavailable', `carrier fault (${status}): ${excerpt(text)}`);
   try {

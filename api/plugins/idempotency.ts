@@ -49,10 +49,50 @@ export async function respondIdempotently(
   status: number,
   work: (tx: Tx) => Promise<unknown>,
 ): Promise<void> {
+  const shopId = request.auth.shop.id;
+  return respond(sql, baseUrl, request, reply, status, {
+    plain: () => withShop(sql, shopId, work),
+    recorded: (record) => withShop(sql, shopId, async (tx) => record(tx, await work(tx))),
+  });
+}
+
+/**
+ * The same for a creation that is not one transaction (a shipment push: the row is committed, then
+ * the carrier is called through a workflow): the outcome is stored once `work` has its answer.
+ */
+export async function respondIdempotentlyAfter(
+  sql: Sql,
+  baseUrl: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  work: () => Promise<unknown>,
+): Promise<void> {
+  const shopId = request.auth.shop.id;
+  return respond(sql, baseUrl, request, reply, status, {
+    plain: work,
+    recorded: async (record) => {
+      const body = await work();
+      return withShop(sql, shopId, (tx) => record(tx, body));
+    },
+  });
+}
+
+async function respond(
+  sql: Sql,
+  baseUrl: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+  run: {
+    plain: () => Promise<unknown>;
+    recorded: (record: (tx: Tx, body: unknown) => Promise<StoredResponse>) => Promise<StoredResponse>;
+  },
+): Promise<void> {
   const header = request.headers['idempotency-key'];
   const shopId = request.auth.shop.id;
   if (header === undefined) {
-    const body = await withShop(sql, shopId, work);
+    const body = await run.plain();
     void reply.status(status).send(body);
     return;
   }
@@ -81,11 +121,11 @@ export async function respondIdempotently(
       return send(reply.header('idempotent-replayed', 'true'), claim.response);
   }
   try {
-    const response = await withShop(sql, shopId, async (tx) => {
+    const response = await run.recorded(async (tx, body) => {
       const stored: StoredResponse = {
         statusCode: status,
         headers: { 'content-type': 'application/json; charset=utf-8' },
-        body: serialized(reply, status, await work(tx)),
+        body: serialized(reply, status, body),
       };
       await storeIdempotentResponse(tx, scope, stored);
       return stored;

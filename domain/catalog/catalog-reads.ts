@@ -35,12 +35,12 @@ export async function variantsForOrderLines(tx: Tx, ids: readonly string[]): Pro
 
 /**
  * A `from` item of the shop's variants, for another module's query (stock rows, inventory documents,
- * order lines): columns `id`, `product_id`, `code`, `removed` (removed from its product),
+ * order lines): columns `id`, `product_id`, `code`, `weight_grams`, `removed` (removed from its product),
  * `product_deleted`, `service` (a service holds no stock).
  */
 export function variantFacts(tx: Tx): Fragment {
   return tx`(
-    select v.id, v.product_id, v.code, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
+    select v.id, v.product_id, v.code, v.weight_grams, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
     from variants v join products p on p.id = v.product_id)`;
 }
 

@@ -95,8 +95,8 @@ export async function latestStockRow(tx: Tx): Promise<StockRow | undefined> {
  * warehouse) order, so concurrent callers do not deadlock on each other.
  *
  * Refusals (422 `insufficient-stock`, nothing written): a move that lowers `available`
- * (quantity − reserved) below zero, and `reserved` or `inTransit` going below zero. A move that keeps
- * `available` (shipping reserved goods: quantity and reserved both down) is not refused.
+ * (quantity − reserved) below zero, one that takes out more than is on hand (shipping reserved goods
+ * that were since counted short), and `reserved` or `inTransit` going below zero.
  *
  * The caller vouches that the variants and warehouses belong to the shop (foreign keys do not see
  * row-level security).
@@ -144,6 +144,8 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
         `${where}: ${availableBefore.toFixed()} available, ${availableBefore.minus(availableAfter).toFixed()} needed`,
       );
     }
+    if (move.quantity.isNegative() && after.quantity.isNegative())
+      throw new Problem('insufficient-stock', `${where}: only ${quantity.toFixed()} on hand, ${move.quantity.neg().toFixed()} to take out`);
     if (after.reserved.isNegative())
       throw new Problem('insufficient-stock', `${where}: only ${reserved.toFixed()} reserved, ${move.reserved.neg().toFixed()} to release`);
     if (after.inTransit.isNegative())

@@ -35,6 +35,8 @@ export const PROBLEMS = {
   'csrf-token-invalid': { status: 403, title: 'CSRF token invalid' },
   // The chat platform's inbound webhook (`POST /platform/chat/webhook`), not part of the Open API.
   'invalid-signature': { status: 401, title: 'Invalid signature' },
+  // Carrier callbacks (`POST /platform/carriers/callbacks/{secret}`), not part of the Open API: the carrier calls again.
+  'callback-not-recorded': { status: 503, title: 'Callback not recorded' },
   'internal-error': { status: 500, title: 'Internal error' },
   'carrier-unavailable': { status: 503, title: 'Carrier unavailable' },
   'channel-unavailable': { status: 503, title: 'Channel unavailable' },

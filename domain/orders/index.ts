@@ -13,3 +13,12 @@ export { addOrderNote, listOrderNotes } from './order-notes.js';
 export { OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';
 export { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from './order-status.js';
 export { createOrder, updateOrder } from './orders.js';
+export {
+  DEFAULT_WEIGHT_GRAM,
+  prepareShipmentPush,
+  recordShipmentCancelled,
+  recordShipmentMilestone,
+  recordShipmentPushed,
+  type ShipmentActor,
+  type ShipmentPushInput,
+} from './order-shipping.js';

@@ -16,7 +16,7 @@ import type { Tx } from '../kernel/index.js';
  */
 export async function changeOrderStatus(
   tx: Tx,
-  actor: OrderActor & { applicationId: string },
+  actor: OrderActor & { applicationId: string | null },
   id: string,
   request: { status: OrderStatus; reason?: string | undefined },
 ): Promise<OrderDetail> {
@@ -54,6 +54,59 @@ export async function deleteOrder(tx: Tx, shopId: string, id: string): Promise<O
   const after = await getOrder(tx, id);
   await writeEvent(tx, { shopId, type: 'order.deleted', resourceId: id, data: after });
   return after;
+}
+
+/** Rolls back the savepoint of a trial: its checks ran, its writes are undone. */
+class TrialDone extends Error {}
+
+/**
+ * Whether the order could move to `to` now (the shop's matrix, the stock), without moving it: the
+ * move runs in a savepoint that is rolled back. Throws the move's own refusal.
+ */
+export async function trialMove(tx: Tx, actor: OrderActor, order: OrderDetail, to: OrderStatus): Promise<void> {
+  assertTransition(order.status, to, actor.permissions, await shopStatusMatrix(tx));
+  await tx
+    .savepoint(async (savepoint) => {
+      await moveGoods(savepoint, actor.shopId, order, to);
+      throw new TrialDone();
+    })
+    .catch((error: unknown) => {
+      if (!(error instanceof TrialDone)) throw error;
+    });
+}
+
+/**
+ * A shipment cancelled before pick-up: an order still `shipped` goes back to `ready_to_ship` and its
+ * goods are reserved again (they never left the warehouse). Not a move of the matrix: the push is
+ * undone. `order.status_changed`, the reason in the shop log. An order that moved on stays.
+ */
+export async function shipGoodsBack(
+  tx: Tx,
+  actor: { shopId: string; applicationId: string | null },
+  id: string,
+  reason: string,
+): Promise<void> {
+  const before = await lockedOrder(tx, id);
+  if (before.status !== 'shipped') return;
+  await adjustStock(tx, actor.shopId, goodsMoves(await stockedLinesOf(tx, id), before.warehouseId, 'out', 'reserved'));
+  await tx`update orders set status = 'ready_to_ship', updated_at = clock_timestamp() where id = ${id}`;
+  const after = await getOrder(tx, id);
+  await writeEvent(tx, {
+    shopId: actor.shopId,
+    type: 'order.status_changed',
+    resourceId: id,
+    data: after,
+    changes: diffSnapshots(before, after)!,
+  });
+  await writeShopLog(tx, {
+    shopId: actor.shopId,
+    actorUserId: null,
+    actorApplicationId: actor.applicationId,
+    action: 'order.status_changed',
+    subjectType: 'order',
+    subjectId: id,
+    details: { from: 'shipped', to: 'ready_to_ship', reason },
+  });
 }
 
 async function moveGoods(tx: Tx, shopId: string, order: OrderDetail, to: OrderStatus): Promise<void> {

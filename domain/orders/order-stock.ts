@@ -31,7 +31,7 @@ export function stockedLinesIn(lines: readonly ResolvedLine[]): StockedLine[] {
 /**
  * The stock moves of an order's goods going from one phase to another in its warehouse: reserving
  * (none → reserved), releasing (reserved → none), shipping (reserved → out: out of quantity and
- * reserved), and taking back what the customer still holds (out → none).
+ * reserved), taking back what the customer still holds (out → none), and un-shipping (out → reserved).
  */
 export function goodsMoves(lines: readonly StockedLine[], warehouseId: string, from: StockPhase, to: StockPhase): StockMove[] {
   if (from === to) return [];
@@ -43,6 +43,8 @@ export function goodsMoves(lines: readonly StockedLine[], warehouseId: string, f
     if (from === 'reserved' && to === 'out')
       return { ...move, quantityDelta: quantity.neg().toFixed(), reservedDelta: quantity.neg().toFixed() };
     if (from === 'out' && to === 'none') return { ...move, quantityDelta: quantity.minus(line.returnedQuantity).toFixed() };
+    // A shipment cancelled before pick-up: the goods are back on the shelf, reserved for the order again.
+    if (from === 'out' && to === 'reserved') return { ...move, quantityDelta: quantity.toFixed(), reservedDelta: quantity.toFixed() };
     throw new Error(`order goods cannot go from ${from} to ${to}`);
   });
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { carrierAddressSchema } from './carrier-address.js';
 
 /** The carriers Shopflow speaks to (spec: `carrier_a`, `carrier_b`). */
 export const carriers = ['carrier_a', 'carrier_b'] as const;
@@ -22,6 +23,8 @@ const connectionFields = {
   warehouseId: z.uuid(),
   /** Where the carrier's API is: the simulator's address in development, the carrier's own in production. */
   baseUrl: z.url({ protocol: /^https?$/ }).max(2_000),
+  /** The pick-up address as the carrier account registers it: the sender of every parcel. */
+  pickUp: carrierAddressSchema,
 };
 
 /** What a shop sends to connect a carrier; the credentials' shape depends on the carrier. */

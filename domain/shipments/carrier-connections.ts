@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
+import type { Sql } from '../../db/client.js';
 import { liveWarehouses } from '../inventory/index.js';
 import { openSecret, Problem, refuseAbsent, sealSecret } from '../kernel/index.js';
 import type { Named, Tx } from '../kernel/index.js';
@@ -7,9 +8,11 @@ import {
   carrierBCredentialsSchema,
   sealedConnectionSecretsSchema,
   type CarrierACredentials,
+  type Carrier,
   type CarrierBCredentials,
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
+import type { CarrierAddress } from './carrier-address.js';
 
 /** A row of `GET /carrier-connections`: never credentials. */
 export interface CarrierConnection extends Named {
@@ -25,6 +28,8 @@ export type OpenedCarrierConnection = {
   active: boolean;
   baseUrl: string;
   warehouseId: string | null;
+  /** Null for a connection made before pick-up addresses were kept: it cannot push. */
+  pickUp: CarrierAddress | null;
   /** The secret of the callback URL registered at the carrier. */
   callbackSecret: string;
 } & ({ carrier: 'carrier_a'; credentials: CarrierACredentials } | { carrier: 'carrier_b'; credentials: CarrierBCredentials });
@@ -38,6 +43,22 @@ export async function listCarrierConnections(tx: Tx): Promise<CarrierConnection[
 /** The lookup key of a callback secret: its SHA-256 (the secret itself is only in the sealed blob). */
 export function callbackSecretHash(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * The connection a callback URL's secret names, whatever its shop (a callback knows none): the
+ * row-level-security policy admits the row whose hash is `app.callback_secret_hash` (migration 25).
+ */
+export async function connectionOfCallback(
+  sql: Sql,
+  callbackSecret: string,
+): Promise<{ shopId: string; connectionId: string; carrier: Carrier } | undefined> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('app.callback_secret_hash', ${callbackSecretHash(callbackSecret).toString('hex')}, true)`;
+    const [row] = await tx<{ shopId: string; connectionId: string; carrier: Carrier }[]>`
+      select shop_id, id as connection_id, carrier from carrier_connections where callback_secret_hash = ${callbackSecretHash(callbackSecret)}`;
+    return row;
+  }) as Promise<{ shopId: string; connectionId: string; carrier: Carrier } | undefined>;
 }
 
 /**
@@ -56,8 +77,9 @@ export async function connectCarrier(
   const callbackSecret = randomBytes(32).toString('base64url');
   const sealed = sealSecret(secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
   await tx`
-    insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, sealed_credentials, callback_secret_hash)
-    values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
+    insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, pick_up, sealed_credentials, callback_secret_hash)
+    values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId},
+      ${tx.json(input.pickUp)}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
   return { connectionId, callbackSecret };
 }
 
@@ -78,6 +100,25 @@ export async function disconnectCarrier(tx: Tx, connectionId: string): Promise<'
 }
 
 /**
+ * The connection a push names, before the carrier is called: 404 when the shop has none with that id,
+ * 409 `conflict` when it is switched off, 503 `carrier-unavailable` when it cannot be used (no
+ * credentials or pick-up address: connected before they were kept).
+ */
+export async function connectionForPush(tx: Tx, id: string): Promise<{ id: string; carrier: Carrier; pickUp: CarrierAddress }> {
+  const [row] = await tx<{ id: string; name: string; carrier: Carrier; active: boolean; usable: boolean; pickUp: CarrierAddress | null }[]>`
+    select id, name, carrier, active, sealed_credentials is not null as usable, pick_up from carrier_connections where id = ${id}`;
+  if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
+  if (!row.active)
+    throw new Problem('conflict', `carrier connection "${row.name}" is switched off: choose another or connect the carrier again`);
+  if (!row.usable || !row.pickUp)
+    throw new Problem(
+      'carrier-unavailable',
+      `carrier connection "${row.name}" has no credentials or pick-up address: connect the carrier again`,
+    );
+  return { id: row.id, carrier: row.carrier, pickUp: row.pickUp };
+}
+
+/**
  * The connection with its credentials opened, for an adapter. 404 when the shop has no such
  * connection; 503 `carrier-unavailable` when it was never given credentials (an unusable connection).
  */
@@ -91,9 +132,10 @@ export async function carrierConnection(tx: Tx, id: string, secretsKey: KeyObjec
       active: boolean;
       baseUrl: string | null;
       warehouseId: string | null;
+      pickUp: CarrierAddress | null;
       sealedCredentials: Buffer | null;
     }[]
-  >`select id, shop_id, name, carrier, active, base_url, warehouse_id, sealed_credentials from carrier_connections where id = ${id}`;
+  >`select id, shop_id, name, carrier, active, base_url, warehouse_id, pick_up, sealed_credentials from carrier_connections where id = ${id}`;
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
   const { sealedCredentials, baseUrl, ...fields } = row;
   if (!sealedCredentials || !baseUrl)

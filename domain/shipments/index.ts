@@ -16,13 +16,37 @@ export {
 export {
   callbackSecretHash,
   carrierConnection,
+  connectionForPush,
+  connectionOfCallback,
   connectCarrier,
   disconnectCarrier,
   listCarrierConnections,
   type CarrierConnection,
   type OpenedCarrierConnection,
 } from './carrier-connections.js';
-export { shipmentDetail, shipmentEvents, shipmentListRow } from './shipment-reads.js';
+export { carrierAddressSchema, type CarrierAddress } from './carrier-address.js';
+export {
+  carrierMilestoneSchema,
+  carrierOrderRequestSchema,
+  carrierOrderSchema,
+  type CarrierMilestone,
+  type CarrierOrder,
+  type CarrierOrderRequest,
+} from './carrier-order-shapes.js';
+export { getShipment, listShipments, shipmentDetail, shipmentEvents, shipmentListRow, type ShipmentFilters } from './shipment-reads.js';
+export {
+  recordAcceptedShipment,
+  dropRejectedShipment,
+  recordMilestone,
+  trackedShipment,
+  shipmentOfCallback,
+  requestCancel,
+  recordCancelled,
+  startShipment,
+  type MilestoneOutcome,
+  type NewShipment,
+  type TrackedShipment,
+} from './shipment-lifecycle.js';
 export {
   createdShipmentSchema,
   finalShipmentStates,

@@ -1,3 +1,4 @@
+import { Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   shipmentDetailSchema,
@@ -6,6 +7,7 @@ import {
   type ShipmentDetail,
   type ShipmentEvent,
   type ShipmentListRow,
+  type ShipmentState,
 } from './shipment-shapes.js';
 
 /**
@@ -41,4 +43,44 @@ export async function shipmentDetail(tx: Tx, id: string): Promise<ShipmentDetail
     from shipments s where s.id = ${id}`;
   if (!row) return undefined;
   return shipmentDetailSchema.parse({ ...row, events: await shipmentEvents(tx, id) });
+}
+
+/** `GET /shipments/{id}`: the detail; 404 for an id the shop does not have. */
+export async function getShipment(tx: Tx, id: string): Promise<ShipmentDetail> {
+  const detail = await shipmentDetail(tx, id);
+  if (!detail) throw new Problem('not-found', `no shipment ${id}`);
+  return detail;
+}
+
+export interface ShipmentFilters {
+  status?: ShipmentState | undefined;
+  orderId?: string | undefined;
+}
+
+/**
+ * `GET /shipments`: sorted by (updatedAt, id), the safety delay with `updatedSince`. No
+ * `includeDeleted`: a shipment the carrier rejected is deleted and never listed; a push still
+ * open is listed with no tracking code (spec: read the list after a 503).
+ */
+export async function listShipments(
+  tx: Tx,
+  query: ListQuery & ShipmentFilters,
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<ShipmentListRow>> {
+  return syncedPage<ShipmentListRow>(
+    tx,
+    {
+      table: 's',
+      column: 'updated_at',
+      softDelete: false,
+      source: tx`shipments s`,
+      columns: listRowColumns(tx),
+      filters: () => [
+        ...(query.status === undefined ? [] : [tx`s.status = ${query.status}`]),
+        ...(query.orderId === undefined ? [] : [tx`s.order_id = ${query.orderId}`]),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }

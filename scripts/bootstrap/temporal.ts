@@ -36,68 +36,104 @@ export async function ensureTemporal(): Promise<TemporalService> {
     return { address, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233' };
   }
   const local = await runningLocalTemporal();
-  if (local) return local;
+  if (local) {
+    // A server started by an older checkout lacks the search attributes added since.
+    await registerSearchAttributes(local.address);
+    return local;
+  }
   const running = readState();
   const cli = await findTemporalCli();
   const port = await freePort(running?.port ?? 7233);
   const uiPort = await freePort(running?.uiPort ?? 8233);
   const address = `127.0.0.1:${port}`;
-  const pid = await step(`starting the Temporal dev server on ${address} (Web UI on port ${uiPort})`, async () => {
-    mkdirSync(stateDir, { recursive: true });
-    const log = openSync(join(stateDir, 'server.log'), 'a');
-    const args = [
-      'server',
-      'start-dev',
-      '--db-filename',
-      join(stateDir, 'temporal.db'),
-      '--ip',
-      '127.0.0.1',
-      '--port',
-      String(port),
-      '--ui-port',
-      String(uiPort),
-      '--log-level',
-      'warn',
-      // A development server: write-ahead log without fsync on every commit (several times faster).
-      '--sqlite-pragma',
-      'journal_mode=wal',
-      '--sqlite-pragma',
-      'synchronous=off',
-      // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
-      '--sqlite-pragma',
-      'cache_size=-262144',
-      // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
-      // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
-      '--dynamic-config-value',
-      'system.forceSearchAttributesCacheRefreshOnRead=false',
-      // Eager activity execution: the worker that completes a workflow task gets the activity it just
-      // scheduled in the same answer, without a trip through the matching service (a delivery's first
-      // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
-      // first workflow task in the start's answer. One partition per task queue: one local server.
-      '--dynamic-config-value',
-      'system.enableActivityEagerExecution=true',
-      '--dynamic-config-value',
-      'system.enableEagerWorkflowStart=true',
-      '--dynamic-config-value',
-      'matching.numTaskqueueReadPartitions=1',
-      '--dynamic-config-value',
-      'matching.numTaskqueueWritePartitions=1',
-      ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
-    ];
-    // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
-    // the launcher that started it stops it explicitly.
-    const child = spawn(cli, args, { detached: true, stdio: ['ignore', log, log] });
-    child.unref();
-    if (!child.pid) throw new Error('could not start the Temporal dev server');
-    writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port, uiPort } satisfies ServerState));
-    await waitFor('the Temporal dev server', () => isServing(address), 90_000);
-    return child.pid;
-  });
+  const start = () =>
+    step(`starting the Temporal dev server on ${address} (Web UI on port ${uiPort})`, async () => {
+      mkdirSync(stateDir, { recursive: true });
+      const log = openSync(join(stateDir, 'server.log'), 'a');
+      const args = [
+        'server',
+        'start-dev',
+        '--db-filename',
+        join(stateDir, 'temporal.db'),
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--ui-port',
+        String(uiPort),
+        '--log-level',
+        'warn',
+        // A development server: write-ahead log without fsync on every commit (several times faster).
+        '--sqlite-pragma',
+        'journal_mode=wal',
+        '--sqlite-pragma',
+        'synchronous=off',
+        // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
+        '--sqlite-pragma',
+        'cache_size=-262144',
+        // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
+        // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
+        '--dynamic-config-value',
+        'system.forceSearchAttributesCacheRefreshOnRead=false',
+        // Eager activity execution: the worker that completes a workflow task gets the activity it just
+        // scheduled in the same answer, without a trip through the matching service (a delivery's first
+        // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
+        // first workflow task in the start's answer. One partition per task queue: one local server.
+        '--dynamic-config-value',
+        'system.enableActivityEagerExecution=true',
+        '--dynamic-config-value',
+        'system.enableEagerWorkflowStart=true',
+        '--dynamic-config-value',
+        'matching.numTaskqueueReadPartitions=1',
+        '--dynamic-config-value',
+        'matching.numTaskqueueWritePartitions=1',
+        ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+      ];
+      // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
+      // the launcher that started it stops it explicitly.
+      const child = spawn(cli, args, { detached: true, stdio: ['ignore', log, log] });
+      child.unref();
+      if (!child.pid) throw new Error('could not start the Temporal dev server');
+      writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port, uiPort } satisfies ServerState));
+      await waitFor('the Temporal dev server', () => isServing(address), 90_000);
+      return child.pid;
+    });
+  let pid = await start();
+  // A database made by an older checkout lacks the search attributes added since: add them, and
+  // restart so the server's cache of them is fresh.
+  if (await registerSearchAttributes(address)) {
+    await stopServer(pid);
+    pid = await start();
+  }
   return {
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
     stop: () => stopServer(pid),
   };
+}
+
+const KEYWORD = 2;
+
+/**
+ * Adds the search attributes the namespace lacks (the server's own flags add them only to a new
+ * database); true when it added any.
+ */
+async function registerSearchAttributes(address: string): Promise<boolean> {
+  const connection = await Connection.connect({ address });
+  try {
+    const namespace = 'default';
+    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
+    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !(name in (customAttributes ?? {})));
+    if (missing.length === 0) return false;
+    await connection.operatorService.addSearchAttributes({
+      namespace,
+      // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every attribute of ours is a keyword.
+      searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+    });
+    return true;
+  } finally {
+    await connection.close();
+  }
 }
 
 /** The project's dev server when it is already up (`npm run dev`), without starting one. */

@@ -9,6 +9,7 @@ import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failure
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { orderRequest } from './carrier-order-request.js';
+import { pickUpAddress } from './carrier-order-request.js';
 
 /** The carrier activities: credentials opened from the database, carrier errors as typed failures. */
 let db: TestDatabase;
@@ -30,6 +31,7 @@ beforeAll(async () => {
       credentials: { token: carrierShop.token, clientSource: carrierShop.clientSource },
       warehouseId: warehouse!.id,
       baseUrl: simulator.url,
+      pickUp: pickUpAddress,
     };
     return (await connectCarrier(tx, shop.shopId, input, testSecretsKey)).connectionId;
   });
@@ -80,7 +82,7 @@ describe('carrier activities', () => {
     });
   });
 
-  it('a connection without credentials fails as unavailable, not retried', async () => {
+  it('a connection without credentials fails as unauthorized (unusable), not retried', async () => {
     const [legacy] = await withShop(
       db.app,
       shop.shopId,
@@ -92,6 +94,6 @@ describe('carrier activities', () => {
     const failure = await failureOf(
       activities.lookUpAtCarrier({ shopId: shop.shopId, connectionId: legacy!.id, shipmentId: randomUUID() }),
     );
-    expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unavailable, nonRetryable: true });
+    expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unauthorized, nonRetryable: true });
   });
 });

@@ -127,9 +127,9 @@ describe.each(carriers)('$name adapter', (carrier) => {
     await expectCarrierError(adapter.create(orderRequest(carrier.unserved)), 'rejected', /outside the delivery area/);
   });
 
-  it('classifies bad credentials, 503, 429 and a time-out as unavailable', async () => {
+  it('classifies bad credentials as unauthorized, and 503, 429 and a time-out as unavailable', async () => {
     for (const credentials of carrier.wrongCredentials) {
-      await expectCarrierError(carrier.adapter(credentials).create(orderRequest()), 'unavailable', /credentials \(40[13]\)/);
+      await expectCarrierError(carrier.adapter(credentials).create(orderRequest()), 'unauthorized', /credentials \(40[13]\)/);
     }
     const adapter = carrier.adapter();
     inject('create', { type: 'unavailable' });

@@ -12,6 +12,7 @@ import { connectCarrierInputSchema, type ConnectCarrierInput } from '../../domai
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { pickUpAddress } from './carrier-order-request.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -48,6 +49,7 @@ const inputA = (): ConnectCarrierInput => ({
   credentials: { token: TOKEN_A, shopId: 885_123 },
   warehouseId,
   baseUrl: 'http://127.0.0.1:3601',
+  pickUp: pickUpAddress,
 });
 const inputB = (): ConnectCarrierInput => ({
   carrier: 'carrier_b',
@@ -55,6 +57,7 @@ const inputB = (): ConnectCarrierInput => ({
   credentials: { token: TOKEN_B, clientSource: 'S123456' },
   warehouseId,
   baseUrl: 'https://services.giaohangtietkiem.vn',
+  pickUp: pickUpAddress,
 });
 
 /** The stored row as the database owner reads it, behind the application. */
@@ -71,6 +74,7 @@ describe('carrier connections', () => {
       carrier: 'carrier_a',
       active: true,
       baseUrl: 'http://127.0.0.1:3601',
+      pickUp: pickUpAddress,
       warehouseId,
       credentials: { token: TOKEN_A, shopId: 885_123 },
       callbackSecret,

@@ -1,6 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { CarrierOrderRequest } from '../../activities/shipments/carrier-adapter.js';
 
+/** A shop in Hồ Chí Minh (carrier A's district 1444) as carriers take a pick-up address. */
+export const pickUpAddress = {
+  name: 'Shop Hoa Mai',
+  phone: '0911222333',
+  street: '590 CMT8',
+  ward: null,
+  district: 'Quận 3',
+  province: 'TP. Hồ Chí Minh',
+};
+
 /** An order both simulators serve: Hà Nội (carrier A's district 1484) from a shop in Hồ Chí Minh. */
 export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): CarrierOrderRequest {
   return {
@@ -13,7 +23,7 @@ export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): Carr
       district: 'Quận Ba Đình',
       province: 'Hà Nội',
     },
-    pickUp: { name: 'Shop Hoa Mai', phone: '0911222333', street: '590 CMT8', ward: null, district: 'Quận 3', province: 'TP. Hồ Chí Minh' },
+    pickUp: pickUpAddress,
     carrierAArea: { districtId: 1484, wardCode: '1A0101' },
     weightGram: 1_200,
     codAmount: '700000',

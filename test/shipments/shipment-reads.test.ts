@@ -5,6 +5,7 @@ import { shipmentDetail, shipmentListRow } from '../../domain/shipments/shipment
 import { shipmentDetailSchema, shipmentListRowSchema } from '../../domain/shipments/shipment-shapes.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { pickUpAddress } from './carrier-order-request.js';
 
 let db: TestDatabase;
 let shop: ShopFixture;
@@ -32,6 +33,7 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
         credentials: { token: 't', clientSource: 'S1' },
         warehouseId: warehouse!.id,
         baseUrl: 'http://127.0.0.1:3602',
+        pickUp: pickUpAddress,
       },
       testSecretsKey,
     );

@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { IdParams, NOT_BLANK, Note } from '../../../domain/kernel/index.js';
+import { prepareShipmentPush } from '../../../domain/orders/index.js';
+import {
+  createdShipmentSchema,
+  getShipment,
+  listShipments,
+  requestCancel,
+  shipmentDetailSchema,
+  shipmentListRowSchema,
+  shipmentStateSchema,
+} from '../../../domain/shipments/index.js';
+import { cancelShipment, pushShipment, type ShipmentStarter } from '../../../workers/shipment-starts.js';
+import { respondIdempotentlyAfter } from '../../plugins/idempotency.js';
+import { cursorBinding, type RouteDeps } from '../../route-deps.js';
+import { pageOf, syncListQuery } from '../../schemas/list-query.js';
+import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+
+const tags = ['Shipments'];
+const READ_PERMISSIONS = ['pos.shipping.read', 'pos.orders.read'];
+
+const Decimal = z.string().regex(/^\d{1,15}(\.\d{1,3})?$/, 'a decimal string such as "150000" or "150000.5"');
+
+const NewShipment = z.strictObject({
+  orderId: z.uuid(),
+  connectionId: z.uuid().describe("The shop's carrier connection (GET /carrier-connections)"),
+  weightGram: z.number().int().min(1).max(50_000).optional().describe('Declared weight; default from the catalogue (1000 g when unknown)'),
+  codAmount: Decimal.optional().describe('Cash on delivery; default the order total less what is paid'),
+  note: z.string().trim().min(1).max(500).meta(NOT_BLANK).optional().describe('Note for the carrier'),
+});
+
+/** A push's refusals beyond W (spec), and 409 for a switched-off connection or an address carriers cannot take. */
+const pushProblems = ['not-found', 'conflict', 'order-status-not-allowed', 'insufficient-stock', 'carrier-unavailable'] as const;
+
+/** Shipments: a thin HTTP shape over domain/shipments, domain/orders' shipping side and the shipment workflows. */
+export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: ShipmentStarter }> = async (app, deps) => {
+  app.get(
+    '/shipments',
+    {
+      config: { permissions: READ_PERMISSIONS },
+      schema: {
+        tags,
+        summary: 'List shipments, sorted by (updatedAt, id)',
+        querystring: syncListQuery.extend({ status: shipmentStateSchema.optional(), orderId: z.uuid().optional() }),
+        response: { 200: pageOf(shipmentListRowSchema), ...problemResponses(LIST_PROBLEMS) },
+      },
+    },
+    (request) =>
+      request.inShop((tx) =>
+        listShipments(tx, request.query, cursorBinding(deps, request, 'shipments'), request.auth.shop.recomputeCeilingSeconds),
+      ),
+  );
+
+  app.get(
+    '/shipments/:id',
+    {
+      config: { permissions: READ_PERMISSIONS },
+      schema: { tags, params: IdParams, response: { 200: shipmentDetailSchema, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+    },
+    (request) => request.inShop((tx) => getShipment(tx, request.params.id)),
+  );
+
+  app.post(
+    '/shipments',
+    {
+      config: { permissions: ['pos.shipping.read', 'pos.orders.update', 'pos.products.read'], rateCounter: 'shipments' },
+      schema: {
+        tags,
+        summary: 'Push an order to a carrier (Idempotency-Key supported)',
+        description:
+          'Awaits the carrier for a bounded time. After a 503, read GET /shipments?orderId= before retrying: the push may have gone through.',
+        body: NewShipment,
+        response: { 201: createdShipmentSchema, ...problemResponses(WRITE_PROBLEMS, pushProblems, IDEMPOTENCY_PROBLEMS) },
+      },
+    },
+    (request, reply) =>
+      respondIdempotentlyAfter(deps.sql, deps.publicBaseUrl, request, reply, 201, async () => {
+        const { shop, permissions, applicationId } = request.auth;
+        const push = await request.inShop((tx) => prepareShipmentPush(tx, { shopId: shop.id, permissions, applicationId }, request.body));
+        return pushShipment(deps.shipments, {
+          shopId: shop.id,
+          shipmentId: push.shipmentId,
+          orderId: request.body.orderId,
+          carrier: push.carrier,
+          connectionId: request.body.connectionId,
+          applicationId,
+          request: push.request,
+        });
+      }),
+  );
+
+  app.post(
+    '/shipments/:id/cancel',
+    {
+      config: { permissions: ['pos.shipping.read', 'pos.orders.update'], rateCounter: 'shipments' },
+      schema: {
+        tags,
+        summary: 'Cancel a shipment that has not ended; the carrier decides',
+        params: IdParams,
+        body: z.strictObject({ reason: Note.optional().describe('Stored in the shop log') }).nullish(),
+        response: {
+          200: shipmentDetailSchema,
+          ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict', 'shipment-not-cancellable', 'carrier-unavailable'),
+        },
+      },
+    },
+    async (request) => {
+      const { shop, applicationId } = request.auth;
+      const shipmentId = request.params.id;
+      const cancel = await request.inShop((tx) => requestCancel(tx, shipmentId));
+      return cancelShipment(
+        deps.shipments,
+        { shopId: shop.id, shipmentId, orderId: cancel.orderId, carrier: cancel.carrier, request: cancel.request },
+        {
+          shopId: shop.id,
+          shipmentId,
+          connectionId: cancel.connectionId,
+          trackingCode: cancel.trackingCode,
+          applicationId,
+          reason: request.body?.reason ?? null,
+        },
+      );
+    },
+  );
+};

@@ -1,0 +1,210 @@
+import { Decimal } from 'decimal.js';
+import { writeShopLog } from '../access/index.js';
+import { variantFacts } from '../catalog/index.js';
+import { Problem } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
+import {
+  connectionForPush,
+  hasLiveShipment,
+  recordAcceptedShipment,
+  recordCancelled,
+  recordMilestone,
+  startShipment,
+  type Carrier,
+  type CarrierMilestone,
+  type CarrierOrder,
+  type CarrierOrderRequest,
+  type ShipmentDetail,
+  type ShipmentState,
+} from '../shipments/index.js';
+import { lockedOrder, type OrderDetail } from './order-detail.js';
+import { changeOrderStatus, shipGoodsBack, trialMove } from './order-lifecycle.js';
+import type { OrderStatus } from './order-status.js';
+
+/**
+ * An order's side of its shipments: what may be pushed and what the carrier is sent, and how the
+ * order follows its shipment (shipped when the carrier accepts, delivered or returned as it reports,
+ * back to `ready_to_ship` when cancelled before pick-up). docs/decisions.md, Shipments.
+ */
+
+export interface ShipmentPushInput {
+  orderId: string;
+  connectionId: string;
+  weightGram?: number | undefined;
+  codAmount?: string | undefined;
+  note?: string | undefined;
+}
+
+export interface ShipmentActor {
+  shopId: string;
+  permissions: readonly string[];
+  applicationId: string | null;
+}
+
+/** Declared when the request names no weight and the catalogue knows none of the goods' weights. */
+export const DEFAULT_WEIGHT_GRAM = 1_000;
+
+/**
+ * `POST /shipments`, before the carrier is called: every refusal that needs no carrier (404 order or
+ * connection, 422 a state that cannot ship under the shop's matrix, 409 a live shipment or an
+ * address carriers cannot take, 422 short stock), then the shipment row and the carrier's request.
+ */
+export async function prepareShipmentPush(
+  tx: Tx,
+  actor: ShipmentActor,
+  input: ShipmentPushInput,
+): Promise<{ shipmentId: string; carrier: Carrier; request: CarrierOrderRequest }> {
+  const order = await lockedOrder(tx, input.orderId);
+  if (await hasLiveShipment(tx, order.id)) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
+  // The order would move to `shipped`: the shop's matrix and the stock must allow it now.
+  await trialMove(tx, actor, order, 'shipped');
+  const connection = await connectionForPush(tx, input.connectionId);
+  const recipient = recipientOf(order);
+  const weightGram = input.weightGram ?? (await catalogueWeight(tx, order)) ?? DEFAULT_WEIGHT_GRAM;
+  const codAmount = input.codAmount ?? Decimal.max(0, new Decimal(order.totalAmount).minus(order.paidAmount)).toFixed();
+  const shipmentId = await startShipment(tx, actor.shopId, {
+    orderId: order.id,
+    orderCode: order.code,
+    connectionId: connection.id,
+    carrier: connection.carrier,
+    weightGram,
+    codAmount,
+    note: input.note ?? null,
+    recipient,
+  });
+  return {
+    shipmentId,
+    carrier: connection.carrier,
+    request: {
+      shipmentId,
+      recipient,
+      pickUp: connection.pickUp,
+      weightGram,
+      codAmount,
+      declaredValue: order.totalPrice,
+      note: input.note ?? null,
+      items: order.lines.map((line) => ({
+        name: [line.productName, line.variantName].filter(Boolean).join(' – ') || line.variantCode || 'Hàng hoá',
+        // Carriers count pieces: a fractional quantity (by weight or length) is one piece more.
+        quantity: Math.max(1, Math.ceil(Number(line.quantity))),
+        price: line.unitPrice,
+      })),
+    },
+  };
+}
+
+function recipientOf(order: OrderDetail) {
+  const address = order.shippingAddress;
+  const missing = [
+    ['recipientName', address?.recipientName],
+    ['recipientPhone', address?.recipientPhone],
+    ['addressLine', address?.addressLine],
+    ['districtName', address?.districtName],
+    ['provinceName', address?.provinceName],
+  ].filter(([, value]) => !value);
+  if (!address || missing.length > 0)
+    throw new Problem(
+      'conflict',
+      `order ${order.code} cannot be pushed: its shipping address lacks ${missing.map(([name]) => name).join(', ')} (carriers need a name, a phone, a street, a district and a province)`,
+    );
+  return {
+    name: address.recipientName!,
+    phone: address.recipientPhone!,
+    street: address.addressLine!,
+    ward: address.wardName,
+    district: address.districtName!,
+    province: address.provinceName!,
+  };
+}
+
+/** The goods' weight from the catalogue (grams × quantity), or undefined when it knows none of them. */
+async function catalogueWeight(tx: Tx, order: OrderDetail): Promise<number | undefined> {
+  const [row] = await tx<{ grams: string | null }[]>`
+    select sum(v.weight_grams * l.quantity)::text as grams
+    from order_lines l join ${variantFacts(tx)} v on v.id = l.variant_id
+    where l.order_id = ${order.id} and v.weight_grams is not null`;
+  if (!row?.grams) return undefined;
+  return Math.min(50_000, Math.max(1, Math.ceil(Number(row.grams))));
+}
+
+/**
+ * The carrier accepted: the shipment gets its tracking code and `shipment.created`, and the order
+ * moves to `shipped` with its goods out of stock. A move the order can no longer make (it changed
+ * during the push) leaves the order as it is and says why in the shop log: the parcel exists.
+ */
+export async function recordShipmentPushed(
+  tx: Tx,
+  actor: ShipmentActor,
+  shipmentId: string,
+  carrierOrder: CarrierOrder,
+): Promise<ShipmentDetail | undefined> {
+  const accepted = await recordAcceptedShipment(tx, actor.shopId, shipmentId, carrierOrder);
+  if (!accepted) return undefined;
+  if (accepted.created) await followShipment(tx, actor, accepted.detail, ['shipped']);
+  return accepted.detail;
+}
+
+/** Where the order goes when its shipment reaches a state (each step through the shop's matrix). */
+const ORDER_STEPS: Partial<Record<ShipmentState, OrderStatus[]>> = {
+  delivered: ['delivered'],
+  returning: ['returning'],
+  returned: ['returning', 'returned'],
+  partially_returned: ['delivered', 'partially_returned'],
+};
+
+/** A carrier milestone: the shipment's itinerary and state, and the order following its shipment's state. */
+export async function recordShipmentMilestone(
+  tx: Tx,
+  shopId: string,
+  shipmentId: string,
+  milestone: CarrierMilestone,
+): Promise<{ trackingOver: boolean } | undefined> {
+  const outcome = await recordMilestone(tx, shopId, shipmentId, milestone);
+  if (!outcome) return undefined;
+  const steps = outcome.statusChange ? ORDER_STEPS[outcome.statusChange.to] : undefined;
+  if (steps) {
+    const order = await lockedOrder(tx, outcome.orderId);
+    const detail = { id: shipmentId, trackingCode: milestone.trackingCode, orderId: order.id };
+    await followShipment(tx, { shopId, permissions: [], applicationId: null }, detail, steps.slice(steps.indexOf(order.status) + 1));
+  }
+  return { trackingOver: outcome.trackingOver };
+}
+
+/** The carrier confirmed a cancel: the shipment is `cancelled`, and an order still `shipped` goes back to `ready_to_ship`. */
+export async function recordShipmentCancelled(
+  tx: Tx,
+  actor: ShipmentActor,
+  shipmentId: string,
+  reason: string | null,
+): Promise<ShipmentDetail> {
+  const result = await recordCancelled(tx, actor.shopId, shipmentId, { reason, applicationId: actor.applicationId });
+  if (result.cancelled) await shipGoodsBack(tx, actor, result.orderId, `shipment ${result.detail.trackingCode ?? shipmentId} cancelled`);
+  return result.detail;
+}
+
+/** Moves the order through `steps` in order; the first step the shop's matrix or stock refuses stops it, noted in the shop log. */
+async function followShipment(
+  tx: Tx,
+  actor: ShipmentActor,
+  shipment: Pick<ShipmentDetail, 'id' | 'trackingCode' | 'orderId'>,
+  steps: readonly OrderStatus[],
+): Promise<void> {
+  for (const status of steps) {
+    const reason = `shipment ${shipment.trackingCode ?? shipment.id}`;
+    try {
+      await tx.savepoint((savepoint) => changeOrderStatus(savepoint, actor, shipment.orderId, { status, reason }));
+    } catch (error) {
+      if (!(error instanceof Problem)) throw error;
+      await writeShopLog(tx, {
+        shopId: actor.shopId,
+        actorUserId: null,
+        actorApplicationId: actor.applicationId,
+        action: 'shipment.order_not_moved',
+        subjectType: 'order',
+        subjectId: shipment.orderId,
+        details: { shipmentId: shipment.id, to: status, reason: error.detail },
+      });
+      return;
+    }
+  }
+}

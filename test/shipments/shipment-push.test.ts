@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { pickUpAddress } from './carrier-order-request.js';
+import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
+import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, stockOf, type ShippingShop } from './shipment-fixtures.js';
+
+/**
+ * `POST /shipments` and `POST /shipments/{id}/cancel` against the carrier B simulator over HTTP,
+ * through the real push and cancel workflows on a real Temporal server: every refusal the spec
+ * names, the lost answer reconciled, the order and its stock following the shipment.
+ */
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const { db, shop, request } = suite;
+
+let carrier: CarrierB;
+let shipping: ShippingShop;
+let key: string;
+
+beforeAll(async () => {
+  carrier = await CarrierB.start({ callbackRetry: { attempts: 2, baseDelayMs: 50 } });
+  shipping = await connectShipping(db, shop, { carrier_b: carrier }, suite.api.baseUrl);
+  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Shipping')).key;
+});
+afterAll(async () => carrier?.close());
+
+const connectionId = () => shipping.connections.carrier_b!;
+const push = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+  request('POST', '/shipments', { key, body: { connectionId: connectionId(), ...body }, headers });
+const orderStatus = async (orderId: string) =>
+  ((await (await request('GET', `/orders/${orderId}`, { key })).json()) as { status: string }).status;
+const shipmentsOf = async (orderId: string) =>
+  (
+    (await (await request('GET', `/shipments?orderId=${orderId}`, { key })).json()) as {
+      data: { id: string; trackingCode: string | null }[];
+    }
+  ).data;
+const carrierOrdersFor = (shipmentId: string) => carrier.orders().filter((order) => order.clientRef === shipmentId);
+
+describe('POST /shipments', () => {
+  it('pushes an order: 201 with the tracking code, the order shipped, its goods out of stock, shipment.created', async () => {
+    const { orderId, variantId } = await readyOrder(db, shop, shipping.warehouseId, { stock: '10', quantity: '2' });
+    const response = await push({ orderId, weightGram: 1200, note: 'Gọi trước khi giao' });
+    expect(response.status, await response.clone().text()).toBe(201);
+    const shipment = (await response.json()) as Record<string, unknown> & { id: string; trackingCode: string; events: unknown[] };
+    expect(shipment).toMatchObject({
+      carrier: 'carrier_b',
+      status: 'pending',
+      orderId,
+      codAmount: '300000',
+      weightGram: 1200,
+      recipientName: 'Trần Thị B',
+      recipientPhone: '+84912345678',
+    });
+    expect(shipment.trackingCode).toMatch(/\S+/);
+    expect(shipment).not.toHaveProperty('updatedAt');
+    expect(shipment.events).toEqual([expect.objectContaining({ status: 'pending', carrierStatus: expect.stringMatching(/^\d+$/) })]);
+    expect(carrierOrdersFor(shipment.id)).toHaveLength(1);
+
+    expect(await orderStatus(orderId)).toBe('shipped');
+    expect(await stockOf(db, variantId, shipping.warehouseId)).toEqual({ quantity: '8', reserved: '0' });
+    const events = await db.admin<
+      { type: string; changes: unknown }[]
+    >`select type, changes from events where resource_id = ${shipment.id}`;
+    expect(events).toEqual([{ type: 'shipment.created', changes: null }]);
+
+    const detail = await request('GET', `/shipments/${shipment.id}`, { key });
+    expect(await detail.json()).toMatchObject({ id: shipment.id, trackingCode: shipment.trackingCode, updatedAt: expect.any(String) });
+    expect(await shipmentsOf(orderId)).toEqual([expect.objectContaining({ id: shipment.id, trackingCode: shipment.trackingCode })]);
+  });
+
+  it('refuses what needs no carrier: unknown order or connection 404, an order not ready 422, a second live shipment 409, short stock 422', async () => {
+    await expectProblem(await push({ orderId: randomUUID() }), 404, 'not-found');
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    await expectProblem(await push({ orderId, connectionId: randomUUID() }), 404, 'not-found');
+
+    const fresh = await readyOrder(db, shop, shipping.warehouseId, { status: 'new' });
+    await expectProblem(await push({ orderId: fresh.orderId }), 422, 'order-status-not-allowed');
+
+    expect((await push({ orderId })).status).toBe(201);
+    await expectProblem(await push({ orderId }), 409, 'conflict');
+
+    const short = await readyOrder(db, shop, shipping.warehouseId, { stock: '3', quantity: '3' });
+    // Stock taken down behind the order's back: shipping would take out more than there is.
+    await db.admin`update stock set quantity = 1 where variant_id = ${short.variantId}`;
+    await expectProblem(await push({ orderId: short.orderId }), 422, 'insufficient-stock');
+    expect(await shipmentsOf(short.orderId)).toEqual([]);
+  });
+
+  it('answers 400 for a weight out of 1–50000 g or an unknown field, and writes nothing', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    for (const body of [
+      { orderId, weightGram: 0 },
+      { orderId, weightGram: 50_001 },
+      { orderId, codAmount: '-1' },
+      { orderId, extra: 1 },
+    ]) {
+      await expectProblem(await push(body), 400, 'validation-failed');
+    }
+    expect(await shipmentsOf(orderId)).toEqual([]);
+  });
+
+  it('a refusal by the carrier is 409 conflict with its reason, and the shipment row is gone', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    carrier.faults.rejectNextOrders('Địa chỉ lấy hàng nằm trong danh sách đen');
+    const problem = await expectProblem(await push({ orderId }), 409, 'conflict');
+    expect(problem.detail).toContain('Địa chỉ lấy hàng nằm trong danh sách đen');
+    expect(await shipmentsOf(orderId)).toEqual([]);
+    expect(await orderStatus(orderId)).toBe('ready_to_ship');
+  });
+
+  it('a carrier down through every attempt, or refusing the credentials, is 503 carrier-unavailable and leaves nothing behind', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    carrier.faults.inject('create', { type: 'unavailable' }, 3);
+    carrier.faults.inject('status', { type: 'unavailable' }, 100);
+    const started = Date.now();
+    const problem = await expectProblem(await push({ orderId }), 503, 'carrier-unavailable');
+    // The reconciliation goes on after the answer; the list shows the shipment still being pushed.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(7_000);
+    expect(problem.detail).toContain(`GET /shipments?orderId=${orderId}`);
+    expect(await shipmentsOf(orderId)).toEqual([expect.objectContaining({ trackingCode: null })]);
+    carrier.faults.clear();
+
+    // A connection whose token the carrier does not know: 401 at the carrier, nothing made.
+    const other = await readyOrder(db, shop, shipping.warehouseId);
+    const stranger = await withShop(db.app, shop.shopId, (tx) =>
+      connectCarrier(
+        tx,
+        shop.shopId,
+        {
+          carrier: 'carrier_b',
+          name: 'GHTK (revoked token)',
+          credentials: { token: 'revoked-token', clientSource: 'S000000' },
+          baseUrl: carrier.url,
+          warehouseId: shipping.warehouseId,
+          pickUp: pickUpAddress,
+        },
+        testSecretsKey,
+      ),
+    );
+    const refused = await push({ orderId: other.orderId, connectionId: stranger.connectionId });
+    await expectProblem(refused, 503, 'carrier-unavailable');
+    expect(await shipmentsOf(other.orderId)).toEqual([]);
+  });
+
+  it('a lost answer after the carrier accepted is reconciled by our id: 201, exactly one carrier order', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    carrier.faults.inject('create', { type: 'drop-after-accept' });
+    const response = await push({ orderId });
+    expect(response.status, await response.clone().text()).toBe(201);
+    const shipment = (await response.json()) as { id: string; trackingCode: string };
+    expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ code: shipment.trackingCode })]);
+    expect(await orderStatus(orderId)).toBe('shipped');
+  });
+
+  it('replays an Idempotency-Key: the same shipment, one carrier order', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const idempotencyKey = randomUUID();
+    const first = await push({ orderId }, { 'idempotency-key': idempotencyKey });
+    const again = await push({ orderId }, { 'idempotency-key': idempotencyKey });
+    expect(first.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const shipment = (await first.json()) as { id: string };
+    expect(((await again.json()) as { id: string }).id).toBe(shipment.id);
+    expect(carrierOrdersFor(shipment.id)).toHaveLength(1);
+  });
+});
+
+describe('POST /shipments/{id}/cancel', () => {
+  it('cancels before pick-up: cancelled with the reason, the order back to ready_to_ship with its goods reserved', async () => {
+    const { orderId, variantId } = await readyOrder(db, shop, shipping.warehouseId, { stock: '5', quantity: '2' });
+    const shipment = (await (await push({ orderId })).json()) as { id: string; trackingCode: string };
+    const response = await request('POST', `/shipments/${shipment.id}/cancel`, { key, body: { reason: 'Khách đổi ý' } });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const cancelled = (await response.json()) as { status: string; events: { status: string | null; reason: string | null }[] };
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.events.at(-1)).toMatchObject({ status: 'cancelled', reason: 'Khách đổi ý' });
+    expect(carrier.orders().find((order) => order.code === shipment.trackingCode)?.status).toBe(-1);
+    expect(await orderStatus(orderId)).toBe('ready_to_ship');
+    expect(await stockOf(db, variantId, shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
+    const [log] = await db.admin<{ details: { reason: string } }[]>`
+      select details from shop_log where action = 'shipment.cancelled' and subject_id = ${shipment.id}`;
+    expect(log?.details.reason).toBe('Khách đổi ý');
+
+    // Ended: cancelling again is refused, and the order can be pushed again.
+    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key }), 409, 'shipment-not-cancellable');
+    expect((await push({ orderId })).status).toBe(201);
+  });
+
+  it('the carrier decides: out for delivery is 409 shipment-not-cancellable and nothing changes; an unknown id is 404', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipment = (await (await push({ orderId })).json()) as { id: string; trackingCode: string };
+    carrier.advance(shipment.trackingCode, 4);
+    const refused = await expectProblem(
+      await request('POST', `/shipments/${shipment.id}/cancel`, { key }),
+      409,
+      'shipment-not-cancellable',
+    );
+    expect(refused.detail).toMatch(/\S/);
+    expect(await orderStatus(orderId)).toBe('shipped');
+    await expectProblem(await request('POST', `/shipments/${randomUUID()}/cancel`, { key }), 404, 'not-found');
+  });
+
+  it('a carrier down is 503 carrier-unavailable and the shipment stays as it was', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipment = (await (await push({ orderId })).json()) as { id: string };
+    carrier.faults.inject('cancel', { type: 'unavailable' }, 3);
+    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key }), 503, 'carrier-unavailable');
+    expect(((await (await request('GET', `/shipments/${shipment.id}`, { key })).json()) as { status: string }).status).toBe('pending');
+  });
+});
+
+describe('the shipment rate counter', () => {
+  it('60 pushes and cancels a minute per shop, shared by its keys; reads count in the general counter', async () => {
+    // A shop of its own: the other tests' pushes count in this minute's window too.
+    const quiet = await createShopFixture(db.app);
+    const [one, other] = [(await quiet.newKey(SHIPPING_PERMISSIONS, 'One')).key, (await quiet.newKey(SHIPPING_PERMISSIONS, 'Other')).key];
+    const cancel = (as: string) => request('POST', `/shipments/${randomUUID()}/cancel`, { key: as });
+    for (let i = 0; i < 30; i++) expect((await cancel(one)).status).toBe(404);
+    for (let i = 0; i < 30; i++) expect((await cancel(other)).status).toBe(404);
+    const limited = await cancel(other);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0);
+    await expectProblem(limited, 429, 'rate-limited');
+    await expectProblem(
+      await request('POST', '/shipments', { key: one, body: { orderId: randomUUID(), connectionId: randomUUID() } }),
+      429,
+      'rate-limited',
+    );
+    expect((await request('GET', '/shipments', { key: one })).status).toBe(200);
+  });
+});

@@ -1,0 +1,221 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  defineSignal,
+  getExternalWorkflowHandle,
+  ParentClosePolicy,
+  proxyActivities,
+  setHandler,
+  sleep,
+  startChild,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { CarrierActivities } from '../activities/shipments/carrier-calls.js';
+import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../activities/shipments/carrier-adapter.js';
+import type { ShipmentDetail, ShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
+import { CARRIER_FAILURE_TYPES } from './shipments-carrier-failures.js';
+import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from './search-attributes.js';
+
+/**
+ * The shipment workflows (DESIGN.md, Shipments): a push and a cancel, each awaited by the API for a
+ * bounded time, and one tracking workflow per live shipment fed by callback signals. Carrier calls
+ * and database steps are activities; credentials never enter the history.
+ */
+
+/** A create or cancel: three attempts over a few seconds, the API is waiting. */
+const carrierCalls = proxyActivities<CarrierActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
+});
+/** The reconciliation's look-ups and the tracking polls: patient, the API no longer waits. */
+const patientCalls = proxyActivities<CarrierActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 12 },
+});
+/** Database steps retry until the database answers. */
+const records = proxyActivities<ShipmentRecordActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+});
+
+export const shipmentMilestoneSignal = defineSignal<[CarrierMilestone]>('milestone');
+/** Read the shipment again (a cancel was recorded): the tracking may be over. */
+export const shipmentRecheckSignal = defineSignal('recheck');
+
+export interface ShipmentPushInput {
+  shopId: string;
+  orderId: string;
+  connectionId: string;
+  carrier: string;
+  /** The application that pushed (the shop log's actor). */
+  applicationId: string | null;
+  request: CarrierOrderRequest;
+  /** How long the tracking workflow waits for a callback before it asks the carrier. */
+  pollEveryMs: number;
+  /** After a look-up finds nothing, how long to wait before believing it (a late create still lands). */
+  recheckAfterMs?: number;
+}
+
+export type ShipmentPushResult =
+  { outcome: 'accepted'; shipment: ShipmentDetail } | { outcome: 'rejected'; reason: string } | { outcome: 'unavailable'; reason: string };
+
+/** One reconciliation round is `patientCalls`' dozen attempts; rounds repeat for a day before a push is given up. */
+const RECONCILE_ROUNDS = 144;
+const RECONCILE_PAUSE = '10 minutes';
+const DEFAULT_RECHECK_AFTER_MS = 60_000;
+
+/** `shipment-push:<shopId>:<shipmentId>`: never two carrier orders for one shipment (our id is the carrier's client code). */
+export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<ShipmentPushResult> {
+  const ref = { shopId: input.shopId, connectionId: input.connectionId };
+  const shipment = { shopId: input.shopId, shipmentId: input.request.shipmentId };
+  let order: CarrierOrder | null;
+  try {
+    order = await carrierCalls.createAtCarrier({ ...ref, request: input.request });
+  } catch (error) {
+    const failure = carrierFailure(error);
+    if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
+      await records.dropRejected(shipment);
+      return { outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason };
+    }
+    if (failure?.type !== CARRIER_FAILURE_TYPES.unavailable) throw error;
+    // The answer was lost or the carrier failed: it may have made the order. Ask it, by our id.
+    order = await reconcile(input);
+    if (!order) {
+      await records.dropRejected(shipment);
+      return { outcome: 'unavailable', reason: failure.reason };
+    }
+  }
+  const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
+  if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
+  await startTracking(input);
+  return { outcome: 'accepted', shipment: detail };
+}
+
+/** The carrier's order under our shipment id, or null once it is certain there is none. */
+async function reconcile(input: ShipmentPushInput): Promise<CarrierOrder | null> {
+  const lookUp = () =>
+    patientCalls.lookUpAtCarrier({ shopId: input.shopId, connectionId: input.connectionId, shipmentId: input.request.shipmentId });
+  for (let round = 0; round < RECONCILE_ROUNDS; round += 1) {
+    try {
+      const found = await lookUp();
+      if (found) return found;
+      // Nothing yet: a create the carrier was still working on may land after our call gave up.
+      await sleep(input.recheckAfterMs ?? DEFAULT_RECHECK_AFTER_MS);
+      return await lookUp();
+    } catch (error) {
+      const failure = carrierFailure(error);
+      if (failure?.type === CARRIER_FAILURE_TYPES.unauthorized) return null;
+      if (failure?.type !== CARRIER_FAILURE_TYPES.unavailable) throw error;
+      await sleep(RECONCILE_PAUSE);
+    }
+  }
+  return null;
+}
+
+function startTracking(input: ShipmentPushInput): Promise<unknown> {
+  return startChild(shipmentTrackingWorkflow, {
+    workflowId: trackingWorkflowId(input.request.shipmentId),
+    args: [{ shopId: input.shopId, shipmentId: input.request.shipmentId, pollEveryMs: input.pollEveryMs }],
+    parentClosePolicy: ParentClosePolicy.ABANDON,
+    typedSearchAttributes: [
+      { key: ShopIdKey, value: input.shopId },
+      { key: ShipmentIdKey, value: input.request.shipmentId },
+      { key: OrderIdKey, value: input.orderId },
+      { key: CarrierKey, value: input.carrier },
+    ],
+  }).catch((error: unknown) => {
+    // A callback got there first (signal-with-start): the shipment is already tracked.
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  });
+}
+
+export function trackingWorkflowId(shipmentId: string): string {
+  return `shipment:${shipmentId}`;
+}
+
+export interface ShipmentTrackingInput {
+  shopId: string;
+  shipmentId: string;
+  pollEveryMs: number;
+  /** Milestones received but not yet recorded when the workflow continued as new. */
+  carried?: CarrierMilestone[];
+}
+
+/**
+ * `shipment:<shipmentId>`: records each milestone a callback signals, in arrival order (the
+ * recording ignores repeats and late, older states); asks the carrier after `pollEveryMs` of
+ * silence; ends once the shipment (and a partial delivery's return leg) is over.
+ */
+export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Promise<void> {
+  const ref = { shopId: input.shopId, shipmentId: input.shipmentId };
+  const received: CarrierMilestone[] = [...(input.carried ?? [])];
+  let recheck = false;
+  setHandler(shipmentMilestoneSignal, (milestone) => void received.push(milestone));
+  setHandler(shipmentRecheckSignal, () => void (recheck = true));
+  for (;;) {
+    await condition(() => received.length > 0 || recheck, input.pollEveryMs);
+    const milestone = received.shift();
+    if (milestone) {
+      const outcome = await records.recordMilestone({ ...ref, milestone });
+      if (!outcome || outcome.trackingOver) return;
+    } else {
+      recheck = false;
+      const target = await records.trackingTarget(ref);
+      if (!target || target.trackingOver) return;
+      if (target.trackingCode) {
+        const polled = await patientCalls
+          .pollCarrier({ shopId: input.shopId, connectionId: target.connectionId, trackingCode: target.trackingCode })
+          .catch(() => undefined); // the carrier is down: the next silence asks again
+        if (polled) received.push(polled);
+      }
+    }
+    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof shipmentTrackingWorkflow>({ ...input, carried: received });
+  }
+}
+
+export interface ShipmentCancelInput {
+  shopId: string;
+  shipmentId: string;
+  connectionId: string;
+  trackingCode: string;
+  applicationId: string | null;
+  reason: string | null;
+}
+
+export type ShipmentCancelResult =
+  | { outcome: 'cancelled'; shipment: ShipmentDetail }
+  | { outcome: 'not-cancellable'; reason: string }
+  | { outcome: 'unavailable'; reason: string };
+
+/** `shipment-cancel:<shipmentId>:<n>`: the carrier's answer decides; a confirmed cancel is recorded and the tracking told. */
+export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promise<ShipmentCancelResult> {
+  try {
+    await carrierCalls.cancelAtCarrier({ shopId: input.shopId, connectionId: input.connectionId, trackingCode: input.trackingCode });
+  } catch (error) {
+    const failure = carrierFailure(error);
+    if (failure?.type === CARRIER_FAILURE_TYPES['not-cancellable']) return { outcome: 'not-cancellable', reason: failure.reason };
+    if (failure) return { outcome: 'unavailable', reason: failure.reason };
+    throw error;
+  }
+  const shipment = await records.recordCancel({
+    shopId: input.shopId,
+    shipmentId: input.shipmentId,
+    applicationId: input.applicationId,
+    reason: input.reason,
+  });
+  await getExternalWorkflowHandle(trackingWorkflowId(input.shipmentId))
+    .signal(shipmentRecheckSignal)
+    .catch(() => undefined); // no tracking running: nothing to tell
+  return { outcome: 'cancelled', shipment };
+}
+
+/** The carrier failure behind an activity failure: its type and the carrier's own words. */
+function carrierFailure(error: unknown): { type: string; reason: string } | undefined {
+  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type) return undefined;
+  const reason = typeof cause.details?.[0] === 'string' ? cause.details[0] : cause.message;
+  return { type: cause.type, reason };
+}
