@@ -9,7 +9,7 @@ import { shipmentStateSchema } from '../../domain/shipments/index.js';
 const decimal = z.string().regex(/^\d+(\.\d+)?$/, 'a decimal string');
 const timestamp = z.iso.datetime();
 
-/** An address as carriers take it: names, not ids (carrier A's own area ids come separately). */
+/** An address as carriers take it: names, not ids (carrier A's adapter finds its own ids from the names). */
 const carrierAddressSchema = z.object({
   name: z.string().min(1),
   phone: z.string().min(1),
@@ -24,8 +24,6 @@ export const carrierOrderRequestSchema = z.object({
   shipmentId: z.uuid(),
   recipient: carrierAddressSchema,
   pickUp: carrierAddressSchema,
-  /** Carrier A needs its own district id and ward code for the recipient (GHN master data). */
-  carrierAArea: z.object({ districtId: z.number().int(), wardCode: z.string().min(1) }).optional(),
   weightGram: z.number().int().min(1).max(50_000),
   codAmount: decimal,
   declaredValue: decimal,

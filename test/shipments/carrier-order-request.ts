@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { CarrierOrderRequest } from '../../activities/shipments/carrier-adapter.js';
 
-/** An order both simulators serve: Hà Nội (carrier A's district 1484) from a shop in Hồ Chí Minh. */
+/** An order both simulators serve: Hà Nội (carrier A's district 1484, by name) from a shop in Hồ Chí Minh. */
 export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): CarrierOrderRequest {
   return {
     shipmentId: randomUUID(),
@@ -14,7 +14,6 @@ export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): Carr
       province: 'Hà Nội',
     },
     pickUp: { name: 'Shop Hoa Mai', phone: '0911222333', street: '590 CMT8', ward: null, district: 'Quận 3', province: 'TP. Hồ Chí Minh' },
-    carrierAArea: { districtId: 1484, wardCode: '1A0101' },
     weightGram: 1_200,
     codAmount: '700000',
     declaredValue: '700000.000',
