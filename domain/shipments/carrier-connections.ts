@@ -1,8 +1,9 @@
 import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import { liveWarehouses } from '../inventory/index.js';
 import { openSecret, Problem, refuseAbsent, sealSecret } from '../kernel/index.js';
-import type { Named, Tx } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 import {
+  type CarrierConnection,
   carrierACredentialsSchema,
   carrierBCredentialsSchema,
   sealedConnectionSecretsSchema,
@@ -10,12 +11,6 @@ import {
   type CarrierBCredentials,
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
-
-/** A row of `GET /carrier-connections`: never credentials. */
-export interface CarrierConnection extends Named {
-  carrier: 'carrier_a' | 'carrier_b';
-  active: boolean;
-}
 
 /** A connection with its credentials opened: for the carrier adapters' callers only. */
 export type OpenedCarrierConnection = {
@@ -41,6 +36,15 @@ export function callbackSecretHash(secret: string): Buffer {
 }
 
 /**
+ * The URL a carrier calls back (`POST`), with the connection's secret in its path (base64url: URL-safe
+ * as it is). Shown once on connecting: the person registers it at the carrier (GHN and GHTK take it
+ * in their dashboards).
+ */
+export function carrierCallbackUrl(publicBaseUrl: string, callbackSecret: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/platform/carriers/callbacks/${callbackSecret}`;
+}
+
+/**
  * Connects a carrier: the credentials and a new callback secret are sealed with the connection id as
  * associated data. Returns the id and the callback secret, for the callback URL registered at the carrier.
  */
@@ -59,6 +63,21 @@ export async function connectCarrier(
     insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, sealed_credentials, callback_secret_hash)
     values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
   return { connectionId, callbackSecret };
+}
+
+/**
+ * Connects a carrier and answers what the person sees once: the new connection's row and the
+ * callback URL to register at the carrier.
+ */
+export async function connectCarrierWithCallbackUrl(
+  tx: Tx,
+  shopId: string,
+  input: ConnectCarrierInput,
+  keys: { secretsKey: KeyObject; publicBaseUrl: string },
+): Promise<{ connection: CarrierConnection; callbackUrl: string }> {
+  const { connectionId, callbackSecret } = await connectCarrier(tx, shopId, input, keys.secretsKey);
+  const connection = { id: connectionId, carrier: input.carrier, name: input.name, active: true };
+  return { connection, callbackUrl: carrierCallbackUrl(keys.publicBaseUrl, callbackSecret) };
 }
 
 /**

@@ -5,21 +5,24 @@
  */
 
 export {
+  carrierConnectionSchema,
   carriers,
   carrierSchema,
   connectCarrierInputSchema,
   type Carrier,
   type CarrierACredentials,
   type CarrierBCredentials,
+  type CarrierConnection,
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
 export {
   callbackSecretHash,
+  carrierCallbackUrl,
   carrierConnection,
   connectCarrier,
+  connectCarrierWithCallbackUrl,
   disconnectCarrier,
   listCarrierConnections,
-  type CarrierConnection,
   type OpenedCarrierConnection,
 } from './carrier-connections.js';
 export { shipmentDetail, shipmentEvents, shipmentListRow } from './shipment-reads.js';
