@@ -42,6 +42,18 @@ afterAll(async () => {
   await Promise.all([simulatorA?.close(), simulatorB?.close()]);
 });
 
+/** A well-formed body connecting carrier B. */
+const inputB = () => ({
+  carrier: 'carrier_b',
+  name: 'GHTK',
+  credentials: { token: 't', clientSource: 'S1' },
+  warehouseId,
+  baseUrl: simulatorB.url,
+});
+/** A carrier B connection made at the simulator, as a test's own set-up. */
+const connectB = async () =>
+  (await connectTestCarrier(db.app, shop.shopId, 'carrier_b', simulatorB, { publicBaseUrl: 'https://shopflow.test', warehouseId }))
+    .connectionId;
 const count = async () => (await db.admin<{ n: number }[]>`select count(*)::int as n from carrier_connections`)[0]!.n;
 
 describe('carrier connections in the admin API', () => {
@@ -77,13 +89,7 @@ describe('carrier connections in the admin API', () => {
 
   it('refuses bad input with a 400 problem and changes nothing', async () => {
     const before = await count();
-    const good = {
-      carrier: 'carrier_b',
-      name: 'GHTK',
-      credentials: { token: 't', clientSource: 'S1' },
-      warehouseId,
-      baseUrl: simulatorB.url,
-    };
+    const good = inputB();
     for (const body of [
       { ...good, credentials: { token: 't', shopId: 1 } },
       { ...good, carrier: 'carrier_c' },
@@ -98,10 +104,7 @@ describe('carrier connections in the admin API', () => {
   });
 
   it('disconnects: deleted, then 404; needs the CSRF token', async () => {
-    const { connectionId } = await connectTestCarrier(db.app, shop.shopId, 'carrier_b', simulatorB, {
-      publicBaseUrl: 'https://shopflow.test',
-      warehouseId,
-    });
+    const connectionId = await connectB();
     await expectProblem(
       await owner('DELETE', `/carrier-connections/${connectionId}`, undefined, { csrf: false }),
       403,
@@ -119,18 +122,9 @@ describe('carrier connections in the admin API', () => {
     expect((await shipping('GET', '/carrier-connections')).status).toBe(200);
     await expectProblem(await sales('GET', '/carrier-connections'), 403, 'insufficient-permission');
     const before = await count();
-    const body = {
-      carrier: 'carrier_b',
-      name: 'GHTK',
-      credentials: { token: 't', clientSource: 'S1' },
-      warehouseId,
-      baseUrl: simulatorB.url,
-    };
+    const body = inputB();
     await expectProblem(await shipping('POST', '/carrier-connections', body), 403, 'insufficient-permission');
-    const { connectionId } = await connectTestCarrier(db.app, shop.shopId, 'carrier_b', simulatorB, {
-      publicBaseUrl: 'https://shopflow.test',
-      warehouseId,
-    });
+    const connectionId = await connectB();
     await expectProblem(await shipping('DELETE', `/carrier-connections/${connectionId}`), 403, 'insufficient-permission');
     expect(await count()).toBe(before + 1);
     await expectProblem(await fetch(`${api.baseUrl}/api/admin/carrier-connections`), 401, 'not-logged-in');
