@@ -27,6 +27,7 @@ import type { ShipmentStarter } from '../workers/shipment-starts.js';
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
+import { adminCarrierConnectionRoutes } from './routes/shipments/admin-carrier-connections.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin, containsApiKey } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
@@ -165,6 +166,11 @@ export async function buildApp(deps: AppDeps) {
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
     secretsKey: deps.secretsKey,
+  });
+  await app.register(adminCarrierConnectionRoutes, {
+    prefix: ADMIN_PREFIX,
+    secretsKey: deps.secretsKey,
+    publicBaseUrl: deps.publicBaseUrl,
   });
   return app;
 }

@@ -3,6 +3,8 @@ import { bootstrap } from './bootstrap/index.js';
 import { dataDir } from './bootstrap/paths.js';
 import { createSql } from '../db/client.js';
 import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
+import { seedDemoCarriers } from './seed/demo-carriers.js';
+import { loadSettings } from '../config/settings.js';
 import { freePort, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';
@@ -13,7 +15,6 @@ process.env.NODE_ENV = 'development';
 const services = await bootstrap('shopflow');
 const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
 const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));
-await seedSql.end();
 const apiPort = await freePort(Number(process.env.PORT ?? 3000));
 const receiverPort = await freePort(Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443));
 const apiUrl = `http://localhost:${apiPort}`;
@@ -53,6 +54,25 @@ processes.startTs('relay', 'workers/relay.ts', env);
 processes.startTs('simulators', 'simulators/main.ts', env);
 
 await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);
+// The demo shop's carrier connections, registered again at the simulators (they forget their accounts on exit).
+const carrierUrls = {
+  carrier_a: `http://127.0.0.1:${process.env.CARRIER_A_PORT ?? 3601}`,
+  carrier_b: `http://127.0.0.1:${process.env.CARRIER_B_PORT ?? 3602}`,
+};
+const simulatorsUp = async () =>
+  (
+    await Promise.all(
+      Object.values(carrierUrls).map((url) =>
+        fetch(`${url}/_control/faults`).then(
+          (r) => r.ok,
+          () => false,
+        ),
+      ),
+    )
+  ).every(Boolean);
+await waitFor('the carrier simulators', simulatorsUp, 60_000);
+await seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey: loadSettings(env).secretsKey, publicBaseUrl: env.PUBLIC_BASE_URL });
+await seedSql.end();
 
 say(`
 Shopflow is running.
@@ -63,8 +83,8 @@ Shopflow is running.
   Temporal Web UI     ${services.temporalUiUrl}
   Temporal gRPC       ${services.temporalAddress}
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
-  Carrier A (GHN)     http://127.0.0.1:${process.env.CARRIER_A_PORT ?? 3601}   (controls under /_control)
-  Carrier B (GHTK)    http://127.0.0.1:${process.env.CARRIER_B_PORT ?? 3602}   (controls under /_control)
+  Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)
+  Carrier B (GHTK)    ${carrierUrls.carrier_b}   (controls under /_control; the demo shop is connected)
   Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control)
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
 

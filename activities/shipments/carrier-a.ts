@@ -11,6 +11,7 @@ import {
   type CarrierOrder,
   type CarrierOrderRequest,
 } from './carrier-adapter.js';
+import { carrierAArea } from './carrier-a-areas.js';
 import { carrierAState } from './carrier-a-statuses.js';
 import { callCarrier, readAnswer, type CarrierAnswer } from './carrier-http.js';
 
@@ -69,8 +70,8 @@ export function carrierA(
 
   const adapter: CarrierAdapter = {
     async create(request) {
-      if (!request.carrierAArea) throw new CarrierError('rejected', "the recipient's address has no carrier A district id and ward code");
-      const answer = await post('/shipping-order/create', createBody(request, request.carrierAArea));
+      const area = await carrierAArea({ baseUrl: connection.baseUrl, token: connection.credentials.token, timeoutMs }, request.recipient);
+      const answer = await post('/shipping-order/create', createBody(request, area));
       if (answer.status === 200) {
         const { data } = readAnswer(createdAnswer, answer, 'create');
         return {

@@ -4,7 +4,7 @@ import { listPages, listRoles, listStaff } from '../../domain/access/index.js';
 import { listCategories } from '../../domain/catalog/index.js';
 import { listWarehouses } from '../../domain/inventory/index.js';
 import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/index.js';
-import { listCarrierConnections } from '../../domain/shipments/index.js';
+import { carrierConnectionSchema, listCarrierConnections } from '../../domain/shipments/index.js';
 import type { Tx } from '../../domain/kernel/index.js';
 import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
@@ -17,9 +17,6 @@ const PaymentMethod = z
   .object({ id: z.uuid(), name: z.string(), kind: z.enum(['cash', 'bank_transfer', 'card', 'cod', 'wallet', 'other']) })
   .meta({ id: 'PaymentMethod' });
 const SalesChannel = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'SalesChannel' });
-const CarrierConnection = z
-  .object({ id: z.uuid(), carrier: z.enum(['carrier_a', 'carrier_b']), name: z.string(), active: z.boolean() })
-  .meta({ id: 'CarrierConnection' });
 const ChatPage = z
   .object({
     id: z.uuid(),
@@ -62,7 +59,7 @@ export const referenceListRoutes: FastifyPluginAsyncZod = async (app) => {
     'pos.shipping.read',
     'Reference lists',
     "The shop's carrier connections",
-    CarrierConnection,
+    carrierConnectionSchema,
     listCarrierConnections,
   );
   list(

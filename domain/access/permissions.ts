@@ -29,6 +29,8 @@ export const PEOPLE_ONLY_PERMISSIONS = [
   'settings.members',
   'settings.roles',
   'settings.sales_channels',
+  /** Shop set-up of carrier connections (credentials, callback URL); reading them needs it or pos.shipping.read. */
+  'settings.carriers',
   'settings.plan',
   'settings.log',
   'automation.connections.manage',

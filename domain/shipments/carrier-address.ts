@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** An address as carriers take it: names, not ids. */
+/** An address as carriers take it: names, not ids (carrier A's adapter finds its own ids from the names). */
 export const carrierAddressSchema = z.object({
   name: z.string().trim().min(1).max(255),
   phone: z.string().trim().min(1).max(32),

@@ -6,6 +6,12 @@ export const carriers = ['carrier_a', 'carrier_b'] as const;
 export const carrierSchema = z.enum(carriers);
 export type Carrier = z.infer<typeof carrierSchema>;
 
+/** A row of `GET /carrier-connections` and of the admin list: never credentials. */
+export const carrierConnectionSchema = z
+  .object({ id: z.uuid(), carrier: carrierSchema, name: z.string(), active: z.boolean() })
+  .meta({ id: 'CarrierConnection' });
+export type CarrierConnection = z.infer<typeof carrierConnectionSchema>;
+
 /** GHN-style: the account's `Token` and the `ShopId` of the carrier shop that picks up. */
 export const carrierACredentialsSchema = z.object({ token: z.string().trim().min(1).max(255), shopId: z.number().int().positive() });
 export type CarrierACredentials = z.infer<typeof carrierACredentialsSchema>;

@@ -2,8 +2,9 @@ import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto
 import type { Sql } from '../../db/client.js';
 import { liveWarehouses } from '../inventory/index.js';
 import { openSecret, Problem, refuseAbsent, sealSecret } from '../kernel/index.js';
-import type { Named, Tx } from '../kernel/index.js';
+import type { Tx } from '../kernel/index.js';
 import {
+  type CarrierConnection,
   carrierACredentialsSchema,
   carrierBCredentialsSchema,
   sealedConnectionSecretsSchema,
@@ -13,12 +14,6 @@ import {
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
 import type { CarrierAddress } from './carrier-address.js';
-
-/** A row of `GET /carrier-connections`: never credentials. */
-export interface CarrierConnection extends Named {
-  carrier: 'carrier_a' | 'carrier_b';
-  active: boolean;
-}
 
 /** A connection with its credentials opened: for the carrier adapters' callers only. */
 export type OpenedCarrierConnection = {
@@ -43,6 +38,15 @@ export async function listCarrierConnections(tx: Tx): Promise<CarrierConnection[
 /** The lookup key of a callback secret: its SHA-256 (the secret itself is only in the sealed blob). */
 export function callbackSecretHash(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
+}
+
+/**
+ * The URL a carrier calls back (`POST`), with the connection's secret in its path (base64url: URL-safe
+ * as it is). Shown once on connecting: the person registers it at the carrier (GHN and GHTK take it
+ * in their dashboards).
+ */
+export function carrierCallbackUrl(publicBaseUrl: string, callbackSecret: string): string {
+  return `${publicBaseUrl.replace(/\/+$/, '')}/platform/carriers/callbacks/${callbackSecret}`;
 }
 
 /**
@@ -81,6 +85,21 @@ export async function connectCarrier(
     values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId},
       ${tx.json(input.pickUp)}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
   return { connectionId, callbackSecret };
+}
+
+/**
+ * Connects a carrier and answers what the person sees once: the new connection's row and the
+ * callback URL to register at the carrier.
+ */
+export async function connectCarrierWithCallbackUrl(
+  tx: Tx,
+  shopId: string,
+  input: ConnectCarrierInput,
+  keys: { secretsKey: KeyObject; publicBaseUrl: string },
+): Promise<{ connection: CarrierConnection; callbackUrl: string }> {
+  const { connectionId, callbackSecret } = await connectCarrier(tx, shopId, input, keys.secretsKey);
+  const connection = { id: connectionId, carrier: input.carrier, name: input.name, active: true };
+  return { connection, callbackUrl: carrierCallbackUrl(keys.publicBaseUrl, callbackSecret) };
 }
 
 /**

@@ -16,8 +16,6 @@ export const carrierOrderRequestSchema = z.object({
   shipmentId: z.uuid(),
   recipient: carrierAddressSchema,
   pickUp: carrierAddressSchema,
-  /** Carrier A needs its own district id and ward code for the recipient (GHN master data). */
-  carrierAArea: z.object({ districtId: z.number().int(), wardCode: z.string().min(1) }).optional(),
   weightGram: z.number().int().min(1).max(50_000),
   codAmount: decimal,
   declaredValue: decimal,

@@ -5,23 +5,26 @@
  */
 
 export {
+  carrierConnectionSchema,
   carriers,
   carrierSchema,
   connectCarrierInputSchema,
   type Carrier,
   type CarrierACredentials,
   type CarrierBCredentials,
+  type CarrierConnection,
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
 export {
   callbackSecretHash,
+  carrierCallbackUrl,
   carrierConnection,
   connectionForPush,
   connectionOfCallback,
   connectCarrier,
+  connectCarrierWithCallbackUrl,
   disconnectCarrier,
   listCarrierConnections,
-  type CarrierConnection,
   type OpenedCarrierConnection,
 } from './carrier-connections.js';
 export { carrierAddressSchema, type CarrierAddress } from './carrier-address.js';

@@ -19,10 +19,6 @@ const PAYMENT_METHODS = [
   { name: 'Ví MoMo', kind: 'wallet' },
 ];
 const SALES_CHANNELS = ['Facebook', 'Website', 'Cửa hàng', 'Shopee'];
-const CARRIERS = [
-  { carrier: 'carrier_a', name: 'Carrier A (simulator)' },
-  { carrier: 'carrier_b', name: 'Carrier B (simulator)' },
-];
 
 const GARMENTS = [
   { name: 'Áo thun cổ tròn', category: 'Áo', price: 149000 },
@@ -91,10 +87,6 @@ export async function seedDemoCatalog(sql: Sql, shopId: string): Promise<void> {
     }
     if (await isEmpty(tx, 'sales_channels'))
       for (const name of SALES_CHANNELS) await tx`insert into sales_channels (shop_id, name) values (${shopId}, ${name})`;
-    if (await isEmpty(tx, 'carrier_connections')) {
-      for (const connection of CARRIERS)
-        await tx`insert into carrier_connections (shop_id, carrier, name) values (${shopId}, ${connection.carrier}, ${connection.name})`;
-    }
     if (await isEmpty(tx, 'products')) await seedProducts(tx, shopId);
     if (await isEmpty(tx, 'customers')) await seedCustomers(tx, shopId);
   });

@@ -8,8 +8,7 @@ import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { orderRequest } from './carrier-order-request.js';
-import { pickUpAddress } from './carrier-order-request.js';
+import { orderRequest, pickUpAddress } from './carrier-order-request.js';
 
 /** The carrier activities: credentials opened from the database, carrier errors as typed failures. */
 let db: TestDatabase;

@@ -11,7 +11,7 @@ export const pickUpAddress = {
   province: 'TP. Hồ Chí Minh',
 };
 
-/** An order both simulators serve: Hà Nội (carrier A's district 1484) from a shop in Hồ Chí Minh. */
+/** An order both simulators serve: Hà Nội (carrier A's district 1484, by name) from a shop in Hồ Chí Minh. */
 export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): CarrierOrderRequest {
   return {
     shipmentId: randomUUID(),
@@ -24,7 +24,6 @@ export function orderRequest(overrides: Partial<CarrierOrderRequest> = {}): Carr
       province: 'Hà Nội',
     },
     pickUp: pickUpAddress,
-    carrierAArea: { districtId: 1484, wardCode: '1A0101' },
     weightGram: 1_200,
     codAmount: '700000',
     declaredValue: '700000.000',

@@ -5,13 +5,10 @@ import { adjustStock } from '../../domain/inventory/inventory.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { changeOrderStatus } from '../../domain/orders/order-lifecycle.js';
 import { createOrder } from '../../domain/orders/orders.js';
-import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import type { Carrier } from '../../domain/shipments/index.js';
-import type { CarrierA } from '../../simulators/carriers/carrier-a.js';
-import type { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { connectTestCarrier } from '../support/carriers.js';
 import type { TestDatabase } from '../support/database.js';
-import { testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { pickUpAddress } from './carrier-order-request.js';
+import type { ShopFixture } from '../support/fixtures.js';
 
 /** Everything a key needs to push, read and cancel shipments. */
 export const SHIPPING_PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
@@ -32,59 +29,24 @@ export interface ShippingShop {
   connections: Partial<Record<Carrier, string>>;
 }
 
-/**
- * A warehouse and a connection to each given carrier simulator: an account at the simulator whose
- * callback URL is the API's callback endpoint with the connection's secret, and the sealed
- * connection in the shop.
- */
+/** A warehouse and a connection to each given carrier simulator, whose callbacks reach the API at `apiBaseUrl`. */
 export async function connectShipping(
   db: TestDatabase,
   shop: ShopFixture,
-  carriers: { carrier_a?: CarrierA; carrier_b?: CarrierB },
+  carriers: Partial<Record<Carrier, { url: string }>>,
   apiBaseUrl: string,
 ): Promise<ShippingShop> {
-  return withShop(db.app, shop.shopId, async (tx) => {
-    const [warehouse] = await tx<
-      { id: string }[]
-    >`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`;
-    const connections: Partial<Record<Carrier, string>> = {};
-    const common = { warehouseId: warehouse!.id, pickUp: pickUpAddress };
-    if (carriers.carrier_a) {
-      const account = carriers.carrier_a.registerShop();
-      const { connectionId, callbackSecret } = await connectCarrier(
-        tx,
-        shop.shopId,
-        {
-          carrier: 'carrier_a',
-          name: 'GHN',
-          credentials: { token: account.token, shopId: account.shopId },
-          baseUrl: carriers.carrier_a.url,
-          ...common,
-        },
-        testSecretsKey,
-      );
-      carriers.carrier_a.registerShop({ ...account, callbackUrl: `${apiBaseUrl}/platform/carriers/callbacks/${callbackSecret}` });
-      connections.carrier_a = connectionId;
-    }
-    if (carriers.carrier_b) {
-      const account = carriers.carrier_b.registerShop();
-      const { connectionId, callbackSecret } = await connectCarrier(
-        tx,
-        shop.shopId,
-        {
-          carrier: 'carrier_b',
-          name: 'GHTK',
-          credentials: { token: account.token, clientSource: account.clientSource },
-          baseUrl: carriers.carrier_b.url,
-          ...common,
-        },
-        testSecretsKey,
-      );
-      carriers.carrier_b.registerShop({ ...account, callbackUrl: `${apiBaseUrl}/platform/carriers/callbacks/${callbackSecret}` });
-      connections.carrier_b = connectionId;
-    }
-    return { warehouseId: warehouse!.id, connections };
-  });
+  const [warehouse] = await withShop(
+    db.app,
+    shop.shopId,
+    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`,
+  );
+  const connections: Partial<Record<Carrier, string>> = {};
+  for (const [carrier, simulator] of Object.entries(carriers) as [Carrier, { url: string }][]) {
+    const options = { publicBaseUrl: apiBaseUrl, warehouseId: warehouse!.id };
+    connections[carrier] = (await connectTestCarrier(db.app, shop.shopId, carrier, simulator, options)).connectionId;
+  }
+  return { warehouseId: warehouse!.id, connections };
 }
 
 /**

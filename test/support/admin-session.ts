@@ -1,0 +1,26 @@
+import { expect } from 'vitest';
+
+/** A request of the admin web app: its session cookie, and the CSRF token unless `csrf` is false. */
+export type AdminRequest = (method: string, path: string, body?: unknown, options?: { csrf?: boolean }) => Promise<Response>;
+
+/** Logs a shop member in to the admin API (`/api/admin`) and answers their requests. */
+export async function adminLogIn(baseUrl: string, login: { shop: string; email: string; password: string }): Promise<AdminRequest> {
+  const response = await fetch(`${baseUrl}/api/admin/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(login),
+  });
+  expect(response.status).toBe(200);
+  const cookie = response.headers.get('set-cookie')!.split(';')[0]!;
+  const { csrfToken } = (await response.json()) as { csrfToken: string };
+  return (method, path, body, { csrf = true } = {}) =>
+    fetch(`${baseUrl}/api/admin${path}`, {
+      method,
+      headers: {
+        cookie,
+        ...(csrf ? { 'x-csrf-token': csrfToken } : {}),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+}
