@@ -22,6 +22,7 @@ const app = await buildApp({
   trustProxy: settings.TRUST_PROXY,
   requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   chatWebhook: settings.chatWebhook,
+  chatPlatformUrl: settings.CHAT_PLATFORM_URL,
   logger: { level: settings.LOG_LEVEL },
 });
 

@@ -14,7 +14,9 @@ export interface TestApi {
 }
 
 /** The task queue the admin routes start deliveries on (none is polled unless given), and the server's settings. */
-export type TestApiOptions = { taskQueue?: string } & Partial<Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies'>>;
+export type TestApiOptions = { taskQueue?: string } & Partial<
+  Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies' | 'chatPlatformUrl' | 'chatWebhook'>
+>;
 
 /**
  * The real API on a free port, over real HTTP, against a test database. `beforeListen` may add
@@ -43,6 +45,8 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY,
     trustProxy: options.trustProxy,
     requestTimeoutMs: options.requestTimeoutMs,
+    chatPlatformUrl: options.chatPlatformUrl,
+    chatWebhook: options.chatWebhook,
     logger: { level: 'info', stream },
   });
   beforeListen?.(app);
