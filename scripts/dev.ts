@@ -3,6 +3,8 @@ import { bootstrap } from './bootstrap/index.js';
 import { dataDir } from './bootstrap/paths.js';
 import { createSql } from '../db/client.js';
 import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
+import { seedDemoChat } from './seed/demo-chat.js';
+import { loadSettings } from '../config/settings.js';
 import { freePort, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';
@@ -53,6 +55,18 @@ processes.startTs('relay', 'workers/relay.ts', env);
 processes.startTs('simulators', 'simulators/main.ts', env);
 
 await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);
+// The demo pages on the chat simulator (not on a platform CHAT_PLATFORM_URL names), with a few conversations.
+if (!process.env.CHAT_PLATFORM_URL) {
+  const chatUrl = env.CHAT_PLATFORM_URL;
+  await waitFor('the chat simulator', async () => (await fetch(`${chatUrl}/_control`).catch(() => undefined))?.ok === true, 60_000);
+  const chatSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
+  await seedDemoChat(chatSql, {
+    shopId: demo.shopId,
+    platformUrl: chatUrl,
+    secretsKey: loadSettings({ ...process.env, ...env }).secretsKey,
+  });
+  await chatSql.end();
+}
 
 say(`
 Shopflow is running.
@@ -65,7 +79,7 @@ Shopflow is running.
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     http://127.0.0.1:${process.env.CARRIER_A_PORT ?? 3601}   (controls under /_control)
   Carrier B (GHTK)    http://127.0.0.1:${process.env.CARRIER_B_PORT ?? 3602}   (controls under /_control)
-  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control)
+  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control; README, "Chat")
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
 
   Demo shop           ${DEMO_SHOP_SLUG} (owner ${DEMO_OWNER.email} / ${DEMO_OWNER.password})
