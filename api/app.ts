@@ -33,8 +33,11 @@ import { authenticationPlugin, containsApiKey } from './plugins/authentication.j
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
 import { fullyDecoded } from './plugins/route-area.js';
 import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
-import { createChatPlatformAdapter } from '../activities/chat/platform-adapter.js';
+import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../activities/chat/platform-adapter.js';
 import { chatProfileLookup } from '../activities/chat/profile-lookup.js';
+import { chatChannel } from '../activities/chat/chat-channel.js';
+import { conversationRoutes } from './routes/chat/conversations.js';
+import { commentRoutes } from './routes/chat/comments.js';
 
 export const API_PREFIX = '/api/open/v1';
 export const ADMIN_PREFIX = '/api/admin';
@@ -55,8 +58,10 @@ export interface AppDeps {
   deliveryRequestKey: string;
   /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
   trustProxy?: boolean | number | string[];
-  /** The chat platform's inbound webhook (not served without its app secret), and the Graph API root it looks profiles up at. */
-  chatWebhook?: Pick<ChatWebhookOptions, 'appSecret' | 'verifyToken'> & { platformUrl?: string };
+  /** The chat platform's inbound webhook (not served without its app secret). */
+  chatWebhook?: Pick<ChatWebhookOptions, 'appSecret' | 'verifyToken'>;
+  /** The chat platform's Graph API root (settings `CHAT_PLATFORM_URL`): sends, moderation and profile lookups. */
+  chatPlatformUrl?: string;
   /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
   shipments?: { waitMs: number; pollEveryMs: number };
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
@@ -146,12 +151,13 @@ export async function buildApp(deps: AppDeps) {
   await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
   await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });
 
+  const chatPlatform = createChatPlatformAdapter({ baseUrl: deps.chatPlatformUrl ?? REAL_CHAT_PLATFORM_URL });
+  const chatDeps = { ...routeDeps, channel: chatChannel(deps.sql, chatPlatform), secretsKey: deps.secretsKey };
+  await app.register(conversationRoutes, { prefix: API_PREFIX, ...chatDeps });
+  await app.register(commentRoutes, { prefix: API_PREFIX, ...chatDeps });
   if (deps.chatWebhook) {
-    const { platformUrl, ...webhook } = deps.chatWebhook;
-    const profileOf = platformUrl
-      ? chatProfileLookup(deps.sql, createChatPlatformAdapter({ baseUrl: platformUrl }), deps.secretsKey)
-      : undefined;
-    await app.register(chatWebhookRoutes, { sql: deps.sql, ...webhook, profileOf });
+    const profileOf = deps.chatPlatformUrl ? chatProfileLookup(deps.sql, chatPlatform, deps.secretsKey) : undefined;
+    await app.register(chatWebhookRoutes, { sql: deps.sql, ...deps.chatWebhook, profileOf });
   }
 
   await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });

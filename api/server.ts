@@ -23,6 +23,7 @@ const app = await buildApp({
   requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   shipments: { waitMs: settings.SHIPMENT_WAIT_MS, pollEveryMs: settings.SHIPMENT_POLL_MS },
   chatWebhook: settings.chatWebhook,
+  chatPlatformUrl: settings.CHAT_PLATFORM_URL,
   logger: { level: settings.LOG_LEVEL },
 });
 

@@ -16,13 +16,14 @@ import { orderScenarios } from './scenarios/orders.js';
 import { deliveryScenario } from './scenarios/delivery.js';
 import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
 import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
+import { chatScenario } from './scenarios/chat.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, products, orders, delivery) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, products, orders, delivery, chat) runs a subset.
  */
-const SCENARIOS = ['shop', 'products', 'orders', 'delivery'] as const;
+const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'chat'] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -112,6 +113,11 @@ if (selected('delivery')) {
   } finally {
     await temporal.stop?.();
   }
+}
+
+if (selected('chat')) {
+  say('\n== Chat: sends through the API against the simulator directly; inbound messages to their event ==');
+  results.chat = await chatScenario(context, sql);
 }
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -69,7 +69,8 @@ const schema = z.object({
   // The chat platform app: its secret signs the inbound webhooks; the verify token answers its subscription check.
   CHAT_APP_SECRET: z.string().min(8).optional(),
   CHAT_VERIFY_TOKEN: z.string().min(1).optional(),
-  // The Graph API root (the real platform, or the simulator); without it customer profiles are not looked up.
+  // The Graph API root (the simulator in development; https://graph.facebook.com without it, where
+  // customer profiles are then not looked up).
   CHAT_PLATFORM_URL: z.url().optional(),
   // How long POST /shipments and its cancel wait for the carrier's answer (the workflow goes on after).
   SHIPMENT_WAIT_MS: z.coerce.number().int().min(1000).max(60_000).default(20_000),
@@ -109,13 +110,12 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
 /** The chat simulator's default app secret (simulators/chat), which development and tests use unless told otherwise. */
 const DEVELOPMENT_CHAT_APP_SECRET = 'chat-simulator-app-secret';
 
-function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; verifyToken?: string; platformUrl?: string } | undefined {
+function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; verifyToken?: string } | undefined {
   const appSecret = s.CHAT_APP_SECRET ?? (s.NODE_ENV === 'production' ? undefined : DEVELOPMENT_CHAT_APP_SECRET);
   if (!appSecret) return undefined;
   return {
     appSecret,
     ...(s.CHAT_VERIFY_TOKEN ? { verifyToken: s.CHAT_VERIFY_TOKEN } : {}),
-    ...(s.CHAT_PLATFORM_URL ? { platformUrl: s.CHAT_PLATFORM_URL } : {}),
   };
 }
 

@@ -4,6 +4,7 @@ import { dataDir } from './bootstrap/paths.js';
 import { createSql } from '../db/client.js';
 import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
 import { seedDemoCarriers } from './seed/demo-carriers.js';
+import { seedDemoChat } from './seed/demo-chat.js';
 import { loadSettings } from '../config/settings.js';
 import { freePort, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
@@ -73,6 +74,18 @@ const simulatorsUp = async () =>
 await waitFor('the carrier simulators', simulatorsUp, 60_000);
 await seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey: loadSettings(env).secretsKey, publicBaseUrl: env.PUBLIC_BASE_URL });
 await seedSql.end();
+// The demo pages on the chat simulator (not on a platform CHAT_PLATFORM_URL names), with a few conversations.
+if (!process.env.CHAT_PLATFORM_URL) {
+  const chatUrl = env.CHAT_PLATFORM_URL;
+  await waitFor('the chat simulator', async () => (await fetch(`${chatUrl}/_control`).catch(() => undefined))?.ok === true, 60_000);
+  const chatSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
+  await seedDemoChat(chatSql, {
+    shopId: demo.shopId,
+    platformUrl: chatUrl,
+    secretsKey: loadSettings({ ...process.env, ...env }).secretsKey,
+  });
+  await chatSql.end();
+}
 
 say(`
 Shopflow is running.
@@ -85,7 +98,7 @@ Shopflow is running.
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)
   Carrier B (GHTK)    ${carrierUrls.carrier_b}   (controls under /_control; the demo shop is connected)
-  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control)
+  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control; README, "Chat")
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
 
   Demo shop           ${DEMO_SHOP_SLUG} (owner ${DEMO_OWNER.email} / ${DEMO_OWNER.password})

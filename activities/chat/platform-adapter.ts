@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import type { ChatAttachment } from '../../domain/chat/index.js';
+import type { OutgoingContent } from '../../domain/chat/index.js';
 import { ChatPlatformError, classifyGraphError, type GraphErrorBody } from './platform-errors.js';
 
 /**
@@ -18,12 +18,11 @@ export interface ChatPlatformSettings {
 }
 
 export const DEFAULT_GRAPH_VERSION = 'v21.0';
+/** The Messenger Platform's Graph API root, where a send goes when no other platform URL is set. */
+export const REAL_CHAT_PLATFORM_URL = 'https://graph.facebook.com';
 export const DEFAULT_PLATFORM_TIMEOUT_MS = 10_000;
 /** Answers are small; anything bigger is not read. */
 const MAX_ANSWER_BYTES = 64 * 1024;
-
-/** What one page sends: text or one attachment (the platform takes one of them per message). */
-export type OutgoingContent = { text: string } | { attachment: ChatAttachment };
 
 export interface SentMessage {
   platformMessageId: string;

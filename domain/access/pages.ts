@@ -1,17 +1,21 @@
 import type { Named, Tx } from '../kernel/index.js';
 
-/** A chat page connected to the shop (the chat module will own pages with their conversations). */
+/** A chat page of the shop (the chat module links it to its platform page and keeps its conversations). */
 export interface ChatPage extends Named {
   platform: string;
   connected: boolean;
 }
 
-/** Only the chat pages of the key's list: the others do not exist for it (spec, Permissions). */
+/**
+ * Only the chat pages of the key's list: the others do not exist for it (spec, Permissions).
+ * `connected`: the page is the shop's and the chat module has it linked to a platform that still
+ * accepts its token (`chat_page_connected`, which chat publishes).
+ */
 export async function listPages(tx: Tx, pageIds: readonly string[]): Promise<ChatPage[]> {
   if (pageIds.length === 0) return [];
   return [
     ...(await tx<ChatPage[]>`
-    select id, name, platform, connected from pages
+    select id, name, platform, connected and chat_page_connected(id) as connected from pages
     where id = any(${pageIds as string[]}::uuid[])
     order by lower(unaccent(name)), name, id`),
   ];

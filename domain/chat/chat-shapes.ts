@@ -67,7 +67,8 @@ export const ChatCommentSchema = z
     isHidden: z.boolean(),
     canReplyPrivately: z.boolean().describe('no private reply yet, and within 7 days of the comment'),
     privatelyRepliedAt: Timestamp.nullable(),
-    createdAt: Timestamp,
+    createdAt: Timestamp.describe("the platform's time of the comment"),
+    updatedAt: Timestamp.describe("when Shopflow last recorded a change of it: the list's order and its updatedSince mark"),
     removedAt: Timestamp.nullable(),
   })
   .meta({ id: 'ChatComment' });

@@ -1,4 +1,4 @@
-import { isUuid, Problem, type Tx } from '../kernel/index.js';
+import { isUuid, Problem, syncedPage, type CursorBinding, type ListQuery, type Page, type Tx } from '../kernel/index.js';
 import { rememberChatCustomer, type PlatformCustomer } from './chat-customers.js';
 import type { ChatComment } from './chat-shapes.js';
 
@@ -15,6 +15,8 @@ export interface CommentChange {
   text: string | null;
   /** The platform's time of the comment itself. */
   createdAt: Date;
+  /** The platform's time of this change (whole seconds, as feed entries give it). */
+  changedAt: Date;
 }
 
 const COMMENT_COLUMNS = (tx: Tx) => tx`
@@ -23,7 +25,8 @@ const COMMENT_COLUMNS = (tx: Tx) => tx`
   text, hidden as is_hidden,
   (privately_replied_at is null and removed_at is null
     and created_at + make_interval(days => ${PRIVATE_REPLY_WINDOW_DAYS}) > now()) as can_reply_privately,
-  api_time(privately_replied_at) as privately_replied_at, api_time(created_at) as created_at, api_time(removed_at) as removed_at`;
+  api_time(privately_replied_at) as privately_replied_at, api_time(created_at) as created_at,
+  api_time(updated_at) as updated_at, api_time(removed_at) as removed_at`;
 
 /**
  * Applies one feed change to the stored comment, creating it whatever the verb: the platform delivers
@@ -36,12 +39,19 @@ export async function recordCommentChange(tx: Tx, shopId: string, pageId: string
   const hidden = change.verb === 'hide' ? true : change.verb === 'unhide' ? false : null;
   const [row] = await tx<{ id: string }[]>`
     insert into chat_comments (shop_id, page_id, platform_comment_id, platform_post_id, platform_parent_id, chat_customer_id,
-                               author_name, text, hidden, removed_at, created_at)
+                               author_name, text, hidden, hidden_changed_at, removed_at, created_at)
     values (${shopId}, ${pageId}, ${change.platformCommentId}, ${change.postId}, ${change.parentId}, ${chatCustomerId},
-            ${change.author.name ?? null}, ${change.text}, ${hidden ?? false}, ${removed ? tx`clock_timestamp()` : null}, ${change.createdAt})
+            ${change.author.name ?? null}, ${change.text}, ${hidden ?? false}, ${hidden === null ? null : change.changedAt},
+            ${removed ? tx`clock_timestamp()` : null}, ${change.createdAt})
     on conflict (page_id, platform_comment_id) do update set
       text = case when ${change.verb} = 'edited' or chat_comments.text is null then coalesce(excluded.text, chat_comments.text) else chat_comments.text end,
-      hidden = coalesce(${hidden}::boolean, chat_comments.hidden),
+      -- A hide/unhide older than the last visibility change (a late delivery, or the feed's report of
+      -- Shopflow's own hide/show within the same second) changes nothing.
+      hidden = case when ${hidden}::boolean is not null
+          and (chat_comments.hidden_changed_at is null or chat_comments.hidden_changed_at < ${change.changedAt})
+        then ${hidden}::boolean else chat_comments.hidden end,
+      hidden_changed_at = case when ${hidden}::boolean is null then chat_comments.hidden_changed_at
+        else greatest(chat_comments.hidden_changed_at, ${change.changedAt}) end,
       removed_at = coalesce(chat_comments.removed_at, excluded.removed_at),
       author_name = coalesce(excluded.author_name, chat_comments.author_name),
       updated_at = clock_timestamp()
@@ -63,4 +73,36 @@ export async function getComment(tx: Tx, id: string, pageIds: readonly string[])
 /** The private reply the platform accepted: no second one (the platform would refuse it). */
 export async function markPrivatelyReplied(tx: Tx, commentId: string, at: Date): Promise<void> {
   await tx`update chat_comments set privately_replied_at = coalesce(privately_replied_at, ${at}), updated_at = clock_timestamp() where id = ${commentId}`;
+}
+
+/**
+ * `GET /comments`: the comments of the pages in `pageIds`, the latest change first (a new comment,
+ * an edit, a hide, a removal), so a moderation pass reads what moved; `updatedSince` filters on
+ * `updatedAt`; `pageId` and `postId` narrow the list.
+ */
+export async function listComments(
+  tx: Tx,
+  query: ListQuery & { pageId?: string; postId?: string },
+  pageIds: readonly string[],
+  binding: CursorBinding,
+  ceilingSeconds: number,
+): Promise<Page<ChatComment>> {
+  return syncedPage<ChatComment>(
+    tx,
+    {
+      table: 'chat_comments',
+      column: 'updated_at',
+      softDelete: false,
+      newestFirst: true,
+      source: tx`chat_comments`,
+      columns: COMMENT_COLUMNS(tx),
+      filters: () => [
+        tx`page_id = any(${pageIds as string[]}::uuid[])`,
+        // As for conversations: a value that is no page id names no page of the key's, so the list is empty.
+        ...(query.pageId === undefined ? [] : [isUuid(query.pageId) ? tx`page_id = ${query.pageId}::uuid` : tx`false`]),
+        ...(query.postId === undefined ? [] : [tx`platform_post_id = ${query.postId}`]),
+      ],
+    },
+    { query, binding, ceilingSeconds },
+  );
 }

@@ -3,7 +3,7 @@ import { withShop } from '../kernel/index.js';
 import { hasChatCustomerProfile, type PlatformCustomer } from './chat-customers.js';
 import { recordCommentChange } from './comments.js';
 import type { InboundItem, InboundMessage } from './inbound-webhook.js';
-import { recordInboundMessage } from './messages.js';
+import { recordWebhookMessage } from './messages.js';
 import { linkedPageOf } from './page-links.js';
 
 interface LinkedPage {
@@ -17,7 +17,7 @@ export type ProfileLookup = (page: LinkedPage, platformCustomerId: string) => Pr
 /**
  * Records the items of one verified webhook, each in its page's shop and its own transaction. Items
  * of a platform page no shop has linked are ignored (the platform would retry them for nothing);
- * echoes of the page's own sends are left for the send step. A failure throws: the webhook is then
+ * an echo of the page's own send is recorded once: a send through the API already holds its platform id. A failure throws: the webhook is then
  * answered 5xx and the platform delivers it again, which recording once per platform id makes safe.
  * With `profileOf`, a customer whose name the page does not know yet is looked up first (name, and
  * the phone that links the shop's customer); a failed lookup records the message without it.
@@ -29,13 +29,16 @@ export async function recordInboundWebhook(
 ): Promise<{ recorded: number; ignored: number }> {
   let recorded = 0;
   for (const item of items) {
-    const link = item.kind === 'echo' ? undefined : await linkedPageOf(sql, item.platformPageId);
+    const link = await linkedPageOf(sql, item.platformPageId);
     if (!link) continue;
     if (item.kind === 'comment') {
       await withShop(sql, link.shopId, (tx) => recordCommentChange(tx, link.shopId, link.pageId, item.change));
     } else {
       const customer = await withProfile(sql, link, item, options.profileOf);
-      await withShop(sql, link.shopId, (tx) => recordInboundMessage(tx, link.shopId, { ...item, customer, pageId: link.pageId }));
+      const direction = item.kind === 'echo' ? 'out' : 'in';
+      await withShop(sql, link.shopId, (tx) =>
+        recordWebhookMessage(tx, link.shopId, { ...item, customer, direction, pageId: link.pageId }),
+      );
     }
     recorded += 1;
   }

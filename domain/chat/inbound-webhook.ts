@@ -46,7 +46,14 @@ const commentValue = z.object({
 const feedChange = z.object({ field: z.string(), value: z.looseObject({ item: z.string().optional() }) });
 const webhookBody = z.object({
   object: z.literal('page'),
-  entry: z.array(z.object({ id: z.string(), messaging: z.array(z.looseObject({})).optional(), changes: z.array(feedChange).optional() })),
+  entry: z.array(
+    z.object({
+      id: z.string(),
+      time: z.number().optional(),
+      messaging: z.array(z.looseObject({})).optional(),
+      changes: z.array(feedChange).optional(),
+    }),
+  ),
 });
 
 /** A customer wrote to the page, or (an echo) the page wrote to the customer. */
@@ -75,7 +82,7 @@ export function parseInboundWebhook(rawBody: Buffer | string): InboundItem[] {
   const body = webhookBody.parse(JSON.parse(rawBody.toString()));
   return body.entry.flatMap((entry) => [
     ...(entry.messaging ?? []).flatMap((event) => messageItems(entry.id, event)),
-    ...(entry.changes ?? []).flatMap((change) => commentItems(entry.id, change)),
+    ...(entry.changes ?? []).flatMap((change) => commentItems(entry.id, entry.time, change)),
   ]);
 }
 
@@ -103,7 +110,8 @@ function messageItems(platformPageId: string, raw: unknown): InboundMessage[] {
   ];
 }
 
-function commentItems(platformPageId: string, change: z.infer<typeof feedChange>): InboundCommentChange[] {
+/** `entryTime`: the feed entry's time in seconds (the comment's own time when absent). */
+function commentItems(platformPageId: string, entryTime: number | undefined, change: z.infer<typeof feedChange>): InboundCommentChange[] {
   if (change.field !== 'feed' || change.value.item !== 'comment') return [];
   const value = commentValue.parse(change.value);
   return [
@@ -118,6 +126,7 @@ function commentItems(platformPageId: string, change: z.infer<typeof feedChange>
         author: { platformCustomerId: value.from.id, name: value.from.name ?? null },
         text: value.message ?? null,
         createdAt: new Date(value.created_time * 1000),
+        changedAt: new Date((entryTime ?? value.created_time) * 1000),
       },
     },
   ];

@@ -20,7 +20,7 @@ export {
   type ChatSender,
 } from './chat-shapes.js';
 export { type PlatformCustomer } from './chat-customers.js';
-export { getComment, markPrivatelyReplied, PRIVATE_REPLY_WINDOW_DAYS, recordCommentChange, type CommentChange } from './comments.js';
+export { getComment, listComments, PRIVATE_REPLY_WINDOW_DAYS, recordCommentChange, type CommentChange } from './comments.js';
 export { getConversation, listConversations, MESSAGING_WINDOW_HOURS } from './conversations.js';
 export { recordInboundWebhook, type ProfileLookup } from './inbound-recording.js';
 export {
@@ -30,5 +30,14 @@ export {
   type InboundItem,
   type InboundMessage,
 } from './inbound-webhook.js';
-export { listMessages, recordInboundMessage, recordOutboundMessage, type PlatformMessage } from './messages.js';
+export { listMessages, recordWebhookMessage, type PlatformMessage } from './messages.js';
 export { linkedPageOf, linkPage, markPageDisconnected, pageLink, type PageLink } from './page-links.js';
+export {
+  replyPrivately,
+  sendChatMessage,
+  setCommentHidden,
+  type ChatActor,
+  type ChatChannel,
+  type OutgoingContent,
+  type PlatformPage,
+} from './sending.js';

@@ -79,14 +79,16 @@ async function recordMessage(
 }
 
 /**
- * A customer's message from the inbound webhook: the chat customer and conversation are created on
- * first sight, and `message.received` is written in the same transaction. Idempotent by platform
- * message id: a webhook the platform retries stores one message and emits one event.
+ * A message of the inbound webhook: a customer's (`message.received`), or the echo of the page's own
+ * send (`message.sent`, by the page, not the integration: a send through the API is recorded under the
+ * same platform id first, so its echo adds nothing). The chat customer and conversation are created on
+ * first sight. Idempotent by platform message id: a webhook the platform retries stores one message
+ * and emits one event.
  */
-export async function recordInboundMessage(
+export async function recordWebhookMessage(
   tx: Tx,
   shopId: string,
-  input: PlatformMessage & { pageId: string; customer: PlatformCustomer },
+  input: PlatformMessage & { pageId: string; customer: PlatformCustomer; direction: 'in' | 'out' },
 ): Promise<{ message: ChatMessage; created: boolean }> {
   const chatCustomerId = await rememberChatCustomer(tx, shopId, input.pageId, input.customer);
   const conversationId = await lockConversationWith(tx, shopId, input.pageId, chatCustomerId);
@@ -95,23 +97,21 @@ export async function recordInboundMessage(
     tx,
     shopId,
     { pageId: input.pageId, conversationId },
-    { ...input, direction: 'in', senderName: customer!.name, sentByIntegration: false },
+    { ...input, senderName: input.direction === 'in' ? customer!.name : null, sentByIntegration: false },
   );
 }
 
 /**
- * A message the platform accepted from the page (a send through the API, or the echo of one): stored
- * once by platform message id, with `message.sent` on first recording. 404 for a conversation
- * outside `pageIds`.
+ * A message the platform accepted from the page through the API, in a conversation the caller found
+ * (and locked) on the key's pages: stored with `message.sent`.
  */
-export async function recordOutboundMessage(
+export async function recordPageMessage(
   tx: Tx,
   shopId: string,
-  input: PlatformMessage & { conversationId: string; pageIds: readonly string[]; senderName: string | null; sentByIntegration: boolean },
-): Promise<{ message: ChatMessage; created: boolean }> {
-  const conversation = await getConversation(tx, input.conversationId, input.pageIds);
-  await tx`select id from chat_conversations where id = ${conversation.id} for update`;
-  return recordMessage(tx, shopId, { pageId: conversation.pageId, conversationId: conversation.id }, { ...input, direction: 'out' });
+  input: PlatformMessage & { pageId: string; conversationId: string; senderName: string | null; sentByIntegration: boolean },
+): Promise<ChatMessage> {
+  const { message } = await recordMessage(tx, shopId, input, { ...input, direction: 'out' });
+  return message;
 }
 
 /** `GET /conversations/{id}/messages`: newest first, with a cursor (no `updatedSince`). 404 outside `pageIds`. */

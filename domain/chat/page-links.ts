@@ -28,7 +28,12 @@ export async function linkPage(
     insert into chat_page_links (page_id, shop_id, platform_page_id, sealed_access_token, connected)
     values (${known}, ${shopId}, ${input.platformPageId}, ${sealed}, true)
     on conflict (page_id) do update set platform_page_id = excluded.platform_page_id,
-      sealed_access_token = excluded.sealed_access_token, connected = true, updated_at = clock_timestamp()`;
+      sealed_access_token = excluded.sealed_access_token, connected = true, updated_at = clock_timestamp()`.catch((error: unknown) => {
+    // The platform page's unique index: a platform page speaks for one page of one shop at a time.
+    if ((error as { code?: string }).code === '23505')
+      throw new Problem('conflict', `platform page ${input.platformPageId} is linked to another page`);
+    throw error;
+  });
 }
 
 /** The page's link with its token opened; undefined when the page has none. */

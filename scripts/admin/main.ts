@@ -3,6 +3,7 @@ import { createSql } from '../../db/client.js';
 import { Problem } from '../../domain/kernel/index.js';
 import { bootstrapDatabase } from '../bootstrap/index.js';
 import { accessCommands } from './access.js';
+import { chatCommands } from './chat.js';
 import { optionsOf, UsageError, type Command, type Flags } from './flags.js';
 import { flowCommands } from './flows.js';
 import { orderCommands } from './orders.js';
@@ -14,7 +15,14 @@ import { shopCommands } from './shops.js';
  * stdout; messages go to stderr; bad input exits with status 2, a refused operation with 1. Each
  * command is a thin call into one module's `index.ts` (one file of commands per module here).
  */
-const COMMANDS: Record<string, Command> = { ...shopCommands, ...accessCommands, ...flowCommands, ...orderCommands, ...shipmentCommands };
+const COMMANDS: Record<string, Command> = {
+  ...shopCommands,
+  ...accessCommands,
+  ...flowCommands,
+  ...orderCommands,
+  ...shipmentCommands,
+  ...chatCommands,
+};
 
 function usage(): string {
   return [

@@ -16,19 +16,22 @@ const appSchema = z.object({
   verifyToken: z.string().optional(),
   fields: webhookFields.optional(),
 });
+const numericIdSchema = z.string().regex(/^\d{1,20}$/);
 const pageSchema = z.object({
   name: z.string().min(1),
+  id: numericIdSchema.optional(),
   appId: z.string().optional(),
   sendCapPerMinute: z.number().int().min(0).optional(),
 });
 const sendCapSchema = z.object({ sendCapPerMinute: z.number().int().min(0) });
-const customerSchema = z.object({ name: z.string().min(1), phone: z.string().optional() });
+const customerSchema = z.object({ name: z.string().min(1), phone: z.string().optional(), psid: numericIdSchema.optional() });
 const availabilitySchema = z.object({ available: z.boolean() });
 const customerMessageSchema = z
   .object({
     text: z.string().min(1).optional(),
     attachments: z.array(z.object({ type: z.enum(['image', 'video', 'audio', 'file']), url: z.url() })).optional(),
     at: timestamp.optional(),
+    webhook: z.boolean().optional(),
   })
   .refine((message) => message.text !== undefined || (message.attachments?.length ?? 0) > 0, 'a message needs text or attachments');
 const postSchema = z.object({ message: z.string().min(1), at: timestamp.optional() });

@@ -62,10 +62,10 @@ export class ChatPlatform {
     return app;
   }
 
-  /** A page connected to an app, with its first page access token. */
-  createPage(settings: { name: string; appId?: string; sendCapPerMinute?: number }): { page: Page; accessToken: string } {
+  /** A page connected to an app, with its first page access token; `id` chooses its id (a seed's, stable across runs). */
+  createPage(settings: { name: string; id?: string; appId?: string; sendCapPerMinute?: number }): { page: Page; accessToken: string } {
     const app = this.store.app(settings.appId ?? this.defaultApp.id);
-    const page = this.store.addPage(app.id, settings.name, settings.sendCapPerMinute ?? this.sendCapPerMinute);
+    const page = this.store.addPage(app.id, settings.name, settings.sendCapPerMinute ?? this.sendCapPerMinute, settings.id);
     return { page, accessToken: this.store.issueToken(page.id).token };
   }
 
@@ -97,8 +97,9 @@ export class ChatPlatform {
     return { page, accessToken: this.store.issueToken(page.id).token };
   }
 
-  createCustomer(pageId: string, profile: { name: string; phone?: string }): Customer {
-    return this.store.addCustomer(this.store.page(pageId).id, profile);
+  createCustomer(pageId: string, profile: { name: string; phone?: string; psid?: string }): Customer {
+    const { psid, ...rest } = profile;
+    return this.store.addCustomer(this.store.page(pageId).id, rest, psid);
   }
 
   /** An unavailable customer (blocked the page, left Messenger) cannot be sent to (551). */
@@ -116,9 +117,10 @@ export class ChatPlatform {
 
   /**
    * A customer writes to the page: the message is stored, the 24-hour window runs again from its
-   * time, and the app's callback gets a signed `messages` event. `at` backdates the message.
+   * time, and the app's callback gets a signed `messages` event. `at` backdates the message;
+   * `webhook: false` keeps it from the app (history it already has, replayed into a fresh simulator).
    */
-  customerWrites(psid: string, content: { text?: string; attachments?: Attachment[]; at?: Date }) {
+  customerWrites(psid: string, content: { text?: string; attachments?: Attachment[]; at?: Date; webhook?: boolean }) {
     const customer = this.store.customer(psid);
     const at = content.at ?? this.clock.now();
     const conversation = this.store.conversationWith(customer, at);
@@ -130,7 +132,10 @@ export class ChatPlatform {
     });
     if (!conversation.lastCustomerMessageAt || at > conversation.lastCustomerMessageAt) conversation.lastCustomerMessageAt = at;
     const app = this.appOf(customer.pageId);
-    const webhook = app.fields.has('messages') ? this.webhooks.send(app, `message from ${psid}`, customerMessageEvent(message)) : undefined;
+    const webhook =
+      content.webhook !== false && app.fields.has('messages')
+        ? this.webhooks.send(app, `message from ${psid}`, customerMessageEvent(message))
+        : undefined;
     return { message, conversation, webhook };
   }
 

@@ -119,8 +119,9 @@ export class ChatStore {
     return app;
   }
 
-  addPage(appId: string, name: string, sendCapPerMinute: number): Page {
-    const page: Page = { id: numericId(), name, appId, connected: true, sendCapPerMinute, recentSendTimes: [] };
+  addPage(appId: string, name: string, sendCapPerMinute: number, id = numericId()): Page {
+    if (this.pages.has(id)) throw new ControlError(409, `page ${id} exists`);
+    const page: Page = { id, name, appId, connected: true, sendCapPerMinute, recentSendTimes: [] };
     this.pages.set(page.id, page);
     return page;
   }
@@ -136,8 +137,9 @@ export class ChatStore {
     return [...this.tokens.values()].filter((token) => token.pageId === pageId);
   }
 
-  addCustomer(pageId: string, profile: { name: string; phone?: string }): Customer {
-    const customer: Customer = { psid: numericId(), pageId, ...profile, available: true };
+  addCustomer(pageId: string, profile: { name: string; phone?: string }, psid = numericId()): Customer {
+    if (this.customers.has(psid)) throw new ControlError(409, `customer ${psid} exists`);
+    const customer: Customer = { psid, pageId, ...profile, available: true };
     this.customers.set(customer.psid, customer);
     return customer;
   }

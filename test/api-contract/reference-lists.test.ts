@@ -2,7 +2,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { createApplication } from '../../domain/access/applications.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { addMember, updateMember } from '../../domain/access/users.js';
-import { createShopFixture } from '../support/fixtures.js';
+import { linkPage } from '../../domain/chat/index.js';
+import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 
@@ -154,7 +155,14 @@ describe('chat pages', () => {
             { id: string }[]
           >`insert into pages (shop_id, name, connected) values (${shop.shopId}, ${name}, ${connected}) returning id`
         )[0]!.id;
-      return { fashion: await insert('Fashion'), outlet: await insert('Outlet', false), kids: await insert('Kids') };
+      const pages = { fashion: await insert('Fashion'), outlet: await insert('Outlet', false), kids: await insert('Kids') };
+      // Connected: the page is the shop's and linked to a platform that accepts its token.
+      for (const [pageId, platformPageId] of [
+        [pages.fashion, 'fb-fashion'],
+        [pages.outlet, 'fb-outlet'],
+      ])
+        await linkPage(tx, shop.shopId, { pageId: pageId!, platformPageId: platformPageId!, accessToken: 'EAA' }, testSecretsKey);
+      return pages;
     });
     const chosen = await arrange((tx) =>
       createApplication(

@@ -108,6 +108,7 @@ describe('inbound webhook: the body', () => {
     const changes = itemsOf(requests).map((item) => (item.kind === 'comment' ? item.change : undefined));
     expect(changes.map((change) => change?.verb).sort()).toEqual(['add', 'edited', 'hide', 'remove', 'unhide']);
     const byVerb = new Map(changes.map((change) => [change!.verb, change!]));
+    const commentedAt = new Date(Math.floor(simulator.platform.store.comment(commentId).createdAt.getTime() / 1000) * 1000);
     expect(byVerb.get('add')).toEqual({
       verb: 'add',
       platformCommentId: commentId,
@@ -115,8 +116,11 @@ describe('inbound webhook: the body', () => {
       parentId: post.id,
       author: { platformCustomerId: customer.psid, name: 'Hoa Le' },
       text: 'giá?',
-      createdAt: new Date(Math.floor(simulator.platform.store.comment(commentId).createdAt.getTime() / 1000) * 1000),
+      createdAt: commentedAt,
+      // The feed entry's time, in whole seconds: when this change happened.
+      changedAt: expect.any(Date),
     });
+    expect(byVerb.get('hide')!.changedAt.getTime()).toBeGreaterThanOrEqual(commentedAt.getTime());
     expect(byVerb.get('edited')?.text).toBe('giá bao nhiêu?');
     expect(byVerb.get('remove')?.text).toBeNull();
     expect(itemsOf(requests).every((item) => item.platformPageId === page.id)).toBe(true);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordInboundMessage } from '../../domain/chat/index.js';
+import { recordWebhookMessage } from '../../domain/chat/index.js';
 import { writeEvent } from '../../domain/events/index.js';
 import { createFlow } from '../../domain/flows/index.js';
 import type { FlowInput } from '../../domain/flows/flows.js';
@@ -59,7 +59,8 @@ describe('message events through the relay', () => {
     await flowOn(pageA.pageId, lacking, { permissions: ['social.pages.read'] });
 
     const { message } = await withShop(db.app, shop.shopId, (tx) =>
-      recordInboundMessage(tx, shop.shopId, {
+      recordWebhookMessage(tx, shop.shopId, {
+        direction: 'in',
         pageId: pageA.pageId,
         customer: { platformCustomerId: 'psid-relay', name: 'Lan' },
         platformMessageId: `m_${randomUUID()}`,

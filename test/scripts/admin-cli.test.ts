@@ -139,10 +139,13 @@ describe('admin CLI', () => {
       page.id!,
     );
     const api = await startTestApi(db.app);
+    const pages = async () => (await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) })).json();
     try {
-      const response = await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) });
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: true }] });
+      // Not connected until it is linked to its platform page.
+      expect(await pages()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: false }] });
+      const link = ['chat:link-page', '--shop', 'cli-pages', '--page', page.id!, '--platform-page', '1029384756'];
+      expect(await json(...link, '--token', 'EAAtoken')).toEqual({ pageId: page.id, platformPageId: '1029384756', connected: true });
+      expect(await pages()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: true }] });
     } finally {
       await api.close();
     }

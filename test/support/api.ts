@@ -15,7 +15,7 @@ export interface TestApi {
 
 /** The task queue the admin routes start deliveries on (none is polled unless given), and the server's settings. */
 export type TestApiOptions = { taskQueue?: string } & Partial<
-  Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies' | 'shipments'>
+  Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies' | 'shipments' | 'chatPlatformUrl' | 'chatWebhook'>
 >;
 
 /**
@@ -46,6 +46,8 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     trustProxy: options.trustProxy,
     requestTimeoutMs: options.requestTimeoutMs,
     shipments: options.shipments,
+    chatPlatformUrl: options.chatPlatformUrl,
+    chatWebhook: options.chatWebhook,
     logger: { level: 'info', stream },
   });
   beforeListen?.(app);

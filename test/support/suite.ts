@@ -1,6 +1,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import type { App } from '../../api/app.js';
+import { CHAT_WEBHOOK_PATH } from '../../api/routes/chat/chat-webhook.js';
+import { DEFAULT_APP_SECRET, startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { OutboxRelay } from '../../workers/outbox-relay.js';
 import { startTestApi, type TestApi, type TestApiOptions } from './api.js';
@@ -21,6 +23,8 @@ export interface SuiteOptions {
   worker?: boolean;
   /** The outbox relay on the worker's queue, polling every 200 ms; `retryDelaysMs` shortens the deliveries' schedule. */
   relay?: boolean | { retryDelaysMs?: number[] };
+  /** The chat-platform simulator: the API sends to it and takes its signed webhooks (retried after 50 ms). */
+  chat?: boolean;
 }
 
 export interface Suite {
@@ -30,6 +34,7 @@ export interface Suite {
   readonly shop: ShopFixture;
   readonly temporal: TestTemporal;
   readonly receiver: WebhookReceiver;
+  readonly chat: RunningChatPlatform;
   /** A request to the Open API (`/api/open/v1` + `path`), with `key` as the bearer and `body` as JSON when they are given. */
   request: (
     method: string,
@@ -54,6 +59,7 @@ export function useSuite(options: SuiteOptions = {}): Suite {
   const api = {} as TestApi;
   const shop = {} as ShopFixture;
   const temporal = {} as TestTemporal;
+  const chat = {} as RunningChatPlatform;
   let started: WebhookReceiver | undefined;
   const receiver = new Proxy({} as WebhookReceiver, {
     get: (_, name) => {
@@ -75,6 +81,10 @@ export function useSuite(options: SuiteOptions = {}): Suite {
       Object.assign(temporal, await startTestWorker({ sql: db.app, policy: testOutboundPolicy() }));
       stops.push(temporal.shutdown);
     }
+    if (options.chat) {
+      Object.assign(chat, await startChatPlatform({ webhookRetryDelaysMs: [50] }));
+      stops.push(chat.close);
+    }
     if (options.api) {
       const { routes, ...apiOptions } = options.api === true ? {} : options.api;
       Object.assign(
@@ -82,9 +92,11 @@ export function useSuite(options: SuiteOptions = {}): Suite {
         await startTestApi(db.app, routes && ((app) => routes(app, db)), {
           ...apiOptions,
           taskQueue: options.worker ? temporal.taskQueue : undefined,
+          ...(options.chat ? { chatPlatformUrl: chat.url, chatWebhook: { appSecret: DEFAULT_APP_SECRET } } : {}),
         }),
       );
       stops.push(api.close);
+      if (options.chat) chat.platform.defaultApp.callbackUrl = `${api.baseUrl}${CHAT_WEBHOOK_PATH}`;
     }
     if (options.shop) Object.assign(shop, await createShopFixture(db.app));
     if (options.relay) {
@@ -132,6 +144,9 @@ export function useSuite(options: SuiteOptions = {}): Suite {
     },
     get receiver() {
       return asked('receiver', receiver);
+    },
+    get chat() {
+      return asked('chat', chat);
     },
     request,
     get: (path, key) => request('GET', path, { key }),

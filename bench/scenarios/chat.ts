@@ -1,0 +1,139 @@
+import type { Sql } from '../../db/client.js';
+import { createApplication, createKey, createShop } from '../../domain/access/index.js';
+import { linkPage } from '../../domain/chat/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import type { BenchContext } from '../context.js';
+import { loadSettings } from '../../config/settings.js';
+
+const CUSTOMERS = 100;
+/** 10 applications × 2 keys × 60 sends a minute: 1,200 sends fit one minute's message counters. */
+const SENDS = 1_000;
+const INBOUND = 1_000;
+
+interface Rate {
+  count: number;
+  seconds: number;
+  perSecond: number;
+}
+
+/** Runs `count` calls over `concurrency` workers; the rate of the whole batch. */
+async function batch(count: number, concurrency: number, call: (index: number) => Promise<void>): Promise<Rate> {
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await call(next++);
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  return { count, seconds: Number(seconds.toFixed(2)), perSecond: Number((count / seconds).toFixed(1)) };
+}
+
+async function post(url: string, body: object, headers: Record<string, string> = {}): Promise<void> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`POST ${url}: HTTP ${response.status} ${await response.text()}`);
+  await response.arrayBuffer();
+}
+
+/**
+ * Chat: sends per second through `POST /conversations/{id}/messages` (key, shop transaction, the
+ * platform's Send API, the record and its event) against the same sends straight to the simulator's
+ * Send API; and inbound customer messages per second from the platform's webhook to their stored
+ * `message.received` event.
+ */
+export async function chatScenario(context: BenchContext, sql: Sql) {
+  const platformUrl = await context.startServer('chat-simulator', 'bench/chat-simulator-server.ts');
+  const apiUrl = await context.startServer('api', 'api/server.ts', { CHAT_PLATFORM_URL: platformUrl });
+  try {
+    const control = async <T>(path: string, body: object) =>
+      (await (
+        await fetch(`${platformUrl}/_control${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        })
+      ).json()) as T;
+    const app = await control<{ id: string }>('/apps', {
+      secret: 'chat-simulator-app-secret',
+      callbackUrl: `${apiUrl}/platform/chat/webhook`,
+    });
+    const page = await control<{ id: string; accessTokens: string[] }>('/pages', {
+      name: 'Bench page',
+      appId: app.id,
+      sendCapPerMinute: 1_000_000,
+    });
+    const shop = await createShop(sql, { slug: `bench-chat-${Date.now().toString(36)}`, name: 'Chat benchmark' });
+    const { pageId, keys } = await withShop(sql, shop.id, async (tx) => {
+      const [row] = await tx<{ id: string }[]>`insert into pages (shop_id, name) values (${shop.id}, 'Bench page') returning id`;
+      await linkPage(
+        tx,
+        shop.id,
+        { pageId: row!.id, platformPageId: page.id, accessToken: page.accessTokens[0]! },
+        loadSettings().secretsKey,
+      );
+      const created: string[] = [];
+      for (let index = 0; index < 10; index += 1) {
+        const permissions = ['social.pages.read', 'social.conversations.read', 'social.messages.send'];
+        const application = await createApplication(tx, shop.id, { name: `Chat ${index}`, permissions, pages: [row!.id] }, null);
+        created.push(application.key, (await createKey(tx, application.applicationId, null)).key);
+      }
+      return { pageId: row!.id, keys: created };
+    });
+    const psids: string[] = [];
+    for (let index = 0; index < CUSTOMERS; index += 1)
+      psids.push((await control<{ psid: string }>(`/pages/${page.id}/customers`, { name: `Customer ${index}` })).psid);
+
+    const storedEvents = async () =>
+      (
+        await withShop(
+          sql,
+          shop.id,
+          (tx) => tx<{ count: number }[]>`select count(*)::int as count from events where type = 'message.received'`,
+        )
+      )[0]!.count;
+    const inboundStart = performance.now();
+    const written = await batch(INBOUND, context.connections, (index) =>
+      post(`${platformUrl}/_control/customers/${psids[index % CUSTOMERS]}/messages`, { text: `question ${index}` }),
+    );
+    while ((await storedEvents()) < INBOUND) await new Promise((resolve) => setTimeout(resolve, 50));
+    const inboundSeconds = (performance.now() - inboundStart) / 1000;
+    const inbound = {
+      count: INBOUND,
+      seconds: Number(inboundSeconds.toFixed(2)),
+      perSecond: Number((INBOUND / inboundSeconds).toFixed(1)),
+      written,
+    };
+
+    const conversations = await withShop(
+      sql,
+      shop.id,
+      (tx) => tx<{ id: string }[]>`select id from chat_conversations where page_id = ${pageId}`,
+    );
+    const direct = await batch(SENDS, context.connections, (index) =>
+      post(
+        `${platformUrl}/v21.0/me/messages`,
+        { recipient: { id: psids[index % CUSTOMERS] }, messaging_type: 'RESPONSE', message: { text: `answer ${index}` } },
+        { authorization: `Bearer ${page.accessTokens[0]}` },
+      ),
+    );
+    const throughApi = await batch(SENDS, context.connections, (index) =>
+      post(
+        `${apiUrl}/api/open/v1/conversations/${conversations[index % conversations.length]!.id}/messages`,
+        { text: `answer ${index}` },
+        { authorization: `Bearer ${keys[index % keys.length]}` },
+      ),
+    );
+    const ratio = Number((throughApi.perSecond / direct.perSecond).toFixed(2));
+    console.log(`Send API straight to the simulator:        ${direct.perSecond} sends/s (${SENDS} in ${direct.seconds} s)`);
+    console.log(`POST /conversations/{id}/messages (API):   ${throughApi.perSecond} sends/s (${SENDS} in ${throughApi.seconds} s)`);
+    console.log(`ratio API / direct: ${ratio} (throughput)`);
+    console.log(`inbound customer message → message.received stored: ${inbound.perSecond} messages/s (${INBOUND} in ${inbound.seconds} s)`);
+    return { sends: { direct, throughApi, ratio }, inbound };
+  } finally {
+    await context.stopServers();
+  }
+}
