@@ -77,6 +77,7 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
         reason: null,
         feeTotal: order.feeTotal,
         endsReturnLeg: false,
+        polled: true,
       };
     },
 

@@ -53,5 +53,7 @@ export const carrierMilestoneSchema = z.object({
   feeTotal: decimal.nullable(),
   /** The return leg's goods are back at the shop: nothing more will come for this shipment. */
   endsReturnLeg: z.boolean(),
+  /** Read from the carrier's status endpoint (no time of its own): kept only when it tells a new state. */
+  polled: z.boolean().optional(),
 });
 export type CarrierMilestone = z.infer<typeof carrierMilestoneSchema>;

@@ -61,9 +61,16 @@ export async function recordAcceptedShipment(
     update shipments set tracking_code = ${order.trackingCode}, fee_total = ${order.feeTotal}, expected_delivery_at = ${order.expectedDeliveryAt},
       carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
     where id = ${id}`;
-  await tx`
-    insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
-    values (${shopId}, ${id}, 'pending', ${order.carrierStatus}, clock_timestamp(), 'Accepted by the carrier')`;
+  // The carrier's own report of the creation may have come first (a callback racing the answer):
+  // that step is where the shipment became pending. Our own steps are timed to the second, as
+  // carriers report theirs (GHTK's `action_time`): a carrier step of the same second is not older.
+  const [reported] = await tx`
+    update shipment_events set status = 'pending'
+    where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} returning id`;
+  if (!reported)
+    await tx`
+      insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
+      values (${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier')`;
   const detail = await detailOf(tx, id);
   await writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail });
   return { detail, created: true };
@@ -101,7 +108,8 @@ function trackingOver(shipment: Pick<LockedShipment, 'status' | 'ended' | 'retur
 
 /**
  * One milestone from the carrier (a callback or a poll), applied at most once:
- * - a repeat (the leg's latest step has the same code, or the same step at the same time) is dropped;
+ * - a repeat (the leg's latest step has the same code, or the same step at the same time) is dropped,
+ *   and so is a poll that tells no new state;
  * - an ended shipment restating its state adds nothing;
  * - the outbound leg changes the state only when the milestone is the newest that tells a state
  *   (a late, older callback is kept in the itinerary and changes nothing) and the shipment has not
@@ -132,6 +140,8 @@ export async function recordMilestone(
     milestone.leg === 'outbound' && milestone.status !== null && milestone.status !== shipment.status && !shipment.ended && !newer
       ? milestone.status
       : null;
+  // A poll is the safety net for lost callbacks: worth a step only when it tells a state we missed.
+  if (milestone.polled && !to) return unchanged;
   const before = await detailOf(tx, id);
   const [inserted] = await tx`
     insert into shipment_events (shop_id, shipment_id, leg, status, carrier_status, occurred_at, location, description, reason)
@@ -243,7 +253,7 @@ export async function recordCancelled(
   await tx`update shipments set status = 'cancelled', updated_at = clock_timestamp() where id = ${id}`;
   await tx`
     insert into shipment_events (shop_id, shipment_id, status, occurred_at, description, reason)
-    values (${shopId}, ${id}, 'cancelled', clock_timestamp(), 'Cancelled by the shop', ${cancel.reason})`;
+    values (${shopId}, ${id}, 'cancelled', date_trunc('second', clock_timestamp()), 'Cancelled by the shop', ${cancel.reason})`;
   const after = await detailOf(tx, id);
   await writeEvent(tx, { shopId, type: 'shipment.status_changed', resourceId: id, data: after, changes: diffSnapshots(before, after)! });
   await writeShopLog(tx, {
