@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { CallbackDispatcher } from './callbacks.js';
 import { describeIssues, SimulatorError } from './errors.js';
-import { faultTypes, type FaultPlan } from './faults.js';
+import { faultTypes, type Fault, type FaultPlan } from './faults.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 /** Parses a control request's body or query; 400 with the reasons otherwise. */
@@ -67,7 +67,13 @@ export function registerSharedControls<Kind extends string>(
 
   control.post('/faults', async (request) => {
     const { kind, type, count: times, delayMs } = parseControl(faultBody, request.body);
-    faults.inject(kind as Kind, type === 'timeout' ? { type, delayMs } : { type }, times);
+    const fault: Fault =
+      type === 'timeout'
+        ? { type, delayMs }
+        : type === 'slow-after-accept'
+          ? { type, delayMs: delayMs ?? 5_000 }
+          : { type };
+    faults.inject(kind as Kind, fault, times);
     return faults.pending();
   });
   control.get('/faults', async () => faults.pending());

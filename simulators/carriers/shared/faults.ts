@@ -5,11 +5,17 @@
  * - `timeout`: no answer at all (nothing done), or with `delayMs` a slow answer: the request is
  *   carried out after the delay and answered then, whether or not the caller still waits;
  * - `drop-after-accept`: the request is carried out, then the connection is destroyed before the
- *   answer, so the caller cannot tell whether the carrier accepted it.
+ *   answer, so the caller cannot tell whether the carrier accepted it;
+ * - `slow-after-accept`: the request is carried out at once and answered `delayMs` later (a window
+ *   in which the caller's process may die knowing nothing of the acceptance).
  */
-export type Fault = { type: 'unavailable' } | { type: 'timeout'; delayMs?: number } | { type: 'drop-after-accept' };
+export type Fault =
+  | { type: 'unavailable' }
+  | { type: 'timeout'; delayMs?: number }
+  | { type: 'drop-after-accept' }
+  | { type: 'slow-after-accept'; delayMs: number };
 
-export const faultTypes = ['unavailable', 'timeout', 'drop-after-accept'] as const;
+export const faultTypes = ['unavailable', 'timeout', 'drop-after-accept', 'slow-after-accept'] as const;
 
 export class FaultPlan<Kind extends string> {
   private readonly queued = new Map<Kind, Fault[]>();

@@ -65,6 +65,7 @@ export function faultable<Kind extends string>(
       await sleep(fault.delayMs);
     }
     const answer = await operation(request);
+    if (fault?.type === 'slow-after-accept') await sleep(fault.delayMs);
     if (fault?.type === 'drop-after-accept') {
       reply.hijack();
       request.raw.socket.destroy();
