@@ -17,13 +17,14 @@ import { deliveryScenario } from './scenarios/delivery.js';
 import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
 import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
 import { chatScenario } from './scenarios/chat.js';
+import { shipmentsScenario } from './scenarios/shipments.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, products, orders, delivery, chat) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, products, orders, delivery, chat, shipments) runs a subset.
  */
-const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'chat'] as const;
+const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'chat', 'shipments'] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -118,6 +119,16 @@ if (selected('delivery')) {
 if (selected('chat')) {
   say('\n== Chat: sends through the API against the simulator directly; inbound messages to their event ==');
   results.chat = await chatScenario(context, sql);
+}
+
+if (selected('shipments')) {
+  const temporal = await ensureTemporal();
+  say('\n== Shipments: pushes through the API against the carrier simulator directly; callbacks to the shipment state ==');
+  try {
+    results.shipments = await shipmentsScenario(context, sql, { temporalAddress: temporal.address, appUrl: database.appUrl });
+  } finally {
+    await temporal.stop?.();
+  }
 }
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../domain/flows/index.js';
@@ -42,7 +43,10 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
     ...createCarrierActivities({ sql: options.sql, secretsKey: options.secretsKey }),
-    ...createShipmentRecordActivities({ sql: options.sql }),
+    ...createShipmentRecordActivities({
+      sql: options.sql,
+      tracking: { client: new Client({ connection: options.connection, namespace: options.namespace }), taskQueue: options.taskQueue },
+    }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
       signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),

@@ -1,18 +1,14 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
 import { Problem } from '../domain/kernel/index.js';
-import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../domain/shipments/index.js';
+import type { CarrierOrderRequest, ShipmentDetail } from '../domain/shipments/index.js';
+import { shipmentSearchAttributes as searchAttributes, type ShipmentKeys } from '../activities/shipments/tracking-start.js';
 import {
   shipmentCancelWorkflow,
-  shipmentMilestoneSignal,
   shipmentPushWorkflow,
-  shipmentTrackingWorkflow,
-  trackingWorkflowId,
   type ShipmentCancelInput,
   type ShipmentCancelResult,
   type ShipmentPushResult,
 } from '../workflows/shipments.js';
-import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../workflows/search-attributes.js';
 
 /** Where the API starts shipment workflows, how long it waits for them, and the tracking's poll interval. */
 export interface ShipmentStarter {
@@ -20,23 +16,6 @@ export interface ShipmentStarter {
   taskQueue: string;
   waitMs: number;
   pollEveryMs: number;
-}
-
-/** Which shipment a workflow is about: what an operator filters by in the Temporal Web UI. */
-export interface ShipmentKeys {
-  shopId: string;
-  shipmentId: string;
-  orderId: string;
-  carrier: string;
-}
-
-function searchAttributes(keys: ShipmentKeys): TypedSearchAttributes {
-  return new TypedSearchAttributes([
-    { key: ShopIdKey, value: keys.shopId },
-    { key: ShipmentIdKey, value: keys.shipmentId },
-    { key: OrderIdKey, value: keys.orderId },
-    { key: CarrierKey, value: keys.carrier },
-  ]);
 }
 
 const NO_ANSWER = Symbol('no answer');
@@ -110,16 +89,4 @@ export async function cancelShipment(
   if (result.outcome === 'not-cancellable') throw new Problem('shipment-not-cancellable', `the carrier refuses: ${result.reason}`);
   if (result.outcome === 'unavailable') throw new Problem('carrier-unavailable', `the shipment was not cancelled: ${result.reason}`);
   return result.shipment;
-}
-
-/** A carrier callback: a signal to the shipment's tracking workflow, started if it is not running (signal-with-start). */
-export async function signalMilestone(starter: ShipmentStarter, keys: ShipmentKeys, milestone: CarrierMilestone): Promise<void> {
-  await starter.client.workflow.signalWithStart(shipmentTrackingWorkflow, {
-    taskQueue: starter.taskQueue,
-    workflowId: trackingWorkflowId(keys.shipmentId),
-    args: [{ shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs }],
-    signal: shipmentMilestoneSignal,
-    signalArgs: [milestone],
-    typedSearchAttributes: searchAttributes(keys),
-  });
 }

@@ -5,19 +5,16 @@ import {
   continueAsNew,
   defineSignal,
   getExternalWorkflowHandle,
-  ParentClosePolicy,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
-  startChild,
   workflowInfo,
 } from '@temporalio/workflow';
-import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { CarrierActivities } from '../activities/shipments/carrier-calls.js';
 import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../activities/shipments/carrier-adapter.js';
 import type { ShipmentDetail, ShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
 import { CARRIER_FAILURE_TYPES } from './shipments-carrier-failures.js';
-import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from './search-attributes.js';
 
 /**
  * The shipment workflows (DESIGN.md, Shipments): a push and a cancel, each awaited by the API for a
@@ -25,8 +22,13 @@ import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from './search-attri
  * and database steps are activities; credentials never enter the history.
  */
 
-/** A create or cancel: three attempts over a few seconds, the API is waiting. */
-const carrierCalls = proxyActivities<CarrierActivities>({
+/**
+ * A create or cancel: three attempts over a few seconds, the API is waiting. Local activities: the
+ * worker running the workflow makes the call and records the answer as a marker, without a trip
+ * through the server's task queues (a push is awaited by its HTTP request). A worker that dies in
+ * the middle leaves no marker, and its successor calls again: create and cancel are idempotent.
+ */
+const carrierCalls = proxyLocalActivities<CarrierActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
@@ -35,8 +37,8 @@ const patientCalls = proxyActivities<CarrierActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '1 minute', maximumAttempts: 12 },
 });
-/** Database steps retry until the database answers. */
-const records = proxyActivities<ShipmentRecordActivities>({
+/** Database steps retry until the database answers (local too: a longer wait becomes a timer). */
+const records = proxyLocalActivities<ShipmentRecordActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
@@ -90,7 +92,8 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
   }
   const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
   if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
-  await startTracking(input);
+  // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
+  await records.startShipmentTracking({ ...shipment, orderId: input.orderId, carrier: input.carrier, pollEveryMs: input.pollEveryMs });
   return { outcome: 'accepted', shipment: detail };
 }
 
@@ -113,23 +116,6 @@ async function reconcile(input: ShipmentPushInput): Promise<CarrierOrder | null>
     }
   }
   return null;
-}
-
-function startTracking(input: ShipmentPushInput): Promise<unknown> {
-  return startChild(shipmentTrackingWorkflow, {
-    workflowId: trackingWorkflowId(input.request.shipmentId),
-    args: [{ shopId: input.shopId, shipmentId: input.request.shipmentId, pollEveryMs: input.pollEveryMs }],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
-    typedSearchAttributes: [
-      { key: ShopIdKey, value: input.shopId },
-      { key: ShipmentIdKey, value: input.request.shipmentId },
-      { key: OrderIdKey, value: input.orderId },
-      { key: CarrierKey, value: input.carrier },
-    ],
-  }).catch((error: unknown) => {
-    // A callback got there first (signal-with-start): the shipment is already tracked.
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  });
 }
 
 export function trackingWorkflowId(shipmentId: string): string {
@@ -214,7 +200,8 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
 
 /** The carrier failure behind an activity failure: its type and the carrier's own words. */
 function carrierFailure(error: unknown): { type: string; reason: string } | undefined {
-  const cause = error instanceof ActivityFailure ? error.cause : undefined;
+  // A regular activity's failure wraps the activity's own; a local activity's may come unwrapped.
+  const cause = error instanceof ActivityFailure ? error.cause : error;
   if (!(cause instanceof ApplicationFailure) || !cause.type) return undefined;
   const reason = typeof cause.details?.[0] === 'string' ? cause.details[0] : cause.message;
   return { type: cause.type, reason };

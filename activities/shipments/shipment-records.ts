@@ -1,4 +1,5 @@
 import type { Sql } from '../../db/client.js';
+import { startTracking, type ShipmentKeys, type TrackingStarter } from './tracking-start.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { recordShipmentCancelled, recordShipmentMilestone, recordShipmentPushed } from '../../domain/orders/index.js';
 import {
@@ -18,9 +19,10 @@ export interface ShipmentRef {
 
 /**
  * The shipment workflows' database steps, each one transaction in the shop: the carrier's
- * acceptance or rejection of a push, a milestone, a confirmed cancel. Each is safe to run again.
+ * acceptance or rejection of a push, a milestone, a confirmed cancel; and the start of a shipment's
+ * tracking workflow. Each is safe to run again.
  */
-export function createShipmentRecordActivities(deps: { sql: Sql }) {
+export function createShipmentRecordActivities(deps: { sql: Sql; tracking: Omit<TrackingStarter, 'pollEveryMs'> }) {
   const inShop = <T>(shopId: string, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, shopId, work);
   return {
     /** Null when the row is gone (it cannot be: only a rejection deletes it). */
@@ -41,6 +43,12 @@ export function createShipmentRecordActivities(deps: { sql: Sql }) {
     async recordCancel(input: ShipmentRef & { applicationId: string | null; reason: string | null }): Promise<ShipmentDetail> {
       const actor = { shopId: input.shopId, permissions: [], applicationId: input.applicationId };
       return inShop(input.shopId, (tx) => recordShipmentCancelled(tx, actor, input.shipmentId, input.reason));
+    },
+
+    /** The shipment's tracking workflow, once the carrier has it (already running: fine). */
+    async startShipmentTracking(input: ShipmentKeys & { pollEveryMs: number }): Promise<void> {
+      const { pollEveryMs, ...keys } = input;
+      await startTracking({ ...deps.tracking, pollEveryMs }, keys);
     },
 
     async trackingTarget(input: ShipmentRef): Promise<TrackedShipment | null> {

@@ -5,7 +5,8 @@ import { Problem, withShop } from '../../../domain/kernel/index.js';
 import { connectionOfCallback, shipmentOfCallback, type CarrierMilestone } from '../../../domain/shipments/index.js';
 import { InvalidCarrierCallback } from '../../../activities/shipments/carrier-adapter.js';
 import { parseCarrierCallback } from '../../../activities/shipments/carrier-adapters.js';
-import { signalMilestone, type ShipmentStarter } from '../../../workers/shipment-starts.js';
+import { signalMilestone } from '../../../activities/shipments/tracking-start.js';
+import type { ShipmentStarter } from '../../../workers/shipment-starts.js';
 
 /** Where carriers call back: the URL registered at the carrier carries the connection's secret. */
 export const CARRIER_CALLBACK_PATH = '/platform/carriers/callbacks/:secret';

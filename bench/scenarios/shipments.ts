@@ -1,0 +1,196 @@
+import { randomUUID } from 'node:crypto';
+import type { Sql } from '../../db/client.js';
+import { carrierB } from '../../activities/shipments/carrier-b.js';
+import { loadSettings } from '../../config/settings.js';
+import { createApplication, createShop, GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
+import { createProduct } from '../../domain/catalog/index.js';
+import { adjustStock } from '../../domain/inventory/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { changeOrderStatus, createOrder } from '../../domain/orders/index.js';
+import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-carriers.js';
+import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import type { BenchContext } from '../context.js';
+
+/** 10 shops × 40 pushes: under the shipment counter's 60 a minute per shop. */
+const SHOPS = 10;
+const ORDERS_PER_SHOP = 40;
+/** Requests in flight at once (BENCH_SHIPMENTS_CONCURRENCY). */
+const CONCURRENCY = Number(process.env.BENCH_SHIPMENTS_CONCURRENCY ?? 20);
+const PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
+const RECIPIENT = {
+  recipientName: 'Trần Thị B',
+  recipientPhone: '0912345678',
+  addressLine: '123 Nguyễn Chí Thanh',
+  provinceName: 'Hà Nội',
+  districtName: 'Quận Ba Đình',
+  wardName: 'Phường Ngọc Khánh',
+};
+
+interface Timed {
+  count: number;
+  seconds: number;
+  perSecond: number;
+  p50Ms: number;
+  p95Ms: number;
+}
+
+/** `count` calls over CONCURRENCY workers: throughput and latency percentiles. */
+async function timed(count: number, call: (index: number) => Promise<void>): Promise<Timed> {
+  const latencies: number[] = [];
+  let next = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < count) {
+        const index = next++;
+        const begun = performance.now();
+        await call(index);
+        latencies.push(performance.now() - begun);
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1));
+  return { count, seconds: Number(seconds.toFixed(2)), perSecond: Number((count / seconds).toFixed(1)), p50Ms: at(0.5), p95Ms: at(0.95) };
+}
+
+/** A shop connected to the simulator, with a key and `ORDERS_PER_SHOP` orders ready to ship. */
+async function shippingShop(sql: Sql, carrierUrl: string, apiUrl: string) {
+  const shop = await createShop(sql, { slug: `bench-ship-${randomUUID().slice(0, 8)}`, name: 'Shipments benchmark' });
+  const settings = loadSettings();
+  return withShop(sql, shop.id, async (tx) => {
+    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Kho') returning id`;
+    const actor = { shopId: shop.id, permissions: GRANTABLE_PERMISSIONS };
+    const product = await createProduct(tx, actor, {
+      name: 'Áo thun',
+      type: 'simple',
+      variants: [{ price: '150000', attributes: { Size: 'M' } }],
+    });
+    const variantId = product.variants[0]!.id;
+    await adjustStock(tx, shop.id, [{ variantId, warehouseId: warehouse!.id, quantityDelta: String(ORDERS_PER_SHOP * 2) }]);
+    const orderIds: string[] = [];
+    for (let index = 0; index < ORDERS_PER_SHOP; index += 1) {
+      const order = await createOrder(tx, actor, {
+        warehouseId: warehouse!.id,
+        shippingAddress: RECIPIENT,
+        lines: [{ variantId, quantity: '1', unitPrice: '150000' }],
+      });
+      await changeOrderStatus(tx, { ...actor, applicationId: null }, order.id, { status: 'ready_to_ship' });
+      orderIds.push(order.id);
+    }
+    const { key } = await createApplication(tx, shop.id, { name: 'Shipping bench', permissions: PERMISSIONS }, null);
+    return { shopId: shop.id, warehouseId: warehouse!.id, key, orderIds, settings };
+  }).then(async (prepared) => {
+    const { connectionId } = await connectShopToSimulator(
+      sql,
+      prepared.shopId,
+      { carrier: 'carrier_b', simulatorUrl: carrierUrl, warehouseId: prepared.warehouseId },
+      { secretsKey: prepared.settings.secretsKey, publicBaseUrl: apiUrl },
+    );
+    return { ...prepared, connectionId };
+  });
+}
+
+/**
+ * Shipments: `POST /shipments` (key, shop transaction, the push workflow on Temporal, the carrier's
+ * create over HTTP, the acceptance recorded with the order's move and stock) against the same create
+ * sent straight to the carrier B simulator by its adapter; then carrier callbacks per second, from the
+ * simulator's POST to the shipment's new state in the database (callback endpoint, signal, tracking
+ * workflow, the milestone's transaction).
+ */
+export async function shipmentsScenario(context: BenchContext, sql: Sql, services: { temporalAddress: string; appUrl: string }) {
+  const carrier = await CarrierB.start({ rateLimitPerSecond: null });
+  const taskQueue = `bench-shipments-${randomUUID()}`;
+  const workers = new ProcessGroup((name, code) => {
+    throw new Error(`${name} exited during the benchmark (code ${code})`);
+  });
+  try {
+    const env = { TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue };
+    const apiUrl = await context.startServer('api', 'api/server.ts', env);
+    const worker = workers.startTs('worker', 'workers/worker.ts', {
+      ...env,
+      APP_DATABASE_URL: services.appUrl,
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+    });
+    await outputMatches(worker, /worker polling task queue/, 60_000, 'worker');
+    const shops: Awaited<ReturnType<typeof shippingShop>>[] = [];
+    for (let index = 0; index < SHOPS; index += 1) shops.push(await shippingShop(sql, carrier.url, apiUrl));
+    const total = SHOPS * ORDERS_PER_SHOP;
+
+    const account = carrier.registerShop();
+    const adapter = carrierB({ baseUrl: carrier.url, credentials: { token: account.token, clientSource: account.clientSource } });
+    const direct = await timed(total, async () => {
+      await adapter.create({
+        shipmentId: randomUUID(),
+        recipient: {
+          name: RECIPIENT.recipientName,
+          phone: RECIPIENT.recipientPhone,
+          street: RECIPIENT.addressLine,
+          ward: RECIPIENT.wardName,
+          district: RECIPIENT.districtName,
+          province: RECIPIENT.provinceName,
+        },
+        pickUp: DEMO_PICK_UP,
+        weightGram: 1_000,
+        codAmount: '150000',
+        declaredValue: '150000',
+        note: null,
+        items: [{ name: 'Áo thun', quantity: 1, price: '150000' }],
+      });
+    });
+
+    const pushed: { shopId: string; trackingCode: string }[] = [];
+    const throughApi = await timed(total, async (index) => {
+      const shop = shops[index % SHOPS]!;
+      const orderId = shop.orderIds[Math.floor(index / SHOPS)]!;
+      const response = await fetch(`${apiUrl}/api/open/v1/shipments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ orderId, connectionId: shop.connectionId }),
+      });
+      if (response.status !== 201) throw new Error(`POST /shipments: HTTP ${response.status} ${await response.text()}`);
+      pushed.push({ shopId: shop.shopId, trackingCode: ((await response.json()) as { trackingCode: string }).trackingCode });
+    });
+
+    // Every shipment one step on at the carrier (picked up: delivering), each a callback to Shopflow.
+    const deliveringIn = (shopId: string) =>
+      withShop(
+        sql,
+        shopId,
+        async (tx) => (await tx<{ count: number }[]>`select count(*)::int as count from shipments where status = 'delivering'`)[0]!.count,
+      );
+    const delivering = async () =>
+      (await Promise.all(shops.map((shop) => deliveringIn(shop.shopId)))).reduce((sum, count) => sum + count, 0);
+    const callbacksStart = performance.now();
+    for (const { trackingCode } of pushed) carrier.advance(trackingCode, 3);
+    let recorded = 0;
+    while (recorded < total) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      recorded = await delivering();
+    }
+    const callbackSeconds = (performance.now() - callbacksStart) / 1000;
+    const callbacks = {
+      count: total,
+      seconds: Number(callbackSeconds.toFixed(2)),
+      perSecond: Number((total / callbackSeconds).toFixed(1)),
+    };
+
+    const ratio = Number((throughApi.perSecond / direct.perSecond).toFixed(2));
+    console.log(
+      `create straight to the carrier B simulator: ${direct.perSecond}/s, p50 ${direct.p50Ms} ms, p95 ${direct.p95Ms} ms (${total})`,
+    );
+    console.log(
+      `POST /shipments (workflow + carrier):       ${throughApi.perSecond}/s, p50 ${throughApi.p50Ms} ms, p95 ${throughApi.p95Ms} ms (${total})`,
+    );
+    console.log(`ratio API / direct: ${ratio} (throughput), ${(throughApi.p50Ms / direct.p50Ms).toFixed(1)}× the latency at p50`);
+    console.log(`carrier callbacks → shipment state recorded: ${callbacks.perSecond}/s (${total} in ${callbacks.seconds} s)`);
+    return { push: { direct, throughApi, ratio }, callbacks };
+  } finally {
+    await workers.stopAll();
+    await context.stopServers();
+    await carrier.close();
+  }
+}
