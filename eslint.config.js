@@ -28,7 +28,7 @@ const DOMAIN_KNOWS_NO_RUNTIME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', 'coverage/', 'web/dist/', 'web/src/api/admin-api.generated.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

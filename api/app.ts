@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -13,7 +14,7 @@ import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { healthRoutes } from './routes/health.js';
-import { openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -28,6 +29,11 @@ import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
 import { adminCarrierConnectionRoutes } from './routes/shipments/admin-carrier-connections.js';
+import { adminApplicationRoutes } from './routes/access/admin-applications.js';
+import { adminCatalogueRoutes } from './routes/access/admin-catalogue.js';
+import { adminSetupRoutes } from './routes/admin-setup.js';
+import { adminPageRoutes } from './routes/chat/admin-pages.js';
+import { adminWebAppRoutes } from './routes/admin-web-app.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin, containsApiKey } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
@@ -64,6 +70,8 @@ export interface AppDeps {
   chatPlatformUrl?: string;
   /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
   shipments?: { waitMs: number; pollEveryMs: number };
+  /** The built admin web app, served at `/admin` (default: web/dist). */
+  webAppRoot?: string;
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
   logger: FastifyServerOptions['logger'];
@@ -178,6 +186,13 @@ export async function buildApp(deps: AppDeps) {
     secretsKey: deps.secretsKey,
     publicBaseUrl: deps.publicBaseUrl,
   });
+  // The admin web app: its API (document, pickers, connections, set-up) and its built files.
+  await app.register(adminOpenApiRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminCatalogueRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminApplicationRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminSetupRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminPageRoutes, { prefix: ADMIN_PREFIX, secretsKey: deps.secretsKey });
+  await app.register(adminWebAppRoutes, { root: deps.webAppRoot ?? fileURLToPath(new URL('../web/dist', import.meta.url)) });
   return app;
 }
 

@@ -18,6 +18,7 @@ const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-
 const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));
 const apiPort = await freePort(Number(process.env.PORT ?? 3000));
 const receiverPort = await freePort(Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443));
+const webPort = await freePort(Number(process.env.WEB_PORT ?? 5173));
 const apiUrl = `http://localhost:${apiPort}`;
 const env = {
   ...services.env,
@@ -53,6 +54,7 @@ processes.startTs('api', 'api/server.ts', env);
 processes.startTs('worker', 'workers/worker.ts', env);
 processes.startTs('relay', 'workers/relay.ts', env);
 processes.startTs('simulators', 'simulators/main.ts', env);
+processes.startTs('web', 'scripts/web-dev.ts', { ...env, WEB_PORT: String(webPort), API_URL: apiUrl });
 
 await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);
 // The demo shop's carrier connections, registered again at the simulators (they forget their accounts on exit).
@@ -90,6 +92,7 @@ if (!process.env.CHAT_PLATFORM_URL) {
 say(`
 Shopflow is running.
 
+  Admin web app       http://localhost:${webPort}/admin/   (hot reload; log in with the demo owner below)
   API base URL        ${apiUrl}/api/open/v1
   API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/api/open/v1/openapi.json)
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz

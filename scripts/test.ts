@@ -22,13 +22,18 @@ const lint =
           runCommand(bin('eslint'), ['.'], { cwd: projectRoot }),
           runCommand(bin('prettier'), ['--check', '.'], { cwd: projectRoot }),
           runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot }),
+          runCommand(bin('tsc'), ['--noEmit', '-p', 'web'], { cwd: projectRoot }),
         ]),
       );
+// The admin web app is built on every run (the API serves web/dist; test/web drives it in a browser).
+const webBuild = step('build the admin web app', () =>
+  runCommand(bin('vite'), ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot }),
+);
 // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
 process.env.NODE_ENV = 'test';
 const services = await bootstrap('shopflow_test_template');
 try {
-  await lint;
+  await Promise.all([lint, webBuild]);
 } catch (error) {
   say(`✗ ${(error as Error).message}`);
   await services.stop();

@@ -4,3 +4,34 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 export const openApiRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
 };
+
+interface Document {
+  info: object;
+  paths?: Record<string, unknown>;
+  components?: Record<string, unknown>;
+}
+
+/**
+ * The admin API's own document (the admin web app's client is generated from it): the same
+ * document, from the same zod schemas, with only the paths under `prefix` and the session cookie as
+ * its security scheme.
+ */
+export const adminOpenApiRoutes: FastifyPluginAsyncZod<{ prefix: string }> = async (app, { prefix }) => {
+  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => {
+    const whole = app.swagger() as unknown as Document;
+    return {
+      ...whole,
+      info: {
+        title: 'Shopflow admin API',
+        version: 'v1',
+        description: 'The admin web app’s API: session cookie, and X-CSRF-Token on changes.',
+      },
+      paths: Object.fromEntries(Object.entries(whole.paths ?? {}).filter(([path]) => path.startsWith(`${prefix}/`))),
+      components: {
+        ...whole.components,
+        securitySchemes: { session: { type: 'apiKey', in: 'cookie', name: 'shopflow_session' } },
+      },
+      security: [{ session: [] }],
+    };
+  });
+};

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { listPages, listRoles, listStaff } from '../../domain/access/index.js';
 import { listCategories } from '../../domain/catalog/index.js';
 import { listWarehouses } from '../../domain/inventory/index.js';
-import { listPaymentMethods, listSalesChannels, listTags } from '../../domain/orders/index.js';
+import { listPaymentMethods, listSalesChannels, listTags, PAYMENT_METHOD_KINDS } from '../../domain/orders/index.js';
 import { carrierConnectionSchema, listCarrierConnections } from '../../domain/shipments/index.js';
 import type { Tx } from '../../domain/kernel/index.js';
 import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
@@ -11,13 +11,11 @@ import { READ_PROBLEMS, problemResponses } from '../schemas/problem.js';
 const StaffMember = z.object({ id: z.uuid().describe('The user id; use as handlerUserId'), name: z.string() }).meta({ id: 'StaffMember' });
 const Role = z.object({ id: z.uuid().describe('Use as handlerRoleId'), name: z.string() }).meta({ id: 'Role' });
 const Category = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Category' });
-const Warehouse = z.object({ id: z.uuid(), name: z.string(), address: z.string().nullable() }).meta({ id: 'Warehouse' });
-const Tag = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Tag' });
-const PaymentMethod = z
-  .object({ id: z.uuid(), name: z.string(), kind: z.enum(['cash', 'bank_transfer', 'card', 'cod', 'wallet', 'other']) })
-  .meta({ id: 'PaymentMethod' });
-const SalesChannel = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'SalesChannel' });
-const ChatPage = z
+export const Warehouse = z.object({ id: z.uuid(), name: z.string(), address: z.string().nullable() }).meta({ id: 'Warehouse' });
+export const Tag = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'Tag' });
+export const PaymentMethod = z.object({ id: z.uuid(), name: z.string(), kind: z.enum(PAYMENT_METHOD_KINDS) }).meta({ id: 'PaymentMethod' });
+export const SalesChannel = z.object({ id: z.uuid(), name: z.string() }).meta({ id: 'SalesChannel' });
+export const ChatPage = z
   .object({
     id: z.uuid(),
     name: z.string(),

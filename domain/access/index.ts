@@ -7,8 +7,9 @@
 
 export { assertCsrfToken, logIn, logOut, SESSION_HOURS, sessionOf, type AdminSession } from './admin-sessions.js';
 export { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
-export { createKey, revokeKey, rotateKey, type Actor } from './api-keys.js';
+export { createKey, MAX_LIVE_KEYS, MAX_OVERLAP_HOURS, revokeKey, rotateKey, type Actor } from './api-keys.js';
 export { createApplication, MAX_APPLICATIONS_PER_SHOP, updateApplication } from './applications.js';
+export { CreatorAlert, listApplications, ListedApplication, ListedKey } from './application-list.js';
 export { ConcurrencyLimit } from './concurrency-limit.js';
 export {
   claimIdempotencyKey,
@@ -19,8 +20,8 @@ export {
 } from './idempotency.js';
 export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
-export { createPage, existingPageIds, listPages } from './pages.js';
-export { assertHolds, assertMayGrant, GRANTABLE_PERMISSIONS } from './permissions.js';
+export { createPage, existingPageIds, listPages, listShopPages } from './pages.js';
+export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS } from './permissions.js';
 export { countHit, RATE_LIMITS, rateLimited, rateState, sweepRateCounters, type RateCounter } from './rate-limits.js';
 export { authenticateRequest } from './request-authentication.js';
 export { writeShopLog } from './shop-log.js';

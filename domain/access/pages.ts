@@ -32,3 +32,12 @@ export async function createPage(tx: Tx, shopId: string, name: string): Promise<
   const [page] = await tx<Named[]>`insert into pages (shop_id, name) values (${shopId}, ${name}) returning id, name`;
   return page!;
 }
+
+/** Every chat page of the shop (the admin web app's set-up and pickers). */
+export async function listShopPages(tx: Tx): Promise<ChatPage[]> {
+  const all = await tx<{ id: string }[]>`select id from pages`;
+  return listPages(
+    tx,
+    all.map((page) => page.id),
+  );
+}

@@ -64,6 +64,22 @@ export interface DeliveryHistoryEntry {
   data?: unknown;
 }
 
+/** Which runs of a flow the history shows, and which page of them. */
+export interface HistoryFilter {
+  status?: string;
+  eventType?: string;
+  offset?: number;
+  limit?: number;
+}
+
+/** Each flow's latest run (the flows list). */
+export async function lastDeliveries(tx: Tx): Promise<Map<string, { status: string; createdAt: string }>> {
+  const rows = await tx<{ flowId: string; status: string; createdAt: string }[]>`
+    select distinct on (flow_id) flow_id, status, api_time(created_at) as created_at
+    from deliveries order by flow_id, created_at desc`;
+  return new Map(rows.map(({ flowId, ...last }) => [flowId, last]));
+}
+
 /**
  * A flow's runs, newest first. Anyone who may see the flow sees the runs; the content (the event's
  * data and the receiver's answers) only a viewer who may read that data type.
@@ -74,7 +90,7 @@ export async function deliveryHistory(
   viewerPermissions: readonly string[],
   temporalUiUrl: string,
   namespace: string,
-  limit = 50,
+  { status, eventType, offset = 0, limit = 50 }: HistoryFilter = {},
 ): Promise<DeliveryHistoryEntry[]> {
   const rows = await tx<(Omit<DeliveryHistoryEntry, 'temporalUrl'> & { workflowId: string })[]>`
     select d.delivery_id, d.event_id, d.event_type, d.status, d.test_run, d.workflow_id,
@@ -85,8 +101,10 @@ export async function deliveryHistory(
       ${eventDataOf(tx, tx`d.event_id`)} as data
     from deliveries d
     where d.flow_id = ${flowId}
-    order by d.created_at desc
-    limit ${limit}`;
+      ${status ? tx`and d.status = ${status}` : tx``}
+      ${eventType ? tx`and d.event_type = ${eventType}` : tx``}
+    order by d.created_at desc, d.delivery_id desc
+    limit ${limit} offset ${offset}`;
   return rows.map(({ workflowId, data, ...row }) => {
     const needed: readonly string[] = isEventType(row.eventType) ? EVENT_READ_PERMISSIONS[row.eventType] : ['(unknown)'];
     const mayRead = needed.every((permission) => viewerPermissions.includes(permission));

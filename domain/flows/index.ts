@@ -7,11 +7,13 @@
 export {
   DeliveryAttempt,
   deliveryHistory,
+  lastDeliveries,
   markDeliveryFailed,
   recordAttempt,
   ShownDeliveryAttempt,
   type AttemptRecord,
   type DeliveryRef,
+  type HistoryFilter,
 } from './deliveries.js';
 export {
   hasValidSeal,

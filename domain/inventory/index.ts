@@ -12,4 +12,4 @@ export {
   postInventoryDocument,
   receiveInventoryDocument,
 } from './inventory-documents.js';
-export { listWarehouses, liveWarehouses, warehouseNameOf } from './warehouses.js';
+export { createWarehouse, listWarehouses, liveWarehouses, warehouseNameOf } from './warehouses.js';

@@ -20,3 +20,10 @@ export function liveWarehouses(tx: Tx): Fragment {
 export function warehouseNameOf(tx: Tx, warehouseId: Fragment): Fragment {
   return tx`(select w.name from warehouses w where w.id = ${warehouseId})`;
 }
+
+/** Shop set-up (admin web app): a new warehouse. */
+export async function createWarehouse(tx: Tx, shopId: string, input: { name: string; address?: string | null }): Promise<Warehouse> {
+  const [row] = await tx<Warehouse[]>`
+    insert into warehouses (shop_id, name, address) values (${shopId}, ${input.name}, ${input.address ?? null}) returning id, name, address`;
+  return row!;
+}

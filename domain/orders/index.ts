@@ -8,10 +8,25 @@
 
 export { getOrder, listOrders } from './order-detail.js';
 export { changeOrderStatus, deleteOrder, recordReturn, reviewReturn } from './order-lifecycle.js';
-export { listPaymentMethods, listSalesChannels, listTags } from './order-lists.js';
+export {
+  createPaymentMethod,
+  createSalesChannel,
+  createTag,
+  listPaymentMethods,
+  listSalesChannels,
+  listTags,
+  PAYMENT_METHOD_KINDS,
+} from './order-lists.js';
 export { addOrderNote, listOrderNotes } from './order-notes.js';
 export { OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';
-export { changeShopStatusMatrix, isOrderStatus, ORDER_STATUSES, type Transition } from './order-status.js';
+export {
+  changeShopStatusMatrix,
+  DEFAULT_STATUS_MATRIX,
+  isOrderStatus,
+  ORDER_STATUSES,
+  shopStatusMatrix,
+  type Transition,
+} from './order-status.js';
 export { createOrder, updateOrder } from './orders.js';
 export {
   DEFAULT_WEIGHT_GRAM,

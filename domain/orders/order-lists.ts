@@ -8,8 +8,10 @@ import type { Named, Tx } from '../kernel/index.js';
  * inventory; carrier connections: shipments) and sorted the same way.
  */
 
+export const PAYMENT_METHOD_KINDS = ['cash', 'bank_transfer', 'card', 'cod', 'wallet', 'other'] as const;
+
 export interface PaymentMethod extends Named {
-  kind: 'cash' | 'bank_transfer' | 'card' | 'cod' | 'wallet' | 'other';
+  kind: (typeof PAYMENT_METHOD_KINDS)[number];
 }
 
 export async function listTags(tx: Tx): Promise<Named[]> {
@@ -22,4 +24,21 @@ export async function listPaymentMethods(tx: Tx): Promise<PaymentMethod[]> {
 
 export async function listSalesChannels(tx: Tx): Promise<Named[]> {
   return [...(await tx<Named[]>`select id, name from sales_channels order by lower(unaccent(name)), name, id`)];
+}
+
+/** Shop set-up (admin web app): a new entry of one of the order set-up lists. */
+export async function createTag(tx: Tx, shopId: string, input: { name: string }): Promise<Named> {
+  const [row] = await tx<Named[]>`insert into tags (shop_id, name) values (${shopId}, ${input.name}) returning id, name`;
+  return row!;
+}
+
+export async function createPaymentMethod(tx: Tx, shopId: string, input: Omit<PaymentMethod, 'id'>): Promise<PaymentMethod> {
+  const [row] = await tx<PaymentMethod[]>`
+    insert into payment_methods (shop_id, name, kind) values (${shopId}, ${input.name}, ${input.kind}) returning id, name, kind`;
+  return row!;
+}
+
+export async function createSalesChannel(tx: Tx, shopId: string, input: { name: string }): Promise<Named> {
+  const [row] = await tx<Named[]>`insert into sales_channels (shop_id, name) values (${shopId}, ${input.name}) returning id, name`;
+  return row!;
 }

@@ -1,4 +1,20 @@
 import { expect } from 'vitest';
+import type { Sql } from '../../db/client.js';
+import { addMember } from '../../domain/access/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+
+export const ADMIN_PASSWORD = 'correct horse battery staple';
+
+/** `admin@shop.test` (the owner role) and `viewer@shop.test` (a role with automation.flows.view only), both with ADMIN_PASSWORD. */
+export async function addAdminAndViewer(sql: Sql, shopId: string): Promise<void> {
+  await addMember(sql, shopId, { email: 'admin@shop.test', name: 'Admin', password: ADMIN_PASSWORD });
+  await withShop(
+    sql,
+    shopId,
+    (tx) => tx`insert into roles (shop_id, name, permissions) values (${shopId}, 'Viewer', ${['automation.flows.view']})`,
+  );
+  await addMember(sql, shopId, { email: 'viewer@shop.test', name: 'Viewer', role: 'Viewer', password: ADMIN_PASSWORD });
+}
 
 /** A request of the admin web app: its session cookie, and the CSRF token unless `csrf` is false. */
 export type AdminRequest = (method: string, path: string, body?: unknown, options?: { csrf?: boolean }) => Promise<Response>;

@@ -9,10 +9,13 @@ import {
   deleteFlow,
   deliveryHistory,
   getFlow,
+  lastDeliveries,
   listFlows,
+  liveSigningSecrets,
   resendRequest,
   rotateSigningSecret,
   setFlowState,
+  signedHeaders,
   testRunRequest,
   updateFlow,
 } from '../../../domain/flows/index.js';
@@ -48,6 +51,17 @@ const Flow = z
   })
   .meta({ id: 'AdminFlow' });
 
+const ListedFlow = Flow.extend({
+  lastDelivery: z.object({ status: z.string(), createdAt: z.string() }).nullable().describe("The flow's latest run"),
+}).meta({ id: 'AdminListedFlow' });
+
+const HistoryQuery = z.strictObject({
+  status: z.enum(['delivered', 'retrying', 'failed', 'gone']).optional(),
+  eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]).optional(),
+  offset: z.coerce.number().int().min(0).max(100_000).default(0),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+});
+
 const FlowInput = z.strictObject({
   name: Name,
   eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
@@ -75,9 +89,14 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
   };
 
-  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(Flow) }), ...readProblems } } }, async (request) => {
+  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(ListedFlow) }), ...readProblems } } }, async (request) => {
     view(request);
-    return { data: await request.inShop(listFlows) };
+    return {
+      data: await request.inShop(async (tx) => {
+        const last = await lastDeliveries(tx);
+        return (await listFlows(tx)).map((flow) => ({ ...flow, lastDelivery: last.get(flow.id) ?? null }));
+      }),
+    };
   });
 
   app.post(
@@ -159,7 +178,15 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         summary: "Send a sample event of the trigger's type through the delivery workflow",
         params: IdParams,
         response: {
-          200: z.object({ eventId: z.string(), workflowId: z.string(), status: z.string(), attempt: DeliveryAttempt }),
+          200: z.object({
+            eventId: z.string(),
+            workflowId: z.string(),
+            status: z.string(),
+            attempt: DeliveryAttempt,
+            request: z
+              .object({ method: z.literal('POST'), url: z.string(), headers: z.record(z.string(), z.string()), body: z.string() })
+              .describe('The signed request that was sent (a test run carries sample data only)'),
+          }),
           ...changeProblems,
         },
       },
@@ -169,7 +196,15 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       const testRun = await request.inShop((tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
       const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
       const attempt = result.attempts[0]!;
-      return { eventId: testRun.eventId, workflowId, status: result.status, attempt };
+      const secrets = await request.inShop((tx) => liveSigningSecrets(tx, request.params.id, deps.secretsKey));
+      const headers = signedHeaders(secrets, testRun.deliveryId, new Date(attempt.attemptedAt), testRun.payload);
+      const sent = {
+        method: 'POST' as const,
+        url: testRun.url,
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: testRun.payload,
+      };
+      return { eventId: testRun.eventId, workflowId, status: result.status, attempt, request: sent };
     },
   );
 
@@ -178,8 +213,9 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     {
       schema: {
         tags,
-        summary: 'Runs of the flow, newest first, with every attempt and a link to the Temporal Web UI',
+        summary: 'Runs of the flow, newest first, paged, with every attempt and a link to the Temporal Web UI',
         params: IdParams,
+        querystring: HistoryQuery,
         response: {
           200: z.object({
             data: z.array(
@@ -196,6 +232,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
                 data: z.unknown().optional().describe("Only for a viewer who may read the event's data type"),
               }),
             ),
+            nextOffset: z.number().int().nullable().describe('The offset of the next page; null on the last'),
           }),
           ...readOneProblems,
         },
@@ -203,12 +240,14 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request) => {
       view(request);
-      return {
-        data: await request.inShop(async (tx) => {
-          await getFlow(tx, request.params.id);
-          return deliveryHistory(tx, request.params.id, request.admin.permissions, deps.temporalUiUrl, deps.namespace);
-        }),
-      };
+      const { limit, ...filter } = request.query;
+      const rows = await request.inShop(async (tx) => {
+        await getFlow(tx, request.params.id);
+        // One more than the page tells whether a next page exists.
+        const options = { ...filter, limit: limit + 1 };
+        return deliveryHistory(tx, request.params.id, request.admin.permissions, deps.temporalUiUrl, deps.namespace, options);
+      });
+      return { data: rows.slice(0, limit), nextOffset: rows.length > limit ? filter.offset + limit : null };
     },
   );
 

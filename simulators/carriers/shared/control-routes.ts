@@ -68,11 +68,7 @@ export function registerSharedControls<Kind extends string>(
   control.post('/faults', async (request) => {
     const { kind, type, count: times, delayMs } = parseControl(faultBody, request.body);
     const fault: Fault =
-      type === 'timeout'
-        ? { type, delayMs }
-        : type === 'slow-after-accept'
-          ? { type, delayMs: delayMs ?? 5_000 }
-          : { type };
+      type === 'timeout' ? { type, delayMs } : type === 'slow-after-accept' ? { type, delayMs: delayMs ?? 5_000 } : { type };
     faults.inject(kind as Kind, fault, times);
     return faults.pending();
   });

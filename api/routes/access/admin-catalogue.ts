@@ -1,0 +1,41 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS, listShopPages } from '../../../domain/access/index.js';
+import { EVENT_READ_PERMISSIONS, EVENT_TYPES, needsPage } from '../../../domain/events/index.js';
+import { ChatPage } from '../reference-lists.js';
+import { ADMIN_READ_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+
+/** `pos.orders.read` → `pos.orders`: the family a permission is grouped under on the screens. */
+const familyOf = (permission: string) => permission.split('.').slice(0, 2).join('.');
+
+const PERMISSION_FAMILIES = [...new Set(GRANTABLE_PERMISSIONS.map(familyOf))].map((family) => ({
+  family,
+  permissions: GRANTABLE_PERMISSIONS.filter((permission) => familyOf(permission) === family),
+}));
+
+const Catalogue = z.object({
+  eventTypes: z.array(
+    z.object({
+      type: z.string(),
+      needsPage: z.boolean().describe('A message event belongs to a chat page'),
+      readPermissions: z.array(z.string()).describe("What the flow's account needs to receive it"),
+    }),
+  ),
+  permissionFamilies: z.array(z.object({ family: z.string(), permissions: z.array(z.string()) })),
+  chatPermissions: z.array(z.string()).describe('The permissions that need chat pages'),
+  pages: z.array(ChatPage).describe('The chat pages the member sees (all of them with social.pages.read)'),
+});
+
+/** What the admin web app's pickers offer: the event catalogue, grantable permissions by family, chat pages. */
+export const adminCatalogueRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/catalogue',
+    { schema: { tags: ['Admin: session'], response: { 200: Catalogue, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
+    async (request) => ({
+      eventTypes: EVENT_TYPES.map((type) => ({ type, needsPage: needsPage(type), readPermissions: [...EVENT_READ_PERMISSIONS[type]] })),
+      permissionFamilies: PERMISSION_FAMILIES,
+      chatPermissions: [...CHAT_PERMISSIONS],
+      pages: request.admin.permissions.includes('social.pages.read') ? await request.inShop(listShopPages) : [],
+    }),
+  );
+};

@@ -1,0 +1,44 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { createSecretKey, randomBytes } from 'node:crypto';
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
+import { Connection } from '@temporalio/client';
+import { ADMIN_PREFIX, buildApp } from '../api/app.js';
+import { createSql } from '../db/client.js';
+import { projectRoot } from './bootstrap/paths.js';
+
+/** The admin web app's typed client (openapi-fetch) reads these types; test/web checks they are current. */
+export const ADMIN_API_TYPES_FILE = join(projectRoot, 'web', 'src', 'api', 'admin-api.generated.ts');
+
+/** The TypeScript types of the admin OpenAPI document (`/api/admin/openapi.json`). */
+export async function adminApiTypes(document: unknown): Promise<string> {
+  const ast = await openapiTS(document as OpenAPI3, { alphabetize: true });
+  return `${COMMENT_HEADER}${astToString(ast)}`;
+}
+
+/** The admin document of an API built but never started: no database or Temporal connection is made. */
+async function currentDocument(): Promise<unknown> {
+  const app = await buildApp({
+    sql: createSql('postgres://unused@127.0.0.1:1/unused', { applicationName: 'shopflow-types' }),
+    temporal: Connection.lazy({ address: '127.0.0.1:1' }),
+    publicBaseUrl: 'http://localhost:3000',
+    secureCookies: false,
+    cursorSecret: 'unused',
+    secretsKey: createSecretKey(randomBytes(32)),
+    temporalNamespace: 'default',
+    temporalTaskQueue: 'unused',
+    temporalUiUrl: 'http://127.0.0.1:8233',
+    deliveryRequestKey: 'unused',
+    logger: false,
+  });
+  const response = await app.inject({ method: 'GET', url: `${ADMIN_PREFIX}/openapi.json` });
+  await app.close();
+  return response.json();
+}
+
+// `npm run web:types`: regenerate after changing an admin route's schemas.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  writeFileSync(ADMIN_API_TYPES_FILE, await adminApiTypes(await currentDocument()));
+  console.log(`wrote ${ADMIN_API_TYPES_FILE}`);
+}

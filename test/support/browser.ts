@@ -1,0 +1,39 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'vitest';
+import { dataDir, projectRoot } from '../../scripts/bootstrap/paths.js';
+
+const SYSTEM_CHROMIUMS = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+export const SCREENSHOTS = join(dataDir, 'screenshots');
+
+/** A real Chromium: `CHROME_PATH`, else a system Chromium, else the binary inside `@sparticuz/chromium` (nothing is downloaded). */
+export async function launchChromium(): Promise<Browser> {
+  const system = process.env.CHROME_PATH ?? SYSTEM_CHROMIUMS.find((path) => existsSync(path));
+  if (system) return chromium.launch({ executablePath: system, headless: true });
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return chromium.launch({ executablePath: await packaged.executablePath(), args: packaged.args, headless: true });
+}
+
+/** No serious or critical accessibility violation on the screen as it is, and its screenshot saved. */
+export async function checkScreen(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
+  expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+/** The built app's JS and CSS, raw and gzipped (what a first load fetches besides index.html). */
+export function builtAssetSizes(): { files: number; rawBytes: number; gzipBytes: number } {
+  const assets = join(projectRoot, 'web', 'dist', 'assets');
+  const files = readdirSync(assets).filter((name) => /\.(js|css)$/.test(name));
+  const contents = files.map((name) => readFileSync(join(assets, name)));
+  return {
+    files: files.length,
+    rawBytes: contents.reduce((sum, content) => sum + content.length, 0),
+    gzipBytes: contents.reduce((sum, content) => sum + gzipSync(content, { level: 9 }).length, 0),
+  };
+}

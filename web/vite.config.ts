@@ -1,0 +1,12 @@
+import { defineConfig } from 'vite';
+import react from '@vitejs/plugin-react';
+
+/**
+ * The admin web app, served at /admin: by the API from `web/dist` (`vite build web`), or by Vite's
+ * dev server with hot reload (scripts/web-dev.ts, which proxies /api to the API).
+ */
+export default defineConfig({
+  base: '/admin/',
+  plugins: [react()],
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, reportCompressedSize: false },
+});
