@@ -6,6 +6,7 @@ export const ListedKey = z.object({
   id: z.uuid(),
   displayPrefix: z.string(),
   createdAt: z.string(),
+  lastUsedAt: z.string().nullable().describe('When the key last authenticated a request (to the minute); null: never'),
   expiresAt: z.string().nullable().describe('Set while the key overlaps its successor after a rotation'),
   revokedAt: z.string().nullable(),
   live: z.boolean(),
@@ -43,7 +44,7 @@ export async function listApplications(tx: Tx): Promise<ListedApplication[]> {
       coalesce((
         select json_agg(json_build_object(
           'id', k.id, 'displayPrefix', k.display_prefix, 'createdAt', api_time(k.created_at),
-          'expiresAt', api_time(k.expires_at), 'revokedAt', api_time(k.revoked_at),
+          'lastUsedAt', api_time(k.last_used_at), 'expiresAt', api_time(k.expires_at), 'revokedAt', api_time(k.revoked_at),
           'live', k.revoked_at is null and (k.expires_at is null or k.expires_at > now())) order by k.created_at desc)
         from api_keys k
         where k.application_id = a.id and coalesce(k.revoked_at, k.expires_at, now()) > now() - interval '30 days'), '[]') as keys

@@ -233,3 +233,33 @@ describe('the shipment rate counter', () => {
     expect((await request('GET', '/shipments', { key: one })).status).toBe(200);
   });
 });
+
+describe('GET /shipments', () => {
+  it('syncs by (updatedAt, id) with cursors and filters; updatedSince holds back what is newer than the safety delay', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipment = (await (await push({ orderId })).json()) as { id: string };
+    const page = async (query: string) =>
+      (await (await request('GET', `/shipments?${query}`, { key })).json()) as {
+        data: { id: string; status: string }[];
+        nextCursor: string | null;
+      };
+
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const next = await page(`limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`);
+      seen.push(...next.data.map((row) => row.id));
+      cursor = next.nextCursor;
+    } while (cursor);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(seen).toContain(shipment.id);
+
+    expect((await page(`orderId=${orderId}`)).data.map((row) => row.id)).toEqual([shipment.id]);
+    expect((await page('status=cancelled')).data.every((row) => row.status === 'cancelled')).toBe(true);
+    // Everything here changed within the last 2 min 15 s: a sync pass leaves it for the next one.
+    expect((await page(`updatedSince=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).data).toEqual([]);
+    await expectProblem(await request('GET', '/shipments?status=shipped', { key }), 400, 'validation-failed');
+    await expectProblem(await request('GET', '/shipments?cursor=forged.AAAAAAAAAAAAAAAAAAAAAA', { key }), 400, 'invalid-cursor');
+    await expectProblem(await request('GET', `/shipments/${randomUUID()}`, { key }), 404, 'not-found');
+  });
+});

@@ -48,18 +48,29 @@ describe('API connections', () => {
     const { applicationId, key } = (await created.json()) as { applicationId: string; key: string };
     expect((await get('/shop', key)).status).toBe(200);
 
+    // Used: the list says when (to the minute).
+    const firstUse = (await (await owner('GET', '/applications')).json()) as {
+      data: { id: string; keys: { lastUsedAt: string | null }[] }[];
+    };
+    const usedAt = firstUse.data.find((application) => application.id === applicationId)!.keys[0]!.lastUsedAt;
+    expect(Math.abs(Date.parse(usedAt!) - Date.now())).toBeLessThan(60_000);
+
     const rotated = await owner('POST', `/applications/${applicationId}/rotate`, { overlapHours: 2 });
     const { key: second, keyId } = (await rotated.json()) as { key: string; keyId: string };
     expect((await get('/shop', key)).status).toBe(200);
     expect((await get('/shop', second)).status).toBe(200);
 
     const listed = (await (await owner('GET', '/applications')).json()) as {
-      data: { id: string; keys: { id: string; live: boolean; expiresAt: string | null; displayPrefix: string }[] }[];
+      data: {
+        id: string;
+        keys: { id: string; live: boolean; expiresAt: string | null; lastUsedAt: string | null; displayPrefix: string }[];
+      }[];
       limits: { applications: number; liveKeys: number };
     };
     expect(listed.limits).toMatchObject({ applications: 10, liveKeys: 2 });
     const keys = listed.data.find((application) => application.id === applicationId)!.keys;
     expect(keys).toHaveLength(2);
+    expect(keys.map((listedKey) => listedKey.lastUsedAt === null)).toEqual([false, false]);
     expect(keys[0]).toMatchObject({ id: keyId, live: true, expiresAt: null });
     expect(keys[1]!.expiresAt).not.toBeNull();
     expect(JSON.stringify(listed)).not.toContain(second);

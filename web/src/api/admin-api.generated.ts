@@ -3184,6 +3184,8 @@ export interface components {
                 expiresAt: string | null;
                 /** Format: uuid */
                 id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
                 live: boolean;
                 revokedAt: string | null;
             }[];
@@ -3209,6 +3211,8 @@ export interface components {
                 expiresAt: string | null;
                 /** Format: uuid */
                 id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
                 live: boolean;
                 revokedAt: string | null;
             }[];

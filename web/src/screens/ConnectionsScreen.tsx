@@ -134,6 +134,7 @@ function Application({
             <tr>
               <th scope="col">Key</th>
               <th scope="col">Created</th>
+              <th scope="col">Last used</th>
               <th scope="col">Expires</th>
               <th scope="col">State</th>
               <th scope="col">
@@ -149,6 +150,9 @@ function Application({
                 </td>
                 <td>
                   <When at={key.createdAt} />
+                </td>
+                <td>
+                  <When at={key.lastUsedAt} />
                 </td>
                 <td>
                   <When at={key.expiresAt} />
