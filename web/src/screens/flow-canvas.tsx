@@ -123,6 +123,8 @@ export function FlowCanvas({ trigger, httpSend }: { trigger: TriggerData; httpSe
   return (
     <div className="canvas" aria-label="Flow canvas">
       <ReactFlow
+        // Shown once, the secret makes the HTTP-send block taller: a new canvas fits it in view again.
+        key={httpSend.secret === null ? 'without-secret' : 'with-secret'}
         nodes={nodes}
         edges={edges}
         nodeTypes={nodeTypes}
