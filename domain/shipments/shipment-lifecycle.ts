@@ -238,7 +238,8 @@ export async function requestCancel(
 
 /**
  * The carrier confirmed a cancel: `cancelled` with the reason in the itinerary and the shop log,
- * `shipment.status_changed`. An ended shipment is left as it is (false).
+ * `shipment.status_changed`. When the carrier's cancel callback was recorded first, its step takes
+ * the shop's reason. Any other ended shipment is left as it is (false).
  */
 export async function recordCancelled(
   tx: Tx,
@@ -248,14 +249,21 @@ export async function recordCancelled(
 ): Promise<{ cancelled: boolean; detail: ShipmentDetail; orderId: string }> {
   const shipment = await lockShipment(tx, id);
   if (!shipment) throw new Problem('not-found', `no shipment ${id}`);
-  if (shipment.ended) return { cancelled: shipment.status === 'cancelled', detail: await detailOf(tx, id), orderId: shipment.orderId };
-  const before = await detailOf(tx, id);
-  await tx`update shipments set status = 'cancelled', updated_at = clock_timestamp() where id = ${id}`;
-  await tx`
-    insert into shipment_events (shop_id, shipment_id, status, occurred_at, description, reason)
-    values (${shopId}, ${id}, 'cancelled', date_trunc('second', clock_timestamp()), 'Cancelled by the shop', ${cancel.reason})`;
-  const after = await detailOf(tx, id);
-  await writeEvent(tx, { shopId, type: 'shipment.status_changed', resourceId: id, data: after, changes: diffSnapshots(before, after)! });
+  if (shipment.ended && shipment.status !== 'cancelled') return { cancelled: false, detail: await detailOf(tx, id), orderId: shipment.orderId };
+  if (shipment.ended) {
+    // The carrier's own report of the cancel got here first: its step is the shop's cancel.
+    await tx`
+      update shipment_events set description = 'Cancelled by the shop', reason = coalesce(${cancel.reason}, reason)
+      where id = (select id from shipment_events where shipment_id = ${id} and status = 'cancelled' order by occurred_at desc, recorded_at desc limit 1)`;
+  } else {
+    const before = await detailOf(tx, id);
+    await tx`update shipments set status = 'cancelled', updated_at = clock_timestamp() where id = ${id}`;
+    await tx`
+      insert into shipment_events (shop_id, shipment_id, status, occurred_at, description, reason)
+      values (${shopId}, ${id}, 'cancelled', date_trunc('second', clock_timestamp()), 'Cancelled by the shop', ${cancel.reason})`;
+    const after = await detailOf(tx, id);
+    await writeEvent(tx, { shopId, type: 'shipment.status_changed', resourceId: id, data: after, changes: diffSnapshots(before, after)! });
+  }
   await writeShopLog(tx, {
     shopId,
     actorUserId: null,
@@ -265,5 +273,5 @@ export async function recordCancelled(
     subjectId: id,
     details: { reason: cancel.reason },
   });
-  return { cancelled: true, detail: after, orderId: shipment.orderId };
+  return { cancelled: true, detail: await detailOf(tx, id), orderId: shipment.orderId };
 }
