@@ -24,7 +24,7 @@ const dbFile = join(mkdtempSync(join(tmpdir(), 'order-sync-')), 'orders.sqlite')
 let ready: KitShop;
 let example: ChildProcess | undefined;
 let port = 0;
-let secrets: string[] = [];
+const secrets: string[] = [];
 let exampleKey = '';
 
 const freePort = () =>
