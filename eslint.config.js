@@ -28,7 +28,17 @@ const DOMAIN_KNOWS_NO_RUNTIME = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'coverage/', 'web/dist/', 'web/src/api/admin-api.generated.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      '.data/',
+      'coverage/',
+      'web/dist/',
+      'web/src/api/admin-api.generated.ts',
+      'clients/typescript/src/open-api.generated.ts',
+      'clients/typescript/dist/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

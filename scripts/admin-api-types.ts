@@ -17,8 +17,8 @@ export async function adminApiTypes(document: unknown): Promise<string> {
   return `${COMMENT_HEADER}${astToString(ast)}`;
 }
 
-/** The admin document of an API built but never started: no database or Temporal connection is made. */
-async function currentDocument(): Promise<unknown> {
+/** A document the API serves at `path`, from an API built but never started: no database or Temporal connection is made. */
+export async function currentDocument(path: string): Promise<unknown> {
   const app = await buildApp({
     sql: createSql('postgres://unused@127.0.0.1:1/unused', { applicationName: 'shopflow-types' }),
     temporal: Connection.lazy({ address: '127.0.0.1:1' }),
@@ -32,13 +32,13 @@ async function currentDocument(): Promise<unknown> {
     deliveryRequestKey: 'unused',
     logger: false,
   });
-  const response = await app.inject({ method: 'GET', url: `${ADMIN_PREFIX}/openapi.json` });
+  const response = await app.inject({ method: 'GET', url: path });
   await app.close();
   return response.json();
 }
 
 // `npm run web:types`: regenerate after changing an admin route's schemas.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeFileSync(ADMIN_API_TYPES_FILE, await adminApiTypes(await currentDocument()));
+  writeFileSync(ADMIN_API_TYPES_FILE, await adminApiTypes(await currentDocument(`${ADMIN_PREFIX}/openapi.json`)));
   console.log(`wrote ${ADMIN_API_TYPES_FILE}`);
 }

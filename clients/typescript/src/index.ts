@@ -1,0 +1,28 @@
+export { createShopflowClient, type ClientOptions, type ListParams, type ListPath, type RowOf, type ShopflowClient } from './client.js';
+export { isProblem, problemGroup, ShopflowProblem, type ProblemBody, type ProblemCode, type ProblemGroup } from './problems.js';
+export { retryingFetch, type RetryOptions } from './retrying-fetch.js';
+export {
+  memoryMarkStore,
+  sync,
+  SYNC_OVERLAP_MS,
+  syncKey,
+  type MarkStore,
+  type SyncOptions,
+  type SyncResource,
+  type SyncRow,
+} from './sync.js';
+export {
+  handleOnce,
+  memorySeenStore,
+  verifyWebhook,
+  WebhookVerificationError,
+  type EventChanges,
+  type EventType,
+  type SeenStore,
+  type ShopflowEvent,
+  type UnknownEvent,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from './webhooks.js';
+export { fastifyWebhooks, nodeWebhookHandler, type WebhookReceiverOptions } from './webhook-adapters.js';
+export { EVENT_TYPES, type components, type paths } from './open-api.generated.js';
