@@ -249,7 +249,8 @@ export async function recordCancelled(
 ): Promise<{ cancelled: boolean; detail: ShipmentDetail; orderId: string }> {
   const shipment = await lockShipment(tx, id);
   if (!shipment) throw new Problem('not-found', `no shipment ${id}`);
-  if (shipment.ended && shipment.status !== 'cancelled') return { cancelled: false, detail: await detailOf(tx, id), orderId: shipment.orderId };
+  if (shipment.ended && shipment.status !== 'cancelled')
+    return { cancelled: false, detail: await detailOf(tx, id), orderId: shipment.orderId };
   if (shipment.ended) {
     // The carrier's own report of the cancel got here first: its step is the shop's cancel.
     await tx`

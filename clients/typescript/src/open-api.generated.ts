@@ -5375,6 +5375,8 @@ export interface components {
                 expiresAt: string | null;
                 /** Format: uuid */
                 id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
                 live: boolean;
                 revokedAt: string | null;
             }[];
@@ -5400,6 +5402,8 @@ export interface components {
                 expiresAt: string | null;
                 /** Format: uuid */
                 id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
                 live: boolean;
                 revokedAt: string | null;
             }[];
