@@ -9,6 +9,7 @@ import {
   attributeOrder,
   comboKey,
   matchKey,
+  MAX_CODE_LENGTH,
   validateKeywords,
   type MatchEntry,
 } from './product-rules.js';
@@ -220,7 +221,13 @@ async function writeProduct(
     } else {
       const code =
         input.code?.trim() ||
-        (await generateVariantCode(tx, product.code, nextPosition, [...resulting.map((v) => v.code), ...appended.map((v) => v.code)]));
+        (await generateVariantCode(
+          tx,
+          product.code,
+          nextPosition,
+          [...resulting.map((v) => v.code), ...appended.map((v) => v.code)],
+          `variants.${index}.code`,
+        ));
       nextPosition += 1;
       appended.push({ input, index, attributes, code, keywords: keywords ?? [] });
     }
@@ -343,9 +350,21 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
   return result;
 }
 
-async function generateVariantCode(tx: Tx, productCode: string, position: number, taken: string[]): Promise<string> {
+/**
+ * `<product code>-<n>`, the first free. A derived value is held to its own limit: a product code too
+ * long to derive from is 400 on the variant's `code` (send one), never the table's check constraint.
+ */
+async function generateVariantCode(tx: Tx, productCode: string, position: number, taken: string[], path: string): Promise<string> {
   for (let suffix = position + 1; ; suffix += 1) {
     const code = `${productCode}-${suffix}`;
+    if ([...code].length > MAX_CODE_LENGTH)
+      throw new Problem(
+        'validation-failed',
+        `the variant code derived from the product code would be longer than ${MAX_CODE_LENGTH} characters`,
+        {
+          errors: [{ path, message: `the derived code "${code}" is too long: send a code of at most ${MAX_CODE_LENGTH} characters` }],
+        },
+      );
     if (taken.some((existing) => matchKey(existing) === matchKey(code))) continue;
     const [used] = await tx`select 1 from match_keys where key_norm = ${matchKey(code)} limit 1`;
     if (!used) return code;
