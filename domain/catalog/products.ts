@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { escapeLike, Problem, refuseAbsent, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import { assertHolds } from '../access/index.js';
@@ -9,11 +8,11 @@ import {
   attributeOrder,
   comboKey,
   matchKey,
-  MAX_CODE_LENGTH,
   validateKeywords,
   type MatchEntry,
 } from './product-rules.js';
 import type { Tx } from '../kernel/index.js';
+import { generateProductCode, generateVariantCode } from './product-codes.js';
 import type { ProductChanges, ProductDetail, ProductInput, ProductRow, VariantInput } from './product-shapes.js';
 
 export interface ProductFilters {
@@ -148,14 +147,6 @@ export async function deleteProduct(tx: Tx, shopId: string, id: string): Promise
 /** Catalog writes of one shop queue up: the match-key registry and combinations are checked against a stable state. */
 async function lockCatalog(tx: Tx, shopId: string): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtextextended(${`catalog:${shopId}`}, 0))`;
-}
-
-async function generateProductCode(tx: Tx): Promise<string> {
-  for (;;) {
-    const code = `SP${randomBytes(4).toString('hex').toUpperCase()}`;
-    const [taken] = await tx`select 1 from match_keys where key_norm = ${matchKey(code)} limit 1`;
-    if (!taken) return code;
-  }
 }
 
 interface StoredVariant {
@@ -348,27 +339,6 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
   // The product order uses the shop's spelling of each name too.
   order.splice(0, order.length, ...order.map((name) => known.find((row) => matchKey(row.name) === matchKey(name))?.name ?? name));
   return result;
-}
-
-/**
- * `<product code>-<n>`, the first free. A derived value is held to its own limit: a product code too
- * long to derive from is 400 on the variant's `code` (send one), never the table's check constraint.
- */
-async function generateVariantCode(tx: Tx, productCode: string, position: number, taken: string[], path: string): Promise<string> {
-  for (let suffix = position + 1; ; suffix += 1) {
-    const code = `${productCode}-${suffix}`;
-    if ([...code].length > MAX_CODE_LENGTH)
-      throw new Problem(
-        'validation-failed',
-        `the variant code derived from the product code would be longer than ${MAX_CODE_LENGTH} characters`,
-        {
-          errors: [{ path, message: `the derived code "${code}" is too long: send a code of at most ${MAX_CODE_LENGTH} characters` }],
-        },
-      );
-    if (taken.some((existing) => matchKey(existing) === matchKey(code))) continue;
-    const [used] = await tx`select 1 from match_keys where key_norm = ${matchKey(code)} limit 1`;
-    if (!used) return code;
-  }
 }
 
 async function checkMatchKeys(
