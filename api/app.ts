@@ -9,7 +9,7 @@ import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { healthRoutes } from './routes/health.js';
-import { adminOpenApiRoutes, openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, documentTransform, openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -129,7 +129,7 @@ export async function buildApp(deps: AppDeps) {
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (svc_live_…)' } } },
       security: [{ apiKey: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: documentTransform,
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
