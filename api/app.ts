@@ -3,18 +3,13 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import {
-  jsonSchemaTransform,
-  jsonSchemaTransformObject,
-  serializerCompiler,
-  validatorCompiler,
-  type ZodTypeProvider,
-} from 'fastify-type-provider-zod';
+import { jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
+import { validatorCompiler } from './plugins/validator.js';
 import { healthRoutes } from './routes/health.js';
-import { adminOpenApiRoutes, openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, documentTransform, openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -134,7 +129,7 @@ export async function buildApp(deps: AppDeps) {
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (svc_live_…)' } } },
       security: [{ apiKey: [] }],
     },
-    transform: jsonSchemaTransform,
+    transform: documentTransform,
     transformObject: jsonSchemaTransformObject,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createSql } from '../db/client.js';
 import { createApplication, createKey, createShop } from '../domain/access/index.js';
 import { withShop } from '../domain/kernel/index.js';
-import { bootstrapDatabase } from '../scripts/bootstrap/index.js';
+import { bootstrapDatabase, bootstrapTemporal } from '../scripts/bootstrap/index.js';
 import { dataDir } from '../scripts/bootstrap/paths.js';
 import { say, step } from '../scripts/bootstrap/progress.js';
 import { createBenchContext } from './context.js';
@@ -15,7 +15,6 @@ import { ordersShop } from './orders-fixture.js';
 import { orderScenarios } from './scenarios/orders.js';
 import { deliveryScenario } from './scenarios/delivery.js';
 import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
-import { ensureTemporal } from '../scripts/bootstrap/temporal.js';
 import { chatScenario } from './scenarios/chat.js';
 import { shipmentsScenario } from './scenarios/shipments.js';
 
@@ -96,7 +95,7 @@ if (selected('orders')) {
 if (selected('delivery')) {
   // Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
   // BENCH_DELIVERY_RATE (events/s per phase, default "20,100,250"), BENCH_DELIVERY_SECONDS (default 10).
-  const temporal = await ensureTemporal();
+  const temporal = await bootstrapTemporal();
   say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   try {
     results.temporalCeiling = await temporalCeilingScenario({
@@ -112,7 +111,7 @@ if (selected('delivery')) {
       baselineConcurrency: context.connections,
     });
   } finally {
-    await temporal.stop?.();
+    await temporal.stop();
   }
 }
 
@@ -122,12 +121,12 @@ if (selected('chat')) {
 }
 
 if (selected('shipments')) {
-  const temporal = await ensureTemporal();
+  const temporal = await bootstrapTemporal();
   say('\n== Shipments: pushes through the API against the carrier simulator directly; callbacks to the shipment state ==');
   try {
     results.shipments = await shipmentsScenario(context, sql, { temporalAddress: temporal.address, appUrl: database.appUrl });
   } finally {
-    await temporal.stop?.();
+    await temporal.stop();
   }
 }
 

@@ -55,6 +55,8 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
+  // Housekeeping (a Temporal Schedule) purges delivery attempts older than this; the history shows the rest.
+  DELIVERY_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).default(90),
   // mTLS to the Temporal frontend (docs/security.md): a client certificate and key, and the CA of the server's certificate.
   TEMPORAL_TLS_CERT_FILE: z.string().optional(),
   TEMPORAL_TLS_KEY_FILE: z.string().optional(),

@@ -9,6 +9,7 @@ import { withShop } from '../domain/kernel/index.js';
 import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
 import { createFlowActivities } from '../activities/flows/flow-steps.js';
+import { createHousekeepingActivities } from '../activities/housekeeping/housekeeping.js';
 import { createCarrierActivities } from '../activities/shipments/carrier-calls.js';
 import { createShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
 import { loadSettings, type Settings } from '../config/settings.js';
@@ -42,6 +43,7 @@ export interface ShopflowWorkerOptions {
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   const activities = {
     ...createFlowActivities({ sql: options.sql }),
+    ...createHousekeepingActivities({ sql: options.sql }),
     ...createCarrierActivities({ sql: options.sql, secretsKey: options.secretsKey }),
     ...createShipmentRecordActivities({
       sql: options.sql,

@@ -10,7 +10,6 @@ import {
   RATE_LIMITS,
   rateLimited,
   rateState,
-  sweepRateCounters,
   type RateCounter,
 } from '../../domain/access/index.js';
 import { Problem } from '../../domain/kernel/index.js';
@@ -134,13 +133,6 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
     }
     throw new Problem('invalid-api-key', 'this path needs a logged-in user session; API keys are not accepted');
   });
-
-  // Counters of past windows are never read again.
-  const sweeper = setInterval(() => {
-    sweepRateCounters(sql).catch((error: unknown) => app.log.warn({ err: error }, 'rate-limit sweep failed'));
-  }, 60_000);
-  sweeper.unref();
-  app.addHook('onClose', async () => clearInterval(sweeper));
 });
 
 /** A key anywhere in the URL, percent-encoded or not (`svc%5Flive_…` is the same leak). */

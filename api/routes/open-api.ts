@@ -1,4 +1,15 @@
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+
+/**
+ * The document's transform: zod to JSON Schema, and each operation's `x-permissions`, read from the
+ * route's `config.permissions` (the one list the authentication hook enforces). Sweeps and clients
+ * read what an operation needs from the document itself.
+ */
+export const documentTransform: typeof jsonSchemaTransform = (input) => {
+  const transformed = jsonSchemaTransform(input);
+  const permissions = (input.route.config as { permissions?: string[] } | undefined)?.permissions ?? [];
+  return { ...transformed, schema: { ...transformed.schema, 'x-permissions': permissions } };
+};
 
 /** The OpenAPI document, generated from the route schemas. */
 export const openApiRoutes: FastifyPluginAsyncZod = async (app) => {

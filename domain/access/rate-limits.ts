@@ -51,8 +51,3 @@ export function rateLimited(
 ): Problem {
   return new Problem('rate-limited', detail, { headers: { 'retry-after': String(retryAfterSeconds) } });
 }
-
-/** Counters of past windows are never read again: the API sweeps them once a minute. */
-export async function sweepRateCounters(sql: Sql): Promise<void> {
-  await sql`delete from rate_limit_counters where window_start < now() - interval '2 minutes'`;
-}

@@ -7,6 +7,8 @@ export const MAX_KEYWORDS = 20;
 export const MAX_KEYWORD_LENGTH = 50;
 /** Ours (docs/decisions.md): live variants per product, counting stored ones and those a PATCH appends. */
 export const MAX_VARIANTS = 100;
+/** Product and variant codes (the tables' check constraints). */
+export const MAX_CODE_LENGTH = 100;
 
 /** Names, values, codes and keywords compare case-insensitively, and only so (`A12 M` and `A12-M` differ). */
 export function matchKey(text: string): string {

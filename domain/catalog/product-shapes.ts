@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Amount, Dimension, Name, NOT_BLANK, Note, Timestamp, Weight } from '../kernel/index.js';
-import { MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
+import { MAX_CODE_LENGTH, MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 
 /**
  * The wire shapes of products: the API answers and accepts exactly these, and the catalogue's
@@ -59,7 +59,7 @@ export const ProductDetail = z
 
 export const VariantInput = z.strictObject({
   id: z.uuid().optional().describe('The variant to edit; absent adds a variant'),
-  code: z.string().max(100).optional(),
+  code: z.string().max(MAX_CODE_LENGTH).optional(),
   barcode: z.string().max(100).nullable().optional(),
   price: Amount.optional(),
   weightGrams: Weight.nullable().optional(),
@@ -81,7 +81,7 @@ export const VariantInput = z.strictObject({
 });
 
 export const NewProduct = z.strictObject({
-  code: z.string().max(100).optional().describe('Generated when empty'),
+  code: z.string().max(MAX_CODE_LENGTH).optional().describe('Generated when empty'),
   name: Name,
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),

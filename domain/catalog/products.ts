@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { escapeLike, Problem, refuseAbsent, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import { assertHolds } from '../access/index.js';
@@ -13,6 +12,7 @@ import {
   type MatchEntry,
 } from './product-rules.js';
 import type { Tx } from '../kernel/index.js';
+import { generateProductCode, generateVariantCode } from './product-codes.js';
 import type { ProductChanges, ProductDetail, ProductInput, ProductRow, VariantInput } from './product-shapes.js';
 
 export interface ProductFilters {
@@ -149,14 +149,6 @@ async function lockCatalog(tx: Tx, shopId: string): Promise<void> {
   await tx`select pg_advisory_xact_lock(hashtextextended(${`catalog:${shopId}`}, 0))`;
 }
 
-async function generateProductCode(tx: Tx): Promise<string> {
-  for (;;) {
-    const code = `SP${randomBytes(4).toString('hex').toUpperCase()}`;
-    const [taken] = await tx`select 1 from match_keys where key_norm = ${matchKey(code)} limit 1`;
-    if (!taken) return code;
-  }
-}
-
 interface StoredVariant {
   id: string;
   code: string;
@@ -220,7 +212,13 @@ async function writeProduct(
     } else {
       const code =
         input.code?.trim() ||
-        (await generateVariantCode(tx, product.code, nextPosition, [...resulting.map((v) => v.code), ...appended.map((v) => v.code)]));
+        (await generateVariantCode(
+          tx,
+          product.code,
+          nextPosition,
+          [...resulting.map((v) => v.code), ...appended.map((v) => v.code)],
+          `variants.${index}.code`,
+        ));
       nextPosition += 1;
       appended.push({ input, index, attributes, code, keywords: keywords ?? [] });
     }
@@ -341,15 +339,6 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
   // The product order uses the shop's spelling of each name too.
   order.splice(0, order.length, ...order.map((name) => known.find((row) => matchKey(row.name) === matchKey(name))?.name ?? name));
   return result;
-}
-
-async function generateVariantCode(tx: Tx, productCode: string, position: number, taken: string[]): Promise<string> {
-  for (let suffix = position + 1; ; suffix += 1) {
-    const code = `${productCode}-${suffix}`;
-    if (taken.some((existing) => matchKey(existing) === matchKey(code))) continue;
-    const [used] = await tx`select 1 from match_keys where key_norm = ${matchKey(code)} limit 1`;
-    if (!used) return code;
-  }
 }
 
 async function checkMatchKeys(

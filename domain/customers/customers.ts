@@ -123,13 +123,13 @@ export async function updateCustomer(
   changes: Partial<Pick<NewCustomer, 'name' | 'gender' | 'dateOfBirth'>>,
 ): Promise<CustomerDetail> {
   const before = await lockedCustomer(tx, id);
+  const name = changes.name ?? before.name;
+  const gender = changes.gender === undefined ? before.gender : changes.gender;
+  const dateOfBirth = changes.dateOfBirth === undefined ? before.dateOfBirth : changes.dateOfBirth;
+  // A no-op PATCH writes nothing: updatedAt moves only with a change, so syncs see no phantom row.
   await tx`
-    update customers set
-      name = ${changes.name ?? before.name},
-      gender = ${changes.gender === undefined ? before.gender : changes.gender},
-      date_of_birth = ${changes.dateOfBirth === undefined ? before.dateOfBirth : changes.dateOfBirth},
-      updated_at = clock_timestamp()
-    where id = ${id}`;
+    update customers set name = ${name}, gender = ${gender}, date_of_birth = ${dateOfBirth}, updated_at = clock_timestamp()
+    where id = ${id} and (name, gender, date_of_birth) is distinct from (${name}, ${gender}, ${dateOfBirth}::date)`;
   return finishUpdate(tx, shopId, before);
 }
 
@@ -154,6 +154,16 @@ export async function addCustomerAddress(
   await tx`update customers set updated_at = clock_timestamp() where id = ${customerId}`;
   await finishUpdate(tx, shopId, before);
   return { id: row!.id, ...address };
+}
+
+/**
+ * An order used this address (identical, as `POST …/addresses` compares): it becomes the most
+ * recently used and leads `addresses`. Not a change of the customer's data: no event, no updatedAt.
+ */
+export async function markAddressUsed(tx: Tx, customerId: string, address: Address): Promise<void> {
+  const { addresses } = await getCustomer(tx, customerId);
+  const used = addresses.find((existing) => sameAddress(existing, address));
+  if (used) await tx`update customer_addresses set last_used_at = clock_timestamp() where id = ${used.id}`;
 }
 
 /** Soft delete: the record stays with `deletedAt`, and `customer.deleted` carries it. */
@@ -229,7 +239,7 @@ async function assertPhonesFree(tx: Tx, phones: string[]): Promise<void> {
     });
 }
 
-function sameAddress(a: Omit<CustomerDetail['addresses'][number], 'id'>, b: Omit<CustomerDetail['addresses'][number], 'id'>): boolean {
+function sameAddress(a: Address, b: Address): boolean {
   const norm = (value: string | null | undefined) => (value ?? '').trim().toLowerCase().replace(/\s+/g, ' ');
   const fields = [
     'recipientName',

@@ -12,5 +12,6 @@ export {
   latestCustomer,
   listCustomers,
   liveCustomers,
+  markAddressUsed,
   updateCustomer,
 } from './customers.js';

@@ -32,7 +32,16 @@ export interface DeliveryRef {
 
 const STATUS_AFTER: Record<AttemptVerdict, string> = { delivered: 'delivered', gone: 'gone', retry: 'retrying' };
 
-/** Every attempt is kept for the delivery history; the delivery's status follows its latest attempt. */
+/**
+ * Housekeeping, in an `asHousekeeping` transaction: attempts older than the retention (at least one
+ * day: the policy's floor), of every shop. The deliveries stay, with their status.
+ */
+export async function purgeOldAttempts(tx: Tx, retentionDays: number): Promise<number> {
+  const purged = await tx`delete from delivery_attempts where attempted_at < now() - make_interval(days => ${Math.max(1, retentionDays)})`;
+  return purged.count;
+}
+
+/** Attempts are kept for the delivery history until housekeeping purges them; the delivery's status follows its latest attempt. */
 export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: AttemptRecord): Promise<void> {
   await tx`
     insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status)

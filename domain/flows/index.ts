@@ -9,6 +9,7 @@ export {
   deliveryHistory,
   lastDeliveries,
   markDeliveryFailed,
+  purgeOldAttempts,
   recordAttempt,
   ShownDeliveryAttempt,
   type AttemptRecord,

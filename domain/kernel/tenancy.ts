@@ -13,3 +13,15 @@ export function withShop<T>(sql: Sql, shopId: string, work: (tx: Tx) => Promise<
     return work(tx);
   }) as Promise<T>;
 }
+
+/**
+ * Runs `work` in one transaction declared as housekeeping (`app.housekeeping`): no shop is set, and
+ * the housekeeping policies show, across shops, only rows already past their use
+ * (db/migrations/20261124000001_housekeeping.sql).
+ */
+export function asHousekeeping<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    await tx`select set_config('app.housekeeping', 'on', true)`;
+    return work(tx);
+  }) as Promise<T>;
+}

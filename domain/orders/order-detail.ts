@@ -67,7 +67,8 @@ export async function listOrders(
       filters: () => [
         ...(query.status === undefined ? [] : [tx`o.status = ${query.status}`]),
         ...(query.customerId === undefined ? [] : [tx`o.customer_id = ${query.customerId}`]),
-        ...(query.code === undefined ? [] : [tx`o.code_key = ${query.code.toLowerCase()}`]),
+        // Exact code (spec); code_key keeps the lookup on the index.
+        ...(query.code === undefined ? [] : [tx`o.code_key = lower(${query.code}) and o.code = ${query.code}`]),
       ],
     },
     { query, binding, ceilingSeconds },

@@ -19,7 +19,8 @@ import { computeOrderTotals, sumAmounts } from './order-totals.js';
 import { adjustStock } from '../inventory/index.js';
 import { hasLiveShipment } from '../shipments/index.js';
 import { getOrder, lockedOrder, type OrderDetail, type OrderLine } from './order-detail.js';
-import { recordUpdate, writeEvent } from '../events/index.js';
+import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
+import { markAddressUsed } from '../customers/index.js';
 import { normalizePhone, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -103,6 +104,7 @@ export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): P
     returning id`.catch(duplicateCodeAsProblem(code));
   const orderId = created!.id;
   await writeShippingAddress(tx, orderId, address);
+  if (input.customerId && address) await markAddressUsed(tx, input.customerId, address);
   await writeLines(tx, actor.shopId, orderId, lines, totals.lineTotals);
   await writePayments(tx, actor.shopId, orderId, input.payments ?? []);
   await writeTags(tx, actor.shopId, orderId, input.tagIds ?? []);
@@ -170,10 +172,14 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
       bill_full_name = ${pick('billFullName')}, bill_phone = ${billPhone}, bill_email = ${pick('billEmail')},
       total_price = ${totals.totalPrice}, discount = ${charges.discount}, shipping_fee = ${charges.shippingFee}, free_shipping = ${charges.freeShipping},
       surcharge = ${charges.surcharge}, tax = ${charges.tax}, total_amount = ${totals.totalAmount}, paid_amount = ${paidAmount},
-      occurred_at = ${changes.occurredAt ?? tx`occurred_at`}, note = ${pick('note')}, updated_at = clock_timestamp()
+      occurred_at = ${changes.occurredAt ?? tx`occurred_at`}, note = ${pick('note')}
     where id = ${id}`;
-  if (changes.shippingAddress !== undefined)
-    await writeShippingAddress(tx, id, await normalizeShippingAddress(tx, changes.shippingAddress));
+  if (changes.shippingAddress !== undefined) {
+    const address = await normalizeShippingAddress(tx, changes.shippingAddress);
+    await writeShippingAddress(tx, id, address);
+    const customerId = pick('customerId');
+    if (customerId && address) await markAddressUsed(tx, customerId, address);
+  }
   if (goodsChange && lines) {
     await tx`delete from order_lines where order_id = ${id}`;
     await writeLines(tx, actor.shopId, id, lines, totals.lineTotals);
@@ -192,9 +198,17 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
     const reserve = goodsMoves(lines ? stockedLinesIn(lines) : stockBefore, warehouseId, 'none', 'reserved');
     await adjustStock(tx, actor.shopId, [...release, ...reserve]);
   }
-  const after = await getOrder(tx, id);
+  const after = await touchedIfChanged(tx, before, await getOrder(tx, id));
   await recordUpdate(tx, { shopId: actor.shopId, resource: 'order', resourceId: id, before, after });
   return after;
+}
+
+/** updatedAt moves only when the order's data changed: a no-op PATCH does not resurface it in syncs. */
+async function touchedIfChanged(tx: Tx, before: OrderDetail, after: OrderDetail): Promise<OrderDetail> {
+  if (!diffSnapshots(before, after)) return after;
+  const [touched] = await tx<{ updatedAt: string }[]>`
+    update orders set updated_at = clock_timestamp() where id = ${after.id} returning api_time(updated_at) as updated_at`;
+  return { ...after, updatedAt: touched!.updatedAt };
 }
 
 /**

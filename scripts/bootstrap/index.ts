@@ -1,5 +1,6 @@
-import { ensurePostgres, withDatabase } from './postgres.js';
-import { ensureTemporal } from './temporal.js';
+import { ensurePostgres, stopLocalPostgres, withDatabase } from './postgres.js';
+import { ensureTemporal, stopLocalTemporal, type TemporalService } from './temporal.js';
+import { joinRun } from './shared-services.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
 import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD, loadSettings } from '../../config/settings.js';
@@ -13,6 +14,7 @@ export interface Database {
   adminUrl: string;
   /** The application role's connection: what the API, the worker and the CLI use. */
   appUrl: string;
+  /** Leaves the services; the last run out stops those a run started (shared-services.ts). */
   stop: () => Promise<void>;
 }
 
@@ -24,11 +26,13 @@ export interface Services extends Database {
   env: Record<string, string>;
 }
 
-/** PostgreSQL up and `database` migrated; `stop` stops PostgreSQL if this call started it. */
+/** PostgreSQL up and `database` migrated; `stop` leaves it (stopped when no other run uses it and a run started it). */
 export async function bootstrapDatabase(database: string): Promise<Database> {
+  const run = joinRun();
   const pg = await ensurePostgres();
+  if (pg.started) run.markStarted('postgres');
   const stop = async () => {
-    await pg.stop?.();
+    await run.leave({ postgres: stopLocalPostgres });
   };
   try {
     return { ...(await prepareDatabase(pg.adminUrl, database)), stop };
@@ -38,15 +42,29 @@ export async function bootstrapDatabase(database: string): Promise<Database> {
   }
 }
 
+/** The Temporal dev server (or `TEMPORAL_ADDRESS`) alone, for the bench; `stop` leaves it as `bootstrap`'s does. */
+export async function bootstrapTemporal(): Promise<TemporalService & { stop: () => Promise<void> }> {
+  const run = joinRun();
+  const temporal = await ensureTemporal();
+  if (temporal.started) run.markStarted('temporal');
+  const stop = async () => {
+    await run.leave({ temporal: stopLocalTemporal });
+  };
+  return { ...temporal, stop };
+}
+
 /**
  * Everything both README commands need before they start processes: PostgreSQL, the Temporal dev
  * server, the migrated database `database`, and the local receiver's certificate. Idempotent: what is
  * already in place is reused, and then this is quick and prints nothing.
  */
 export async function bootstrap(database: string): Promise<Services> {
+  const run = joinRun();
   const [pg, temporal, certificate] = await Promise.all([ensurePostgres(), ensureTemporal(), ensureDevCertificate()]);
+  if (pg.started) run.markStarted('postgres');
+  if (temporal.started) run.markStarted('temporal');
   const stop = async () => {
-    await Promise.allSettled([pg.stop?.(), temporal.stop?.()]);
+    await run.leave({ postgres: stopLocalPostgres, temporal: stopLocalTemporal });
   };
   try {
     const { adminUrl, appUrl } = await prepareDatabase(pg.adminUrl, database);

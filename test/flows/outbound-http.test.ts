@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed } from '../../activities/flows/outbound-http.js';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../activities/flows/outbound-http.js';
+import { createWebhookSendActivities } from '../../activities/flows/webhook-send.js';
+import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 
@@ -29,6 +33,19 @@ describe('outbound safety', () => {
     ['0.0.0.0', 'unspecified'],
     ['255.255.255.255', 'broadcast'],
     ['::ffff:10.0.0.1', 'IPv4-mapped private'],
+    ['2130706433', 'decimal IPv4 of 127.0.0.1'],
+    ['0x7f000001', 'hex IPv4 of 127.0.0.1'],
+    ['017700000001', 'octal IPv4 of 127.0.0.1'],
+    ['0177.0.0.1', 'octal dotted IPv4 of 127.0.0.1'],
+    ['0xa000001', 'hex IPv4 of 10.0.0.1'],
+    ['::', 'IPv6 unspecified'],
+    ['64:ff9b::7f00:1', 'NAT64 of 127.0.0.1'],
+    ['64:ff9b::a9fe:a9fe', 'NAT64 of 169.254.169.254'],
+    ['64:ff9b::10.0.0.1', 'NAT64 of 10.0.0.1, dotted'],
+    ['64:ff9b:1::a00:1', 'local-use NAT64'],
+    ['2002:7f00:1::1', '6to4 of 127.0.0.1'],
+    ['2002:c0a8:101::1', '6to4 of 192.168.1.1'],
+    ['2001::1', 'Teredo'],
   ])('refuses %s (%s)', (address) => {
     expect(isAddressAllowed(address, production)).toBe(false);
   });
@@ -38,6 +55,66 @@ describe('outbound safety', () => {
     expect(isAddressAllowed('2606:2800:220:1:248:1893:25c8:1946', production)).toBe(true);
     expect(isAddressAllowed('127.0.0.1', { allowLoopback: true })).toBe(true);
     expect(isAddressAllowed('10.0.0.1', { allowLoopback: true })).toBe(false);
+    // NAT64 and 6to4 are judged by the IPv4 address they carry: a public one passes.
+    expect(isAddressAllowed('64:ff9b::5db8:d822', production)).toBe(true);
+    expect(isAddressAllowed('2002:5db8:d822::1', production)).toBe(true);
+  });
+
+  it.each(['2130706433', '0x7f000001', '017700000001', '0.0.0.0', '[::]', '[64:ff9b::7f00:1]', '[2002:a00:1::1]'])(
+    'refuses the URL https://%s/ before connecting',
+    (host) => {
+      expect(() => assertDestinationAllowed(`https://${host}/hook`, production)).toThrow(/not allowed/);
+    },
+  );
+
+  it('refuses at connect time a DNS name that resolves to a private address (a local resolver stand-in)', async () => {
+    const names: Record<string, string[]> = {
+      'internal.hooks.test': ['10.0.0.7'],
+      'mixed.hooks.test': ['93.184.216.34', '192.168.0.10'],
+      'nat64.hooks.test': ['64:ff9b::a9fe:a9fe'],
+    };
+    const resolver: Resolver = (hostname, _options, callback) =>
+      callback(
+        null,
+        (names[hostname] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 })),
+      );
+    const agent = createOutboundAgent(production, resolver);
+    for (const hostname of Object.keys(names)) {
+      const refusal = (await request(`https://${hostname}/hook`, { method: 'POST', body: '{}', dispatcher: agent }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as Error & { cause?: Error };
+      expect(`${refusal.message} ${String(refusal.cause?.message)}`).toMatch(/the destination is not allowed/);
+      expect(`${refusal.message} ${String(refusal.cause?.message)}`).not.toMatch(/10\.0\.0\.7|192\.168|a9fe/);
+    }
+    await agent.close();
+  });
+
+  it('never follows a redirect: a 3xx is the attempt’s answer, retried, and its Location gets nothing', async () => {
+    receiver.respondWith('redirecting', [{ status: 307, headers: { location: receiver.url('redirect-target') } }]);
+    const agent = createOutboundAgent(testOutboundPolicy());
+    const { sendWebhook } = createWebhookSendActivities({
+      requestKey: TEST_DELIVERY_REQUEST_KEY,
+      signingSecrets: async () => [`whsec_${randomBytes(24).toString('base64')}`],
+      recordAttempt: async () => undefined,
+      dispatcher: agent,
+      policy: testOutboundPolicy(),
+      userAgent: 'test',
+    });
+    const input = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+      shopId: randomUUID(),
+      flowId: randomUUID(),
+      eventId: 'evt_1',
+      eventType: 'order.created',
+      deliveryId: 'msg_1',
+      url: receiver.url('redirecting'),
+      payload: '{}',
+    });
+    const attempt = await sendWebhook(input);
+    expect(attempt).toMatchObject({ statusCode: 307, verdict: 'retry' });
+    expect(receiver.received('redirecting')).toHaveLength(1);
+    expect(receiver.received('redirect-target')).toHaveLength(0);
+    await agent.close();
   });
 
   it('accepts only https URLs and refuses private IP literals before connecting', () => {
