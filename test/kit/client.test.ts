@@ -10,27 +10,76 @@ import {
   type ShopflowClient,
 } from '../../clients/typescript/src/index.js';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
+import { recordAcceptedShipment, startShipment } from '../../domain/shipments/index.js';
+import { chatKey, simulatorPage } from '../chat/chat-fixtures.js';
+import { pickUpAddress } from '../shipments/carrier-order-request.js';
+import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { startFaultProxy, type FaultProxy } from './fault-proxy.js';
 import { kitShop, type KitShop } from './kit-shop.js';
 
-const { db, api, shop } = useSuite({ api: true, shop: true });
+const { db, api, shop, chat } = useSuite({ api: true, shop: true, chat: true });
 let ready: KitShop;
+/** A key of every grantable permission on the shop's chat page: every list has rows for it. */
+let key: string;
+let conversationIds: string[];
 let proxy: FaultProxy;
 let client: ShopflowClient;
 
 const fast = { baseDelayMs: 20, maxDelayMs: 2_000 };
 beforeAll(async () => {
   ready = await kitShop(db, shop, 3);
+  // Two conversations of one message and a comment on the shop's page, through the chat simulator.
+  const page = await simulatorPage(db.app, shop.shopId, chat, ['Lan Nguyen', 'Minh Tran']);
+  const post = chat.platform.createPost(page.platformPageId, { message: 'Hàng mới về' });
+  chat.platform.customerComments(post.id, { psid: page.customers[0]!.psid, message: 'Giá bao nhiêu?' });
+  await chat.platform.webhooks.settled();
+  conversationIds = page.customers.map((customer) => customer.conversationId);
+  key = await chatKey(db.app, shop, [page.pageId], [...GRANTABLE_PERMISSIONS]);
   proxy = await startFaultProxy(api.baseUrl);
-  client = createShopflowClient({ baseUrl: proxy.url, apiKey: ready.key, retry: fast });
+  client = createShopflowClient({ baseUrl: proxy.url, apiKey: key, retry: fast });
+  const orderIds: string[] = [];
   for (let index = 0; index < 3; index++) {
     await client.api.POST('/customers', { body: { name: `Khách ${index}` } });
-    await client.api.POST('/orders', {
+    const { data } = await client.api.POST('/orders', {
       body: { warehouseId: ready.warehouseId, lines: [{ variantId: ready.variantIds[index]!, quantity: '1', unitPrice: '100000' }] },
     });
+    orderIds.push(data!.id);
   }
+  await shipmentsOf(orderIds.slice(0, 2));
 });
+
+/** A shipment the carrier accepted for each order (written as the push's acceptance records it; no carrier is called). */
+async function shipmentsOf(orderIds: string[]): Promise<void> {
+  await withShop(db.app, shop.shopId, async (tx) => {
+    const connection = {
+      carrier: 'carrier_b' as const,
+      name: 'GHTK',
+      credentials: { token: 'kit-token', clientSource: 'S000001' },
+      warehouseId: ready.warehouseId,
+      baseUrl: 'http://127.0.0.1:9',
+      pickUp: pickUpAddress,
+    };
+    const { connectionId } = await connectCarrier(tx, shop.shopId, connection, testSecretsKey);
+    for (const [index, orderId] of orderIds.entries()) {
+      const shipmentId = await startShipment(tx, shop.shopId, {
+        orderId,
+        orderCode: `KIT${index}`,
+        connectionId,
+        carrier: 'carrier_b',
+        weightGram: 500,
+        codAmount: '100000',
+        note: null,
+        recipient: pickUpAddress,
+      });
+      const carrierOrder = { trackingCode: `S1.KIT.${index}`, shipmentId, feeTotal: null, expectedDeliveryAt: null, carrierStatus: '2' };
+      await recordAcceptedShipment(tx, shop.shopId, shipmentId, { ...carrierOrder, status: 'pending', returnTrackingCode: null });
+    }
+  });
+}
 afterAll(() => proxy.close());
 
 describe('@shopflow/client', () => {
@@ -49,18 +98,28 @@ describe('@shopflow/client', () => {
     expect(lists).toEqual(expect.arrayContaining(['/orders', '/products', '/customers', '/shipments', '/inventory/stock']));
     const counts: Record<string, number> = {};
     for (const path of lists) {
-      if (path.includes('{')) continue; // conversation messages: a path per conversation, and this shop has none (GET /conversations is empty)
-      const rows = [];
-      for await (const row of client.paginate(path, { query: { limit: 1 } } as never)) rows.push(row);
-      const whole = (await (
-        await fetch(`${api.baseUrl}/api/open/v1${path}?limit=100`, { headers: { authorization: `Bearer ${ready.key}` } })
-      ).json()) as {
-        data: unknown[];
-      };
-      expect(rows, path).toEqual(whole.data);
-      counts[path] = rows.length;
+      // A list under a record (a conversation's messages): walked for each conversation.
+      const ids = path.includes('{') ? conversationIds : [undefined];
+      for (const id of ids) {
+        const params = id ? { path: { id } } : {};
+        const rows = [];
+        for await (const row of client.paginate(path, { ...params, query: { limit: 1 } } as never)) rows.push(row);
+        const url = `${api.baseUrl}/api/open/v1${id ? path.replace('{id}', id) : path}?limit=100`;
+        const whole = (await (await fetch(url, { headers: { authorization: `Bearer ${key}` } })).json()) as { data: unknown[] };
+        expect(rows, path).toEqual(whole.data);
+        counts[path] = (counts[path] ?? 0) + rows.length;
+      }
     }
-    expect(counts).toMatchObject({ '/orders': 3, '/customers': 3, '/products': 3, '/inventory/stock': 3, '/conversations': 0 });
+    expect(counts).toMatchObject({
+      '/orders': 3,
+      '/customers': 3,
+      '/products': 3,
+      '/inventory/stock': 3,
+      '/shipments': 2,
+      '/conversations': 2,
+      '/conversations/{id}/messages': 2,
+      '/comments': 1,
+    });
   });
 
   it('sends the key only in Authorization, and waits Retry-After after a 429', async () => {
@@ -71,8 +130,8 @@ describe('@shopflow/client', () => {
     expect(data!.id).toBe(shop.shopId);
     const [limited, passed] = proxy.seen.slice(-2);
     expect([limited!.url, passed!.url]).toEqual(['/api/open/v1/shop', '/api/open/v1/shop']);
-    expect(passed!.headers.authorization).toBe(`Bearer ${ready.key}`);
-    expect(JSON.stringify(proxy.seen.map((request) => request.url))).not.toContain(ready.key);
+    expect(passed!.headers.authorization).toBe(`Bearer ${key}`);
+    expect(JSON.stringify(proxy.seen.map((request) => request.url))).not.toContain(key);
   });
 
   it('backs off after 5xx and a network error, and never retries a 4xx', async () => {
