@@ -29,15 +29,7 @@ const DOMAIN_KNOWS_NO_RUNTIME = [
 
 export default tseslint.config(
   {
-    ignores: [
-      'node_modules/',
-      '.data/',
-      'coverage/',
-      'web/dist/',
-      'web/src/api/admin-api.generated.ts',
-      'clients/typescript/src/open-api.generated.ts',
-      'clients/typescript/dist/',
-    ],
+    ignores: ['node_modules/', '.data/', 'coverage/', 'web/dist/', '**/*.generated.ts', 'clients/typescript/dist/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -12,8 +12,8 @@ function sources(folder: string): string[] {
   return readdirSync(folder).flatMap((name) => {
     const path = join(folder, name);
     if (statSync(path).isDirectory()) return SKIPPED.has(name) ? [] : sources(path);
-    // Generated code (the admin web app's API types, `npm run web:types`) is nobody's to split.
-    return /\.(ts|tsx|mjs)$/.test(name) && !name.endsWith('.generated.ts') ? [path] : [];
+    // Generated types too: scripts/generated-types-files.ts splits them by resource and schema family.
+    return /\.(ts|tsx|mjs)$/.test(name) ? [path] : [];
   });
 }
 
