@@ -24,12 +24,23 @@ export async function changeOrderStatus(
   if (request.status === 'deleted') throw new Problem('order-status-not-allowed', 'an order reaches deleted only by DELETE /orders/{id}');
   assertTransition(before.status, request.status, actor.permissions, await shopStatusMatrix(tx));
   await moveGoods(tx, actor.shopId, before, request.status);
-  await tx`update orders set status = ${request.status}, updated_at = clock_timestamp() where id = ${id}`;
-  const after = await getOrder(tx, id);
+  return setStatus(tx, actor, before, request.status, request.reason ?? null);
+}
+
+/** The move itself, once checked and its goods moved: the status, `order.status_changed`, the shop log with the reason. */
+async function setStatus(
+  tx: Tx,
+  actor: { shopId: string; applicationId: string | null },
+  before: OrderDetail,
+  to: OrderStatus,
+  reason: string | null,
+): Promise<OrderDetail> {
+  await tx`update orders set status = ${to}, updated_at = clock_timestamp() where id = ${before.id}`;
+  const after = await getOrder(tx, before.id);
   await writeEvent(tx, {
     shopId: actor.shopId,
     type: 'order.status_changed',
-    resourceId: id,
+    resourceId: before.id,
     data: after,
     changes: diffSnapshots(before, after)!,
   });
@@ -39,8 +50,8 @@ export async function changeOrderStatus(
     actorApplicationId: actor.applicationId,
     action: 'order.status_changed',
     subjectType: 'order',
-    subjectId: id,
-    details: { from: before.status, to: request.status, reason: request.reason ?? null },
+    subjectId: before.id,
+    details: { from: before.status, to, reason },
   });
   return after;
 }
@@ -89,24 +100,7 @@ export async function shipGoodsBack(
   const before = await lockedOrder(tx, id);
   if (before.status !== 'shipped') return;
   await adjustStock(tx, actor.shopId, goodsMoves(await stockedLinesOf(tx, id), before.warehouseId, 'out', 'reserved'));
-  await tx`update orders set status = 'ready_to_ship', updated_at = clock_timestamp() where id = ${id}`;
-  const after = await getOrder(tx, id);
-  await writeEvent(tx, {
-    shopId: actor.shopId,
-    type: 'order.status_changed',
-    resourceId: id,
-    data: after,
-    changes: diffSnapshots(before, after)!,
-  });
-  await writeShopLog(tx, {
-    shopId: actor.shopId,
-    actorUserId: null,
-    actorApplicationId: actor.applicationId,
-    action: 'order.status_changed',
-    subjectType: 'order',
-    subjectId: id,
-    details: { from: 'shipped', to: 'ready_to_ship', reason },
-  });
+  await setStatus(tx, actor, before, 'ready_to_ship', reason);
 }
 
 async function moveGoods(tx: Tx, shopId: string, order: OrderDetail, to: OrderStatus): Promise<void> {

@@ -6,7 +6,7 @@ import type { Carrier } from './carrier-connection-input.js';
 import type { CarrierAddress } from './carrier-address.js';
 import type { CarrierMilestone, CarrierOrder } from './carrier-order-shapes.js';
 import { shipmentDetail } from './shipment-reads.js';
-import type { ShipmentDetail, ShipmentState } from './shipment-shapes.js';
+import { finalShipmentStates, type ShipmentDetail, type ShipmentState } from './shipment-shapes.js';
 
 /**
  * A shipment's life in the database: the row made before the push, the carrier's acceptance (or
@@ -172,12 +172,16 @@ export async function recordMilestone(
   const changes = diffSnapshots(before, after);
   if (to || (milestone.leg === 'return' && changes))
     await writeEvent(tx, { shopId, type: 'shipment.status_changed', resourceId: id, data: after, changes: changes! });
-  const now = await lockShipment(tx, id);
+  const status = to ?? shipment.status;
   return {
     orderId: shipment.orderId,
     recorded: true,
     statusChange: to ? { from: shipment.status, to } : null,
-    trackingOver: trackingOver(now!),
+    trackingOver: trackingOver({
+      status,
+      ended: finalShipmentStates.includes(status),
+      returnLegEnded: shipment.returnLegEnded || milestone.endsReturnLeg,
+    }),
   };
 }
 
