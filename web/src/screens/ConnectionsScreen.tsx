@@ -146,7 +146,7 @@ function Application({
             {application.keys.map((key) => (
               <tr key={key.id}>
                 <td>
-                  <code>{key.displayPrefix}…</code>
+                  <code>{key.displayPrefix}</code>
                 </td>
                 <td>
                   <When at={key.createdAt} />
@@ -163,7 +163,7 @@ function Application({
                     <button
                       type="button"
                       className="danger"
-                      onClick={() => window.confirm(`Revoke ${key.displayPrefix}…? It stops working at once.`) && revoke.mutate(key.id)}
+                      onClick={() => window.confirm(`Revoke ${key.displayPrefix}? It stops working at once.`) && revoke.mutate(key.id)}
                     >
                       Revoke
                     </button>
