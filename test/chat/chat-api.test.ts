@@ -33,14 +33,18 @@ describe('reading conversations and messages', () => {
     const list = await json<{ data: { id: string; pageId: string; canReply: boolean; snippet: string }[] }>(
       await request('GET', '/conversations', { key }),
     );
-    expect(list.data.map((conversation) => conversation.id)).toEqual([
-      page.customers[1]!.conversationId,
-      page.customers[0]!.conversationId,
-    ]);
-    expect(list.data[0]).toMatchObject({ pageId: page.pageId, canReply: true, snippet: 'Hello from Minh Tran' });
+    // The two customers write at once: their webhooks may be recorded in either order, and the list
+    // follows the recorded `lastMessageAt`, newest first.
+    const recorded = await db.admin<{ id: string }[]>`
+      select c.id from chat_conversations c
+      where c.id in ${db.admin(page.customers.map((customer) => customer.conversationId))}
+      order by c.last_message_at desc, c.id desc`;
+    expect(list.data.map((conversation) => conversation.id)).toEqual(recorded.map((row) => row.id));
+    expect(list.data[0]).toMatchObject({ pageId: page.pageId, canReply: true });
+    expect(list.data.map((conversation) => conversation.snippet).sort()).toEqual(['Hello from Lan Nguyen', 'Hello from Minh Tran']);
     const paged = await json<{ data: unknown[]; nextCursor: string }>(await request('GET', '/conversations?limit=1', { key }));
     const next = await json<{ data: { id: string }[] }>(await request('GET', `/conversations?limit=1&cursor=${paged.nextCursor}`, { key }));
-    expect(next.data.map((conversation) => conversation.id)).toEqual([page.customers[0]!.conversationId]);
+    expect(next.data.map((conversation) => conversation.id)).toEqual([recorded[1]!.id]);
     expect((await json<{ data: unknown[] }>(await request('GET', `/conversations?pageId=${otherPage.pageId}`, { key }))).data).toEqual([]);
 
     const messages = await json<{ data: { text: string; direction: string; sender: object }[] }>(
