@@ -12,7 +12,7 @@ import { freshBenchKeys } from '../bench-keys.js';
 import { atSteadyRate } from '../load.js';
 import { customerCalls } from './customer-calls.js';
 import { Receipts } from './receipts.js';
-import { printReport, writeReport, type KillRecord, type SoakReport } from './report.js';
+import { printReport, soakFile, writeReport, type KillRecord, type SoakReport } from './report.js';
 import { SoakStack, type Component } from './stack.js';
 
 /**
@@ -23,9 +23,9 @@ import { SoakStack, type Component } from './stack.js';
  * SOAK_DRAIN_SECONDS; the exit code is 1 when one did not. docs/decisions.md, "Crash soak".
  */
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 10_000);
-const RATE = Number(process.env.SOAK_RATE ?? 20);
+const RATE = Number(process.env.SOAK_RATE ?? 15);
 const DOWN_SECONDS = Number(process.env.SOAK_DOWN_SECONDS ?? 5);
-const DRAIN_SECONDS = Number(process.env.SOAK_DRAIN_SECONDS ?? 600);
+const DRAIN_SECONDS = Number(process.env.SOAK_DRAIN_SECONDS ?? 1200);
 /** In this order, spaced over the run: at 20, 40, 60 and 80 % of the calls. */
 const KILLS: Component[] = ['worker', 'relay', 'api-b', 'temporal'];
 const PROGRESS_EVERY_MS = 5_000;
@@ -62,8 +62,9 @@ await withShop(sql, shop.id, (tx) =>
 const committedIds = async () =>
   (await withShop(sql, shop.id, (tx) => tx<{ id: string }[]>`select id from events where type = 'customer.created'`)).map(({ id }) => id);
 
-const stack = await step('starting two API instances, the worker and the relay', () =>
-  SoakStack.start(env, services.temporalAddress, Date.now()),
+const logFile = soakFile(startedAt, 'log');
+const stack = await step(`starting two API instances, the worker and the relay (their output in ${logFile})`, () =>
+  SoakStack.start(env, services.temporalAddress, Date.now(), logFile),
 );
 const receipts = new Receipts(receiver, inbox);
 const { counts, call } = customerCalls(Object.values(stack.apiUrls), apiKeys, runId);

@@ -59,13 +59,19 @@ Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}
   for (const exit of report.unexpectedExits) console.log(`  unexpected exit: ${exit.name} (code ${exit.code}) at ${seconds(exit.atMs)}`);
 }
 
+const soakDir = join(dataDir, 'soak');
+
+/** `.data/soak/<start time>.<extension>`: the report (`json`), the processes' output (`log`). */
+export function soakFile(startedAt: Date, extension: string): string {
+  mkdirSync(soakDir, { recursive: true });
+  return join(soakDir, `${startedAt.toISOString().replace(/[:.]/g, '-')}.${extension}`);
+}
+
 /** `.data/soak/<start time>.json` and `.data/soak/latest.json`; returns the first. */
 export function writeReport(report: SoakReport): string {
-  const dir = join(dataDir, 'soak');
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${report.startedAt.replace(/[:.]/g, '-')}.json`);
+  const file = soakFile(new Date(report.startedAt), 'json');
   const json = `${JSON.stringify(report, null, 2)}\n`;
   writeFileSync(file, json);
-  writeFileSync(join(dir, 'latest.json'), json);
+  writeFileSync(join(soakDir, 'latest.json'), json);
   return file;
 }

@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { createWriteStream, type WriteStream } from 'node:fs';
 import { crashLocalTemporal, ensureTemporal } from '../../scripts/bootstrap/temporal.js';
 import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
@@ -29,15 +30,20 @@ export class SoakStack {
     readonly apiUrls: Record<'api-a' | 'api-b', string>,
     private readonly temporalAddress: string,
     private readonly startedAt: number,
+    private readonly log: WriteStream,
   ) {
-    this.group = new ProcessGroup((name, code) => {
-      if (this.stopping) return;
-      this.unexpectedExits.push({ name, code, atMs: Date.now() - this.startedAt });
-      setTimeout(() => void this.start(name as Component).catch(() => undefined), 1_000);
-    });
+    this.group = new ProcessGroup(
+      (name, code) => {
+        if (this.stopping) return;
+        this.unexpectedExits.push({ name, code, atMs: Date.now() - this.startedAt });
+        setTimeout(() => void this.start(name as Component).catch(() => undefined), 1_000);
+      },
+      (line) => this.log.write(line),
+    );
   }
 
-  static async start(env: Record<string, string>, temporalAddress: string, startedAt: number): Promise<SoakStack> {
+  /** The processes' output goes to `logFile`, so that the soak's progress lines stay readable. */
+  static async start(env: Record<string, string>, temporalAddress: string, startedAt: number, logFile: string): Promise<SoakStack> {
     const portA = await freePort(4300);
     const portB = await freePort(portA + 1);
     const stack = new SoakStack(
@@ -45,6 +51,7 @@ export class SoakStack {
       { 'api-a': `http://127.0.0.1:${portA}`, 'api-b': `http://127.0.0.1:${portB}` },
       temporalAddress,
       startedAt,
+      createWriteStream(logFile, { flags: 'a' }),
     );
     await Promise.all((['api-a', 'api-b', 'worker', 'relay'] as const).map((name) => stack.start(name)));
     return stack;
@@ -78,6 +85,7 @@ export class SoakStack {
   async stop(): Promise<void> {
     this.stopping = true;
     await this.group.stopAll();
+    await new Promise((resolve) => this.log.end(resolve));
   }
 
   private startTs(name: Component, entry: string, extra: Record<string, string> = {}): ChildProcess {
