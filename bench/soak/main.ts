@@ -71,15 +71,12 @@ const { counts, call } = customerCalls(Object.values(stack.apiUrls), apiKeys, ru
 const loadStarted = Date.now();
 let issued = 0;
 let phase = 'load';
-const kills: (KillRecord & { before: string[] })[] = [];
+const kills: (Omit<KillRecord, 'caughtUpAfterMs'> & { before: string[] })[] = [];
 
 const progress = setInterval(() => {
   void (async () => {
     const committed = (await committedIds().catch(() => [])).length;
     receipts.scan();
-    for (const kill of kills) {
-      if (kill.caughtUpAfterMs === null && receipts.missing(kill.before).length === 0) kill.caughtUpAfterMs = Date.now() - loadStarted - kill.atMs;
-    }
     say(
       `soak ${((Date.now() - loadStarted) / 1000).toFixed(0).padStart(4)} s  ${phase.padEnd(16)} calls ${issued}/${EVENTS}  created ${counts.created}  ` +
         `committed ${committed}  delivered ${receipts.delivered}  duplicates ${receipts.duplicates}  failed over ${counts.failedOver}`,
@@ -95,8 +92,8 @@ const faults = (async () => {
       component,
       atMs: Date.now() - loadStarted,
       afterCalls: issued,
+      backlog: receipts.scan().missing(before).length,
       readyAfterMs: null,
-      caughtUpAfterMs: null,
       before,
     };
     kills.push(record);
@@ -130,7 +127,9 @@ clearInterval(progress);
 receipts.scan();
 
 const lostIds = receipts.missing(committed);
-const lastReceipt = Math.max(...committed.map((id) => receipts.firstReceipt.get(id) ?? 0));
+/** When the last of `eventIds` first arrived (epoch ms). */
+const lastReceiptOf = (eventIds: string[]) => Math.max(...eventIds.map((id) => receipts.firstReceipt.get(id) ?? 0));
+const lastReceipt = lastReceiptOf(committed);
 const report: SoakReport = {
   startedAt: startedAt.toISOString(),
   settings: { events: EVENTS, ratePerSecond: RATE, downSeconds: DOWN_SECONDS, drainSeconds: DRAIN_SECONDS },
@@ -149,7 +148,10 @@ const report: SoakReport = {
   mismatchedWebhookIds: receipts.mismatchedIds,
   drainMs: lostIds.length === 0 ? Math.max(0, lastReceipt - counts.lastCreatedAt) : null,
   totalMs: lastReceipt - loadStarted,
-  kills: kills.map(({ before: _before, ...kill }) => kill),
+  kills: kills.map(({ before, ...kill }) => ({
+    ...kill,
+    caughtUpAfterMs: receipts.missing(before).length === 0 ? Math.max(0, lastReceiptOf(before) - loadStarted - kill.atMs) : null,
+  })),
   unexpectedExits: stack.unexpectedExits,
 };
 printReport(report);

@@ -10,6 +10,8 @@ export interface KillRecord {
   atMs: number;
   /** Calls issued when it was killed. */
   afterCalls: number;
+  /** Events committed but not yet delivered when it was killed (the backlog `caughtUpAfterMs` includes). */
+  backlog: number;
   /** From the SIGKILL to the component ready again (down time included). */
   readyAfterMs: number | null;
   /** From the SIGKILL until every event committed before it had been delivered. */
@@ -53,7 +55,7 @@ Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}
   drain          ${seconds(report.drainMs)} after the last event; ${seconds(report.totalMs)} in all`);
   for (const kill of report.kills) {
     console.log(
-      `  kill ${kill.component.padEnd(9)} at ${seconds(kill.atMs).padStart(8)} (after ${kill.afterCalls} calls): ready again in ${seconds(kill.readyAfterMs)}, caught up in ${seconds(kill.caughtUpAfterMs)}`,
+      `  kill ${kill.component.padEnd(9)} at ${seconds(kill.atMs).padStart(8)} (after ${kill.afterCalls} calls, backlog ${kill.backlog}): ready again in ${seconds(kill.readyAfterMs)}, caught up in ${seconds(kill.caughtUpAfterMs)}`,
     );
   }
   for (const exit of report.unexpectedExits) console.log(`  unexpected exit: ${exit.name} (code ${exit.code}) at ${seconds(exit.atMs)}`);
