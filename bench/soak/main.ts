@@ -14,6 +14,7 @@ import { customerCalls } from './customer-calls.js';
 import { Receipts } from './receipts.js';
 import { printReport, soakFile, writeReport, type KillRecord, type SoakReport } from './report.js';
 import { SoakStack, type Component } from './stack.js';
+import { whereUndelivered } from './undelivered.js';
 
 /**
  * `npm run soak`: SOAK_EVENTS (default 10,000) customer creations through two API instances at
@@ -50,7 +51,7 @@ const env = {
 const shop = await createShop(sql, { slug: `soak-${runId}`, name: 'Soak shop' });
 const apiKeys = await freshBenchKeys(sql, shop.id);
 const inbox = `soak-${runId}`;
-await withShop(sql, shop.id, (tx) =>
+const { flowId } = await withShop(sql, shop.id, (tx) =>
   createFlow(
     tx,
     shop.id,
@@ -66,6 +67,10 @@ const logFile = soakFile(startedAt, 'log');
 const stack = await step(`starting two API instances, the worker and the relay (their output in ${logFile})`, () =>
   SoakStack.start(env, services.temporalAddress, Date.now(), logFile),
 );
+// Ctrl-C: the processes and services this run started are stopped, not left running.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stopEverything().then(() => process.exit(130)));
+}
 const receipts = new Receipts(receiver, inbox);
 const { counts, call } = customerCalls(Object.values(stack.apiUrls), apiKeys, runId);
 const loadStarted = Date.now();
@@ -144,6 +149,7 @@ const report: SoakReport = {
   delivered: receipts.delivered,
   lost: lostIds.length,
   lostIds: lostIds.slice(0, 20),
+  undelivered: await whereUndelivered(sql, { shopId: shop.id, flowId }, services.temporalAddress, lostIds),
   duplicates: receipts.duplicates,
   mismatchedWebhookIds: receipts.mismatchedIds,
   drainMs: lostIds.length === 0 ? Math.max(0, lastReceipt - counts.lastCreatedAt) : null,
@@ -157,8 +163,11 @@ const report: SoakReport = {
 printReport(report);
 say(`report: ${writeReport(report)}`);
 
-await stack.stop();
-await receiver.close();
-await sql.end();
-await services.stop();
+async function stopEverything(): Promise<void> {
+  await stack.stop();
+  await receiver.close();
+  await sql.end();
+  await services.stop();
+}
+await stopEverything();
 process.exit(lostIds.length > 0 ? 1 : 0);

@@ -29,6 +29,8 @@ export interface SoakReport {
   /** Committed but not delivered within the drain deadline (goal 0); the first few ids. */
   lost: number;
   lostIds: string[];
+  /** Where the lost events stand (bench/soak/undelivered.ts): `workflow RUNNING` means late, not gone. */
+  undelivered: Record<string, number>;
   /** Receipts beyond the first per webhook-id. */
   duplicates: number;
   /** Events received under more than one webhook-id (expected 0). */
@@ -50,7 +52,13 @@ Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}
   calls          created ${calls.created} (replayed ${calls.replayed}), not created ${calls.notCreated}, failed over ${calls.failedOver}, retried ${calls.retried}
   committed      ${report.committed}
   delivered      ${report.delivered}
-  lost           ${report.lost}${report.lost > 0 ? `  (${report.lostIds.join(', ')}…)` : ''}
+  lost           ${report.lost}${
+    report.lost > 0
+      ? `  (${Object.entries(report.undelivered)
+          .map(([where, count]) => `${where}: ${count}`)
+          .join(', ')}; ${report.lostIds.slice(0, 3).join(', ')}…)`
+      : ''
+  }
   duplicates     ${report.duplicates}   (events under two webhook-ids: ${report.mismatchedWebhookIds})
   drain          ${seconds(report.drainMs)} after the last event; ${seconds(report.totalMs)} in all`);
   for (const kill of report.kills) {
