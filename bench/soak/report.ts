@@ -37,8 +37,8 @@ export interface SoakReport {
   mismatchedWebhookIds: number;
   /** From the last 201 to the last first-receipt; null when not every event arrived. */
   drainMs: number | null;
-  /** From the first call to the last first-receipt. */
-  totalMs: number;
+  /** From the first call to the last first-receipt; null as `drainMs`. */
+  totalMs: number | null;
   kills: KillRecord[];
   unexpectedExits: UnexpectedExit[];
 }
