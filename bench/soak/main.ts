@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client, Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { createShop } from '../../domain/access/index.js';
@@ -8,6 +9,7 @@ import { bootstrap } from '../../scripts/bootstrap/index.js';
 import { readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { say, step } from '../../scripts/bootstrap/progress.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { housekeepingScheduleId } from '../../workers/housekeeping-schedule.js';
 import { freshBenchKeys } from '../bench-keys.js';
 import { atSteadyRate } from '../load.js';
 import { customerCalls } from './customer-calls.js';
@@ -170,9 +172,17 @@ say(`report: ${writeReport(report)}`);
 
 async function stopEverything(): Promise<void> {
   await stack.stop();
+  await removeHousekeepingSchedule();
   await receiver.close();
   await sql.end();
   await services.stop();
+}
+/** The worker registered one for this run's own queue; it would outlive the run in the Temporal UI. */
+async function removeHousekeepingSchedule(): Promise<void> {
+  const connection = await Connection.connect({ address: services.temporalAddress });
+  const schedule = new Client({ connection }).schedule.getHandle(housekeepingScheduleId(env.TEMPORAL_TASK_QUEUE));
+  await schedule.delete().catch((error: Error) => say(`housekeeping schedule not removed: ${error.message}`));
+  await connection.close();
 }
 await stopEverything();
 process.exit(lostIds.length > 0 ? 1 : 0);
