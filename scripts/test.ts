@@ -19,6 +19,7 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 let interrupted: NodeJS.Signals | undefined;
 for (const signal of SIGNALS) {
   process.on(signal, () => {
+    if (!interrupted) say(`\n› ${signal}: stopping what this run started…`);
     interrupted ??= signal;
     void stopCommands();
   });
