@@ -6,6 +6,7 @@ import { bootstrap, type Services } from './bootstrap/index.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { runCommand, stopCommands } from './bootstrap/run-command.js';
+import { startTestContainers, testServicesChoice, type TestContainers } from './test-services.js';
 
 /**
  * `npm test`: lint and type-check (while the services come up), then the whole vitest suite against
@@ -25,17 +26,30 @@ for (const signal of SIGNALS) {
   });
 }
 
-/** Ends the run: every command still running stopped, the services left, then the exit. */
+let containers: TestContainers | undefined;
+
+/** Ends the run: every command still running stopped, the services left, the containers stopped, then the exit. */
 async function end(code: number, services?: Services, error?: unknown): Promise<never> {
   if (error !== undefined && !interrupted) say(`✗ ${(error as Error).message}`);
   await stopCommands();
   await services?.stop();
+  await containers?.stop();
   process.exit(interrupted ? exitCodeOf(interrupted) : code);
 }
 
 function exitCodeOf(signal: NodeJS.Signals): number {
   return 128 + constants.signals[signal];
 }
+
+// Before anything starts: a wrong SHOPFLOW_TEST_SERVICES is told at once.
+const choice = (() => {
+  try {
+    return testServicesChoice();
+  } catch (error) {
+    say(`✗ ${(error as Error).message}`);
+    process.exit(1);
+  }
+})();
 
 // SKIP_LINT=1 is for quick local iterations on a few files; CI never sets it.
 const lint =
@@ -58,6 +72,13 @@ const checks = Promise.all([lint, webBuild]);
 checks.catch(() => undefined);
 // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
 process.env.NODE_ENV = 'test';
+if (choice === 'containers') {
+  containers = await step('starting PostgreSQL and Temporal containers (testcontainers)', startTestContainers).catch((error: unknown) =>
+    end(1, undefined, error),
+  );
+  // The bootstrap uses them as any given service: it migrates the template and leaves them running.
+  Object.assign(process.env, containers.env);
+}
 const services = await bootstrap('shopflow_test_template').catch((error: unknown) => end(1, undefined, error));
 await checks.catch((error: unknown) => end(1, services, error));
 if (interrupted) await end(1, services);
@@ -83,6 +104,7 @@ const suite = spawn(
 for (const signal of SIGNALS) process.on(signal, () => suite.kill(signal));
 const code = await new Promise<number>((resolve) => suite.once('exit', (exitCode) => resolve(exitCode ?? 1)));
 await services.stop();
+await containers?.stop();
 // The plain closing line CI reads: "N passed, N failed".
 if (existsSync(resultsFile)) {
   const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
