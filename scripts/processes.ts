@@ -41,6 +41,11 @@ export class ProcessGroup {
     for (const stream of [child.stdout, child.stderr]) {
       createInterface({ input: stream! }).on('line', (line) => this.output(`${prefix}${line}\n`));
     }
+    return this.adopt(name, child);
+  }
+
+  /** Takes in a process spawned elsewhere, `detached` (its own group), to be stopped with the others. */
+  adopt(name: string, child: ChildProcess): ChildProcess {
     const managed: Managed = { name, child };
     child.once('exit', (code) => {
       if (!this.stopping && !managed.killed) this.onUnexpectedExit(name, code);
@@ -69,9 +74,9 @@ export class ProcessGroup {
     );
   }
 
-  /** SIGKILL to every group at once (the launcher is exiting). */
-  killAll(): void {
-    for (const { child } of this.managed) killGroup(child, 'SIGKILL');
+  /** `signal` to every group at once; SIGKILL when the launcher is exiting. */
+  killAll(signal: NodeJS.Signals = 'SIGKILL'): void {
+    for (const { child } of this.managed) killGroup(child, signal);
   }
 
   /** SIGTERM to every group, then SIGKILL to whatever is still there after `graceMs`. */

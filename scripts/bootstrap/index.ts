@@ -60,27 +60,29 @@ export async function bootstrapTemporal(): Promise<TemporalService & { stop: () 
  */
 export async function bootstrap(database: string): Promise<Services> {
   const run = joinRun();
-  const [pg, temporal, certificate] = await Promise.all([ensurePostgres(), ensureTemporal(), ensureDevCertificate()]);
-  if (pg.started) run.markStarted('postgres');
-  if (temporal.started) run.markStarted('temporal');
+  // Every one settled first: when one fails, a service another has started is still marked, so `stop` stops it.
+  const [pg, temporal, certificate] = await Promise.allSettled([ensurePostgres(), ensureTemporal(), ensureDevCertificate()]);
+  if (pg.status === 'fulfilled' && pg.value.started) run.markStarted('postgres');
+  if (temporal.status === 'fulfilled' && temporal.value.started) run.markStarted('temporal');
   const stop = async () => {
     await run.leave({ postgres: stopLocalPostgres, temporal: stopLocalTemporal });
   };
   try {
-    const { adminUrl, appUrl } = await prepareDatabase(pg.adminUrl, database);
+    const [server, { address, uiUrl }, devCertificate] = [settled(pg), settled(temporal), settled(certificate)];
+    const { adminUrl, appUrl } = await prepareDatabase(server.adminUrl, database);
     return {
       adminUrl,
       appUrl,
-      temporalAddress: temporal.address,
-      temporalUiUrl: temporal.uiUrl,
-      certificate,
+      temporalAddress: address,
+      temporalUiUrl: uiUrl,
+      certificate: devCertificate,
       env: {
         DATABASE_URL: adminUrl,
         APP_DATABASE_URL: appUrl,
-        TEMPORAL_ADDRESS: temporal.address,
-        TEMPORAL_UI_URL: temporal.uiUrl,
+        TEMPORAL_ADDRESS: address,
+        TEMPORAL_UI_URL: uiUrl,
         WEBHOOK_ALLOW_LOOPBACK: 'true',
-        WEBHOOK_EXTRA_CA_FILE: certificate.certFile,
+        WEBHOOK_EXTRA_CA_FILE: devCertificate.certFile,
       },
       stop,
     };
@@ -88,6 +90,11 @@ export async function bootstrap(database: string): Promise<Services> {
     await stop();
     throw error;
   }
+}
+
+function settled<T>(result: PromiseSettledResult<T>): T {
+  if (result.status === 'rejected') throw result.reason;
+  return result.value;
 }
 
 async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {

