@@ -47,6 +47,9 @@ export interface WebhookSendDeps {
   userAgent: string;
 }
 
+/** How long the send waits for its attempt's record before leaving it to the workflow's recording activity. */
+const INLINE_RECORD_WAIT_MS = 5_000;
+
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
   const assertSealed = (input: WebhookAttemptInput) => {
     if (!hasValidSeal(deps.requestKey, input)) {
@@ -118,12 +121,19 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
      */
     async sendWebhook(input: WebhookAttemptInput, workflowId: string): Promise<SentAttempt> {
       const attempt = await attemptDelivery(input);
-      try {
-        await recordWebhookAttempt(input, workflowId, attempt);
-        return { attempt, recorded: true };
-      } catch {
-        return { attempt, recorded: false };
-      }
+      // Bounded well inside the activity's 30 s: a database that hangs must not time the activity out
+      // after a POST (that would count as a failed attempt and post again). A record that commits after
+      // the wait is then kept twice in the delivery history, which is the lesser harm.
+      let timer: NodeJS.Timeout | undefined;
+      const recorded = await Promise.race([
+        recordWebhookAttempt(input, workflowId, attempt).then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(resolve, INLINE_RECORD_WAIT_MS, false))),
+      ]);
+      clearTimeout(timer);
+      return { attempt, recorded };
     },
     /**
      * Records an attempt the send could not record, retried by the workflow until the database
