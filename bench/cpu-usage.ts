@@ -1,13 +1,20 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { projectRoot } from '../scripts/bootstrap/paths.js';
 
 /** CPU time per process group, read from Linux's `/proc` (the bench's "where did the time go"). */
 export type CpuGroups = Record<string, number>;
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
 
+/**
+ * Only this clone's processes count: other clones on the machine run workers, relays and servers with
+ * the same command names. Ours name the clone's folder in their command line (entry points, the
+ * Temporal database file) or run in it (PostgreSQL's backends run in their data directory).
+ */
 function classify(pid: number, commandLine: string): string | undefined {
   if (pid === process.pid) return 'bench';
+  if (!commandLine.includes(projectRoot) && !`${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(projectRoot)) return undefined;
   if (commandLine.includes('workers/worker.ts')) return 'worker';
   if (commandLine.includes('workers/relay.ts')) return 'relay';
   if (/(^|\/)temporal\s+server/.test(commandLine)) return 'temporal';

@@ -21,9 +21,9 @@ import { shipmentsScenario } from './scenarios/shipments.js';
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, products, orders, delivery, chat, shipments) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
  */
-const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'chat', 'shipments'] as const;
+const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -109,6 +109,25 @@ if (selected('delivery')) {
       rates: (process.env.BENCH_DELIVERY_RATE ?? '20,100,250').split(',').map(Number),
       secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
       baselineConcurrency: context.connections,
+    });
+  } finally {
+    await temporal.stop();
+  }
+}
+
+if (only?.includes('delivery-pair')) {
+  // Two workers and two relays on one server: the work spreads over both, and no delivery starts twice.
+  // BENCH_DELIVERY_PAIR_RATE (events/s per phase, default "100"). Only when named: it repeats the delivery set-up.
+  const temporal = await bootstrapTemporal();
+  say('\n== Webhook delivery with two workers and two relays ==');
+  try {
+    results.deliveryPair = await deliveryScenario({
+      appUrl: database.appUrl,
+      temporalAddress: temporal.address,
+      rates: (process.env.BENCH_DELIVERY_PAIR_RATE ?? '100').split(',').map(Number),
+      secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+      baselineConcurrency: context.connections,
+      pair: true,
     });
   } finally {
     await temporal.stop();

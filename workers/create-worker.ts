@@ -64,6 +64,13 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    // A relay starts up to a batch (100) of deliveries at once; eager start hands a delivery's first task
+    // to this worker only while it has a free slot (the SDK's default is 40), else the server queues it.
+    maxConcurrentWorkflowTaskExecutions: 100,
+    maxConcurrentLocalActivityExecutions: 100,
+    // At least the deliveries in flight, so none is evicted and replayed from history between its
+    // retries; the SDK's default is derived from the heap and falls to 10 on a small one.
+    maxCachedWorkflows: 1_000,
   });
 }
 

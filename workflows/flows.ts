@@ -8,7 +8,7 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
+import type { SentAttempt, WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
 import type { FlowActivities } from '../activities/flows/flow-steps.js';
 import { UNSEALED_REQUEST } from './flows-delivery-failures.js';
 import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './flows-delivery-schedule.js';
@@ -26,12 +26,14 @@ export interface DeliveryResult {
 
 // A local activity: it runs in the worker that runs the workflow, its result is recorded in the
 // history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
-// One attempt per run: the delivery schedule below is the only retry loop.
+// One attempt per run: the delivery schedule below is the only retry loop. It also records the
+// attempt, so a delivered webhook is one local activity and its run closes in its first workflow task.
 const { sendWebhook } = proxyLocalActivities<WebhookSendActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
-// Recording retries until the database answers (a longer wait becomes a timer in the history).
+// Only when the send could not record its attempt: retries until the database answers (a longer
+// wait becomes a timer in the history).
 const { recordWebhookAttempt } = proxyLocalActivities<WebhookSendActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
@@ -66,7 +68,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     }
     const scheduled = delays[attemptIndex];
     if (scheduled === undefined) break;
-    setStatus('retrying');
+    // Set once: each upsert is a history event and a write to the visibility store.
+    if (attemptIndex === 0) setStatus('retrying');
     const wait = nextDelayMs(scheduled, longest, Math.random(), attempt.retryAfterSeconds ?? undefined);
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
     await sleep(wait);
@@ -76,23 +79,24 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   return { status: 'failed', attempts };
 }
 
-/** One POST, then its record in the delivery history. */
+/** One POST and its record in the delivery history, recorded apart when the send could not. */
 async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
-  const attempt = await postOnce(input);
-  await recordWebhookAttempt(input, workflowInfo().workflowId, attempt);
+  const { workflowId } = workflowInfo();
+  const { attempt, recorded } = await postOnce(input, workflowId);
+  if (!recorded) await recordWebhookAttempt(input, workflowId, attempt);
   return attempt;
 }
 
 /** An activity that crashed or timed out counts as a failed attempt, like a network error; an unsealed request ends the run. */
-async function postOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+async function postOnce(input: WebhookAttemptInput, workflowId: string): Promise<SentAttempt> {
   const startedAt = Date.now();
   try {
-    return await sendWebhook(input);
+    return await sendWebhook(input, workflowId);
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === UNSEALED_REQUEST) {
       throw ApplicationFailure.nonRetryable(error.cause.message, UNSEALED_REQUEST);
     }
-    return {
+    const attempt: WebhookAttempt = {
       attemptedAt: new Date(startedAt).toISOString(),
       statusCode: null,
       durationMs: Date.now() - startedAt,
@@ -101,6 +105,7 @@ async function postOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
       retryAfterSeconds: null,
       verdict: 'retry',
     };
+    return { attempt, recorded: false };
   }
 }
 

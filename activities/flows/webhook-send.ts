@@ -29,6 +29,12 @@ export interface WebhookAttemptInput extends DeliveryRequest {
 /** One attempt as recorded in the workflow history and the delivery history. */
 export type WebhookAttempt = AttemptRecord & { retryAfterSeconds: number | null };
 
+/** An attempt, and whether the send activity also recorded it in the delivery history. */
+export interface SentAttempt {
+  attempt: WebhookAttempt;
+  recorded: boolean;
+}
+
 export interface WebhookSendDeps {
   /** `DELIVERY_REQUEST_KEY`: what every delivery request must be sealed with. */
   requestKey: string;
@@ -40,6 +46,9 @@ export interface WebhookSendDeps {
   policy: OutboundPolicy;
   userAgent: string;
 }
+
+/** How long the send waits for its attempt's record before leaving it to the workflow's recording activity. */
+const INLINE_RECORD_WAIT_MS = 5_000;
 
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
   const assertSealed = (input: WebhookAttemptInput) => {
@@ -97,18 +106,40 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     }
   }
 
+  /** Keeps an attempt for the delivery history. */
+  async function recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
+    assertSealed(input);
+    const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
+    await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
+  }
+
   return {
-    /** Makes exactly one attempt and reports how it went; the workflow owns the retry schedule. */
-    sendWebhook: attemptDelivery,
     /**
-     * Keeps an attempt for the delivery history. Apart from the POST, so that a database outage is
-     * retried here without posting again, and never turns a delivered webhook into a failed attempt.
+     * Makes exactly one attempt (the workflow owns the retry schedule), then tries once to record it:
+     * a delivery's happy path is one local activity, so one workflow task. A record that fails is
+     * reported, not thrown: the POST is never repeated for it, the workflow records it apart.
      */
-    async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
-      assertSealed(input);
-      const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
-      await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
+    async sendWebhook(input: WebhookAttemptInput, workflowId: string): Promise<SentAttempt> {
+      const attempt = await attemptDelivery(input);
+      // Bounded well inside the activity's 30 s: a database that hangs must not time the activity out
+      // after a POST (that would count as a failed attempt and post again). A record that commits after
+      // the wait is then kept twice in the delivery history, which is the lesser harm.
+      let timer: NodeJS.Timeout | undefined;
+      const recorded = await Promise.race([
+        recordWebhookAttempt(input, workflowId, attempt).then(
+          () => true,
+          () => false,
+        ),
+        new Promise<false>((resolve) => (timer = setTimeout(resolve, INLINE_RECORD_WAIT_MS, false))),
+      ]);
+      clearTimeout(timer);
+      return { attempt, recorded };
     },
+    /**
+     * Records an attempt the send could not record, retried by the workflow until the database
+     * answers; it never turns a delivered webhook into a failed attempt.
+     */
+    recordWebhookAttempt,
   };
 }
 

@@ -14,6 +14,8 @@ import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 import { atSteadyRate } from '../load.js';
+import { deliverySpread, type DeliverySpread } from '../delivery-spread.js';
+import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -24,6 +26,8 @@ export interface DeliveryScenarioOptions {
   secondsPerRate: number;
   /** Parallel requests of the closed-loop baseline. */
   baselineConcurrency: number;
+  /** Two workers and two relays on the one server instead of one each, and how the deliveries spread over them. */
+  pair?: boolean;
 }
 
 export interface LatencyFigures {
@@ -57,6 +61,8 @@ export interface DeliveryResults {
   payloadBytes: number;
   baseline: BaselinePhase[];
   delivery: DeliveryPhase[];
+  /** With `pair`: every delivery of the run (warm-up included), by relay and by worker. */
+  spread?: DeliverySpread;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,7 +104,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       LOG_LEVEL: 'warn',
     };
     // Sealed with the key the worker processes read from this same environment.
-    const { secret } = await withShop(sql, shop.id, (tx) =>
+    const { flowId, secret } = await withShop(sql, shop.id, (tx) =>
       createFlow(
         tx,
         shop.id,
@@ -107,14 +113,20 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         loadSettings({ ...process.env, ...env }).secretsKey,
       ),
     );
-    const worker = group.startTs('worker', 'workers/worker.ts', env);
-    const relay = group.startTs('relay', 'workers/relay.ts', env);
-    await Promise.all([
-      outputMatches(worker, /worker polling task queue/, 90_000, 'worker'),
-      outputMatches(relay, /outbox relay started/, 90_000, 'relay'),
-    ]);
+    const launched = new Map(
+      (options.pair ? ['worker-1', 'worker-2', 'relay-1', 'relay-2'] : ['worker', 'relay']).map((name) => [
+        name,
+        group.startTs(name, `workers/${name.split('-')[0]!}.ts`, env),
+      ]),
+    );
+    await Promise.all(
+      [...launched].map(([name, child]) =>
+        outputMatches(child, name.startsWith('worker') ? /worker polling task queue/ : /outbox relay started/, 90_000, name),
+      ),
+    );
 
     let sequence = 0;
+    const committedIds: string[] = [];
     const commitOne = async (): Promise<{ id: string; committedAt: number }> => {
       const number = sequence++;
       const id = await withShop(sql, shop.id, (tx) =>
@@ -126,6 +138,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
           changes: { fields: ['name', 'variants.price'] },
         }),
       );
+      committedIds.push(id);
       return { id, committedAt: Date.now() };
     };
     // First receipt time per event id, indexed as requests arrive (the inbox is scanned once).
@@ -197,6 +210,14 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         ...latencyFigures(latencies),
       });
     }
+    const spread = options.pair
+      ? await deliverySpread(
+          options.temporalAddress,
+          taskQueue,
+          committedIds.map((id) => deliveryWorkflowId(flowId, id)),
+          launched,
+        )
+      : undefined;
     await group.stopAll();
 
     // Baseline: the same envelope, signed the same way, POSTed straight to the same receiver.
@@ -262,7 +283,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     await measure(`closed loop, ${options.baselineConcurrency} in flight`, (record) => closedLoop(options.secondsPerRate, record));
     await dispatcher.close();
 
-    const results: DeliveryResults = { payloadBytes: Buffer.byteLength(payload), baseline, delivery };
+    const results: DeliveryResults = { payloadBytes: Buffer.byteLength(payload), baseline, delivery, ...(spread ? { spread } : {}) };
     printDeliveryResults(results);
     return results;
   } finally {
@@ -288,6 +309,18 @@ export function printDeliveryResults(results: DeliveryResults): void {
     );
     const cpu = Object.entries(row.cpuMsPerDelivery).sort(([a], [b]) => a.localeCompare(b));
     console.log(`${''.padEnd(40)} CPU per delivery: ${cpu.map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`).join(', ')}`);
+  }
+  const spread = results.spread;
+  if (spread) {
+    const counts = (byProcess: Record<string, number>) =>
+      Object.entries(byProcess)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, count]) => `${name} ${count}`)
+        .join(', ');
+    console.log(
+      `two workers, two relays: ${spread.workflows} deliveries, ${spread.runs} runs on the task queue; started by ${counts(spread.startsByRelay)}; ` +
+        `first task run by ${counts(spread.firstTasksByWorker)}`,
+    );
   }
 }
 

@@ -110,7 +110,7 @@ describe('outbound safety', () => {
       url: receiver.url('redirecting'),
       payload: '{}',
     });
-    const attempt = await sendWebhook(input);
+    const { attempt } = await sendWebhook(input, 'delivery:test');
     expect(attempt).toMatchObject({ statusCode: 307, verdict: 'retry' });
     expect(receiver.received('redirecting')).toHaveLength(1);
     expect(receiver.received('redirect-target')).toHaveLength(0);
