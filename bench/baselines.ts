@@ -8,7 +8,7 @@ export interface Served {
   path: string;
 }
 
-/** An endpoint of the API beside its two baselines, each measured alone after a 2-second warm-up. */
+/** An endpoint of the API beside its two baselines. */
 export interface Comparison {
   label: string;
   /** node:http calling the same domain functions as the route: what the framework costs. */
@@ -26,22 +26,51 @@ export interface Compared {
   minimal?: LoadResult;
 }
 
-async function measure(context: BenchContext, name: string, served: Served, extra: Comparison['load']): Promise<LoadResult> {
-  const base = await context.startServer(name, served.entry, served.env);
-  const options = { keys: context.keys, durationSeconds: context.durationSeconds, connections: context.connections, ...extra };
-  await load({ ...options, url: `${base}${served.path}`, durationSeconds: 2 });
-  const result = await load({ ...options, url: `${base}${served.path}` });
+/** Load slices of about two seconds, so that each server gets its turn many times in one measure. */
+const SLICE_SECONDS = 2;
+
+/**
+ * Loads the servers in turn, slice by slice, after a warm-up of each: on a machine shared with other
+ * work, a burst of load elsewhere then falls on all of them alike instead of on whichever ran at
+ * that moment, and their ratios hold from run to run. Throughput is all requests over all slices;
+ * p50 and p99 are the medians of the slices' own.
+ */
+async function measureInTurn(context: BenchContext, served: Served[], extra: Comparison['load']): Promise<LoadResult[]> {
+  const urls: string[] = [];
+  for (const [index, server] of served.entries()) {
+    urls.push(`${await context.startServer(server.entry.replace(/^.*\/|\.ts$/g, ''), server.entry, server.env)}${server.path}`);
+  }
+  const options = { keys: context.keys, connections: context.connections, ...extra };
+  for (const url of urls) await load({ ...options, url, durationSeconds: 2 });
+  const rounds = Math.max(1, Math.round(context.durationSeconds / SLICE_SECONDS));
+  const slices: LoadResult[][] = urls.map(() => []);
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [index, url] of urls.entries()) slices[index]!.push(await load({ ...options, url, durationSeconds: SLICE_SECONDS }));
+  }
   await context.stopServers();
-  return result;
+  return slices.map(combine);
 }
 
-/** Runs the minimal baseline (when there is one), the bare one and the API in turn, and prints both ratios. */
+function combine(slices: LoadResult[]): LoadResult {
+  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+  const sum = (pick: (slice: LoadResult) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
+  return {
+    requestsPerSecond: sum((slice) => slice.requests) / (slices.length * SLICE_SECONDS),
+    p50Ms: median(slices.map((slice) => slice.p50Ms)),
+    p99Ms: median(slices.map((slice) => slice.p99Ms)),
+    requests: sum((slice) => slice.requests),
+    non2xx: sum((slice) => slice.non2xx),
+    errors: sum((slice) => slice.errors),
+  };
+}
+
+/** Loads the minimal baseline (when there is one), the bare one and the API in turn, and prints both ratios. */
 export async function compareWithBaselines(context: BenchContext, comparison: Comparison): Promise<Compared> {
-  const minimal = comparison.minimal
-    ? await measure(context, 'minimal', { entry: 'bench/minimal-server.ts', path: comparison.minimal }, comparison.load)
-    : undefined;
-  const baseline = await measure(context, 'bare', comparison.bare, comparison.load);
-  const subject = await measure(context, 'api', { entry: 'api/server.ts', path: `/api/open/v1${comparison.path}` }, comparison.load);
+  const api = { entry: 'api/server.ts', path: `/api/open/v1${comparison.path}` };
+  const minimalServer = comparison.minimal ? [{ entry: 'bench/minimal-server.ts', path: comparison.minimal }] : [];
+  const results = await measureInTurn(context, [...minimalServer, comparison.bare, api], comparison.load);
+  const [baseline, subject] = results.slice(-2) as [LoadResult, LoadResult];
+  const minimal = comparison.minimal ? results[0] : undefined;
   if (minimal) console.log(formatRow('minimal node:http, one statement', minimal));
   console.log(formatRow(comparison.bare.label, baseline));
   console.log(formatRow(comparison.label, subject));
