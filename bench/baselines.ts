@@ -37,7 +37,7 @@ const SLICE_SECONDS = 2;
  */
 async function measureInTurn(context: BenchContext, served: Served[], extra: Comparison['load']): Promise<LoadResult[]> {
   const urls: string[] = [];
-  for (const [index, server] of served.entries()) {
+  for (const server of served) {
     urls.push(`${await context.startServer(server.entry.replace(/^.*\/|\.ts$/g, ''), server.entry, server.env)}${server.path}`);
   }
   const options = { keys: context.keys, connections: context.connections, ...extra };
