@@ -18,6 +18,8 @@ export interface Comparison {
   /** The API path under /api/open/v1. */
   path: string;
   load?: Pick<LoadOptions, 'method' | 'body'>;
+  /** Turns each server gets; by default one per two seconds of the duration. A request lasting seconds needs fewer, longer turns. */
+  turns?: number;
 }
 
 export interface Compared {
@@ -26,36 +28,34 @@ export interface Compared {
   minimal?: LoadResult;
 }
 
-/** Load slices of about two seconds, so that each server gets its turn many times in one measure. */
-const SLICE_SECONDS = 2;
-
 /**
- * Loads the servers in turn, slice by slice, after a warm-up of each: on a machine shared with other
+ * Loads the servers in turn, in slices (two seconds by default), after a warm-up of each: on a machine shared with other
  * work, a burst of load elsewhere then falls on all of them alike instead of on whichever ran at
  * that moment, and their ratios hold from run to run. Throughput is all requests over all slices;
  * p50 and p99 are the medians of the slices' own.
  */
-async function measureInTurn(context: BenchContext, served: Served[], extra: Comparison['load']): Promise<LoadResult[]> {
+async function measureInTurn(context: BenchContext, served: Served[], comparison: Comparison): Promise<LoadResult[]> {
   const urls: string[] = [];
   for (const server of served) {
     urls.push(`${await context.startServer(server.entry.replace(/^.*\/|\.ts$/g, ''), server.entry, server.env)}${server.path}`);
   }
-  const options = { keys: context.keys, connections: context.connections, ...extra };
+  const options = { keys: context.keys, connections: context.connections, ...comparison.load };
   for (const url of urls) await load({ ...options, url, durationSeconds: 2 });
-  const rounds = Math.max(1, Math.round(context.durationSeconds / SLICE_SECONDS));
+  const turns = comparison.turns ?? Math.max(1, Math.round(context.durationSeconds / 2));
+  const seconds = context.durationSeconds / turns;
   const slices: LoadResult[][] = urls.map(() => []);
-  for (let round = 0; round < rounds; round += 1) {
-    for (const [index, url] of urls.entries()) slices[index]!.push(await load({ ...options, url, durationSeconds: SLICE_SECONDS }));
+  for (let turn = 0; turn < turns; turn += 1) {
+    for (const [index, url] of urls.entries()) slices[index]!.push(await load({ ...options, url, durationSeconds: seconds }));
   }
   await context.stopServers();
-  return slices.map(combine);
+  return slices.map((ofServer) => combine(ofServer, seconds));
 }
 
-function combine(slices: LoadResult[]): LoadResult {
+function combine(slices: LoadResult[], seconds: number): LoadResult {
   const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const sum = (pick: (slice: LoadResult) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
   return {
-    requestsPerSecond: sum((slice) => slice.requests) / (slices.length * SLICE_SECONDS),
+    requestsPerSecond: sum((slice) => slice.requests) / (slices.length * seconds),
     p50Ms: median(slices.map((slice) => slice.p50Ms)),
     p99Ms: median(slices.map((slice) => slice.p99Ms)),
     requests: sum((slice) => slice.requests),
@@ -68,7 +68,7 @@ function combine(slices: LoadResult[]): LoadResult {
 export async function compareWithBaselines(context: BenchContext, comparison: Comparison): Promise<Compared> {
   const api = { entry: 'api/server.ts', path: `/api/open/v1${comparison.path}` };
   const minimalServer = comparison.minimal ? [{ entry: 'bench/minimal-server.ts', path: comparison.minimal }] : [];
-  const results = await measureInTurn(context, [...minimalServer, comparison.bare, api], comparison.load);
+  const results = await measureInTurn(context, [...minimalServer, comparison.bare, api], comparison);
   const [baseline, subject] = results.slice(-2) as [LoadResult, LoadResult];
   const minimal = comparison.minimal ? results[0] : undefined;
   if (minimal) console.log(formatRow('minimal node:http, one statement', minimal));

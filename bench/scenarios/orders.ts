@@ -19,6 +19,7 @@ export async function orderScenarios(context: BenchContext, fixture: OrdersFixtu
       bare,
       path: '/orders',
       load: { method: 'POST', body: () => fiveLineOrder(fixture) },
+      turns: 1,
     }),
     listOrders: await compareWithBaselines(context, {
       label: 'GET /orders?limit=50',
