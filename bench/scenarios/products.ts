@@ -1,23 +1,14 @@
-import { formatRow, load } from '../load.js';
+import { compareWithBaselines } from '../baselines.js';
 import type { BenchContext } from '../context.js';
 
-/** `GET /products?limit=100` through the full stack beside the same query behind bare node:http. */
-export async function productListScenario(context: BenchContext, shopId: string) {
-  const options = { keys: context.keys, durationSeconds: context.durationSeconds, connections: context.connections };
-  const baselineUrl = await context.startServer('bare', 'bench/bare-products-server.ts', { BENCH_SHOP_ID: shopId });
-  await load({ ...options, url: baselineUrl, durationSeconds: 2 });
-  const baseline = await load({ ...options, url: baselineUrl });
-  await context.stopServers();
-
-  const apiUrl = await context.startServer('api', 'api/server.ts');
-  await load({ ...options, url: `${apiUrl}/api/open/v1/products?limit=100`, durationSeconds: 2 });
-  const subject = await load({ ...options, url: `${apiUrl}/api/open/v1/products?limit=100` });
-  await context.stopServers();
-
-  console.log(formatRow('bare node:http + same query', baseline));
-  console.log(formatRow('GET /products?limit=100', subject));
-  console.log(`ratio full stack / baseline: ${(subject.requestsPerSecond / baseline.requestsPerSecond).toFixed(2)} (throughput)`);
-  return { subject, baseline };
+/** `GET /products?limit=100` through the full stack beside the same domain query behind bare node:http, and the minimal baseline. */
+export function productListScenario(context: BenchContext, shopId: string) {
+  return compareWithBaselines(context, {
+    label: 'GET /products?limit=100',
+    bare: { label: 'bare node:http + same query', entry: 'bench/bare-products-server.ts', env: { BENCH_SHOP_ID: shopId }, path: '/' },
+    minimal: '/products',
+    path: '/products?limit=100',
+  });
 }
 
 /**

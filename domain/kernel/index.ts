@@ -9,6 +9,7 @@ export { canonicalJson } from './canonical-json.js';
 export { isUuid } from './ids.js';
 export {
   DEFAULT_LIMIT,
+  encodeCursor,
   escapeLike,
   MAX_LIMIT,
   syncedPage,

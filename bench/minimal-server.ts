@@ -1,0 +1,99 @@
+import { createServer, type ServerResponse } from 'node:http';
+import { createHash } from 'node:crypto';
+import postgres from 'postgres';
+import { encodeCursor } from '../domain/kernel/index.js';
+
+/**
+ * The minimal baselines of `GET /shop`, `GET /products?limit=100` and `GET /orders?limit=50`: the
+ * same JSON with the least work possible. node:http, and per request one hand-written statement that
+ * checks the key (live, with the list's permission) and reads the page, outside any transaction. It
+ * connects as the database owner and filters by the key's shop itself, so it pays neither row-level
+ * security nor rate counting nor validation: a floor to measure the API against, not a design.
+ * The row columns repeat the domain's lists on purpose: a baseline written apart from the code it
+ * measures, whose queries stay as they are when the domain's change.
+ */
+const sql = postgres(process.env.DATABASE_URL!, { max: 10, transform: postgres.camel, onnotice: () => {} });
+const cursorSecret = 'minimal-baseline-secret-0123456789';
+
+/** The live key of the hash, as `key` (`shop_id`), with `permission` when one is named. */
+const liveKey = (keyHash: string, permission: string) => sql`
+  select k.shop_id from api_keys k join applications a on a.id = k.application_id
+  where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
+    and ${permission} = any(a.permissions)`;
+
+async function shop(keyHash: string) {
+  const [row] = await sql<{ id: string; slug: string; name: string; plan: string; application: object }[]>`
+    select s.id, s.slug, s.name, s.plan, json_build_object('name', a.name, 'permissions', a.permissions, 'pageIds', a.page_ids) as application
+    from api_keys k join applications a on a.id = k.application_id join shops s on s.id = k.shop_id
+    where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
+  return row && { id: row.id, slug: row.slug, name: row.name, application: row.application, readOnly: row.plan === 'expired' };
+}
+
+const PRODUCT_ROW = sql`
+  p.id, p.code, p.name, p.type, p.is_active,
+  coalesce((select array_agg(c.name order by pc.position, c.name) from product_categories pc join categories c on c.id = pc.category_id where pc.product_id = p.id), '{}') as category_names,
+  (select count(*)::int from variants v where v.product_id = p.id and v.removed_at is null) as variant_count,
+  (select i.url from product_images i where i.product_id = p.id order by cardinality(i.variant_ids) = 0 desc, i.position limit 1) as image_url,
+  (select api_decimal(min(v.price)) from variants v where v.product_id = p.id and v.removed_at is null) as price_from,
+  (select api_decimal(max(v.price)) from variants v where v.product_id = p.id and v.removed_at is null) as price_to,
+  api_time(p.updated_at) as updated_at, api_time(p.deleted_at) as deleted_at`;
+
+const ORDER_ROW = sql`
+  o.id, o.code, o.status, o.warehouse_id, (select w.name from warehouses w where w.id = o.warehouse_id) as warehouse_name, o.customer_id,
+  o.sales_channel_id, (select sc.name from sales_channels sc where sc.id = o.sales_channel_id) as sales_channel_name, o.received_at_shop,
+  o.handler_user_id, (select u.name from users u where u.id = o.handler_user_id) as handler_name, o.bill_full_name, o.bill_phone, o.bill_email,
+  api_decimal(o.total_price) as total_price, api_decimal(o.discount) as discount, api_decimal(o.shipping_fee) as shipping_fee, o.free_shipping,
+  api_decimal(o.surcharge) as surcharge, api_decimal(o.tax) as tax, api_decimal(o.total_amount) as total_amount,
+  api_decimal(o.returned_amount) as returned_amount, api_decimal(o.paid_amount) as paid_amount, api_time(o.occurred_at) as occurred_at, o.note,
+  coalesce((select json_agg(json_build_object('id', t.id, 'name', t.name) order by ot.position) from order_tags ot join tags t on t.id = ot.tag_id where ot.order_id = o.id), '[]') as tags,
+  api_time(o.created_at) as created_at, api_time(o.updated_at) as updated_at, api_time(o.deleted_at) as deleted_at`;
+
+/**
+ * One page of a list in (updated_at, id) order: the key row left-joined to the page, so no row means
+ * 401 and one row without an id an empty list.
+ */
+async function page(keyHash: string, list: 'products' | 'orders', limit: number) {
+  const [permission, columns, table] =
+    list === 'products' ? ['pos.products.read', PRODUCT_ROW, sql`products p`] : ['pos.orders.read', ORDER_ROW, sql`orders o`];
+  const alias = sql(list === 'products' ? 'p' : 'o');
+  const rows = await sql<{ id: string | null; pageSortKey: string; shopId: string }[]>`
+    with key as (${liveKey(keyHash, permission)})
+    select key.shop_id, page.* from key left join lateral (
+      select ${columns}, ${alias}.updated_at::text as page_sort_key from ${table}
+      where ${alias}.shop_id = key.shop_id and ${alias}.deleted_at is null
+      order by ${alias}.updated_at, ${alias}.id limit ${limit + 1}
+    ) page on true`;
+  if (rows.length === 0) return undefined;
+  const found = rows[0]!.id === null ? [] : rows;
+  const shown = found.slice(0, limit);
+  const last = shown.at(-1);
+  return {
+    data: shown.map(({ shopId: _shopId, pageSortKey: _sortKey, ...row }) => row),
+    nextCursor:
+      found.length > limit && last
+        ? encodeCursor({ sortKey: last.pageSortKey, id: last.id! }, { secret: cursorSecret, scope: { list, shop: last.shopId, limit } })
+        : null,
+  };
+}
+
+function answer(response: ServerResponse, body: object | undefined) {
+  if (!body) {
+    response.writeHead(401).end();
+    return;
+  }
+  response.writeHead(200, { 'content-type': 'application/json' });
+  response.end(JSON.stringify(body));
+}
+
+const server = createServer((request, response) => {
+  const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
+  const keyHash = createHash('sha256').update(key).digest('hex');
+  const path = request.url?.split('?')[0];
+  const work = path === '/shop' ? shop(keyHash) : path === '/products' ? page(keyHash, 'products', 100) : page(keyHash, 'orders', 50);
+  work.then(
+    (body) => answer(response, body),
+    (error: Error) => response.writeHead(500).end(error.message),
+  );
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.once('SIGTERM', () => server.close(() => void sql.end().then(() => process.exit(0))));
