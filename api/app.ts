@@ -7,6 +7,7 @@ import { jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } f
 import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
+import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { healthRoutes } from './routes/health.js';
 import { adminOpenApiRoutes, documentTransform, openApiRoutes } from './routes/open-api.js';
@@ -117,6 +118,7 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser(['text/plain']);
 
   await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
+  await app.register(methodNotAllowedPlugin);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
