@@ -3,14 +3,14 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransformObject, serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { serializerCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { healthRoutes } from './routes/health.js';
-import { adminOpenApiRoutes, documentTransform, openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, documentObjectTransform, documentTransform, openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -132,7 +132,7 @@ export async function buildApp(deps: AppDeps) {
       security: [{ apiKey: [] }],
     },
     transform: documentTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: documentObjectTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });

@@ -13,7 +13,11 @@ export const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', t
  * migrated template) and the fuzzer, then `work` (the lint, a build) once they are ready, then vitest
  * with `vitestArgs` and the services' environment, then the plain closing line CI reads. Exits.
  */
-export async function runSuite(command: string, vitestArgs: string[], options: { work?: Promise<unknown>; env?: Record<string, string> } = {}) {
+export async function runSuite(
+  command: string,
+  vitestArgs: string[],
+  options: { work?: Promise<unknown>; env?: Record<string, string> } = {},
+) {
   const started = Date.now();
   // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
   process.env.NODE_ENV = 'test';

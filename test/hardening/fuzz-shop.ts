@@ -6,7 +6,6 @@ import { dataDir } from '../../scripts/bootstrap/paths.js';
 import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
 import { seedDemoChat } from '../../scripts/seed/demo-chat.js';
 import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
-import type { RunningChatPlatform } from '../../simulators/chat/index.js';
 import { hanoiAddress } from '../shipments/shipment-fixtures.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import type { Suite } from '../support/suite.js';
@@ -67,21 +66,19 @@ export async function seedFuzzShop(
   }
   for (const order of orders.slice(0, 3)) await call('POST', `/orders/${order.id}/status`, { status: 'ready_to_ship' });
   await call('POST', `/orders/${orders[0]!.id}/notes`, { message: 'Gọi trước khi giao' });
-  // One shipment at the carrier whose pick-up warehouse the order leaves from; skipped when none matches.
-  const shippable = orders.slice(0, 3).find((order) => connections.length > 0 && order.warehouseId);
-  if (shippable)
-    await request('POST', '/shipments', {
-      key: demo.key,
-      body: { orderId: shippable.id, connectionId: connections[0]!.connectionId, weightGram: 800 },
-    });
+  // One shipment at carrier A; the shipments pool only needs a record, so a refused push is no failure.
+  await request('POST', '/shipments', {
+    key: demo.key,
+    body: { orderId: orders[0]!.id, connectionId: connections[0]!.connectionId, weightGram: 800 },
+  });
 
-  // Two live keys per application (the most it may hold), so ten families fit in the shop's ten applications.
   const documentIds = [];
   for (const kind of ['receipt', 'adjustment']) {
     const line = { variantId: inStock[0]!.variantId, quantity: '2' };
     documentIds.push((await call('POST', '/inventory/documents', { kind, warehouseId: inStock[0]!.warehouseId, lines: [line] })).id);
   }
 
+  // Two live keys per application (the most it may hold), so ten families fit in the shop's ten applications.
   const keys: Record<string, string> = {};
   await withShop(db.app, shopId, async (tx) => {
     let applicationId = '';

@@ -47,6 +47,23 @@ def map_case(context, case):
             body["variants"] = [variant for variant in body["variants"][:1] if isinstance(variant, dict)]
             for variant in body["variants"]:
                 variant.pop("id", None)
+    # A product has at most 10 attributes, counted over all its variants.
+    if path.endswith("/products") or path.endswith("/products/{id}"):
+        names = []
+        for variant in body.get("variants") or []:
+            attributes = variant.get("attributes") if isinstance(variant, dict) else None
+            if isinstance(attributes, dict):
+                for name in list(attributes):
+                    if name not in names and len(names) == 10:
+                        del attributes[name]
+                    elif name not in names:
+                        names.append(name)
+    # A variant without a code gets `<product code>-<n>`, which must fit in 100 characters too.
+    if path.endswith("/products") or path.endswith("/products/{id}"):
+        if isinstance(body.get("code"), str) and len(body["code"]) > 95:
+            for index, variant in enumerate(body.get("variants") or []):
+                if isinstance(variant, dict) and not variant.get("code"):
+                    variant["code"] = f"V{index + 1}"
     # An address's units form one chain: a district needs its province, an old-system ward its district.
     for address in (body, body.get("shippingAddress")):
         if not isinstance(address, dict):
@@ -113,13 +130,18 @@ def _decimal(value):
 
 def _within_amount_limit(order):
     lines = [line for line in order.get("lines") or [] if isinstance(line, dict)]
-    fees = [_decimal(order.get(name)) for name in ("shippingFee", "surcharge", "tax")]
-    total = sum((_decimal(line.get("quantity")) * _decimal(line.get("unitPrice")) for line in lines), Decimal(0)) + sum(fees)
+    _scale_down(order, lines)
     # A line's discount is at most its amount.
     for line in lines:
         if _decimal(line.get("discount")) > _decimal(line.get("quantity")) * _decimal(line.get("unitPrice")):
             line["discount"] = "0"
-    if total <= MAX_AMOUNT:
+
+
+def _scale_down(order, lines):
+    fees = [_decimal(order.get(name)) for name in ("shippingFee", "surcharge", "tax")]
+    total = sum((_decimal(line.get("quantity")) * _decimal(line.get("unitPrice")) for line in lines), Decimal(0)) + sum(fees)
+    paid = sum((_decimal(payment.get("amount")) for payment in order.get("payments") or [] if isinstance(payment, dict)), Decimal(0))
+    if total <= MAX_AMOUNT and paid <= MAX_AMOUNT:
         return
     # At most 200 lines and three fees of 10^12 each stay below 10^15.
     for line in lines:
@@ -129,3 +151,6 @@ def _within_amount_limit(order):
     for name in ("shippingFee", "surcharge", "tax"):
         if _decimal(order.get(name)) > SAFE_PRICE:
             order[name] = str(SAFE_PRICE)
+    for payment in order.get("payments") or []:
+        if isinstance(payment, dict) and _decimal(payment.get("amount")) > SAFE_PRICE:
+            payment["amount"] = str(SAFE_PRICE)

@@ -58,7 +58,8 @@ const hooksFile = fileURLToPath(new URL('fuzz_hooks.py', import.meta.url));
 function configOf(target: FuzzTarget, profile: FuzzProfile): string {
   // A pool the shop has no rows for (no shipment accepted, say) binds nothing: those fields stay random.
   const pools = Object.fromEntries(Object.entries(target.dictionaries).filter(([, values]) => values.length > 0));
-  const bound = (entries: Record<string, Binding>) => Object.fromEntries(Object.entries(entries).filter(([, { dictionary }]) => pools[dictionary]));
+  const bound = (entries: Record<string, Binding>) =>
+    Object.fromEntries(Object.entries(entries).filter(([, { dictionary }]) => pools[dictionary]));
   const string = (value: string) => JSON.stringify(value);
   const binding = ({ dictionary, probability = 1 }: Binding) => `{ dictionary = ${string(dictionary)}, probability = ${probability} }`;
   const table = (entries: Record<string, Binding>) =>
@@ -72,10 +73,7 @@ function configOf(target: FuzzTarget, profile: FuzzProfile): string {
     `max-examples = ${profile.maxExamples}`,
     '[checks.positive_data_acceptance]',
     'expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]',
-    ...Object.entries(pools).flatMap(([name, values]) => [
-      `[dictionaries.${name}]`,
-      `values = [${values.map(string).join(', ')}]`,
-    ]),
+    ...Object.entries(pools).flatMap(([name, values]) => [`[dictionaries.${name}]`, `values = [${values.map(string).join(', ')}]`]),
     ...Object.entries(target.keys).flatMap(([family, key]) => [
       '[[operations]]',
       `include-tag = ${string(family)}`,
@@ -84,10 +82,10 @@ function configOf(target: FuzzTarget, profile: FuzzProfile): string {
     ...target.operationParameters
       .filter(({ parameters }) => Object.keys(bound(parameters)).length > 0)
       .flatMap(({ pathRegex, parameters }) => [
-      '[[operations]]',
-      `include-path-regex = ${string(pathRegex)}`,
-      `parameters = ${table(bound(parameters))}`,
-    ]),
+        '[[operations]]',
+        `include-path-regex = ${string(pathRegex)}`,
+        `parameters = ${table(bound(parameters))}`,
+      ]),
     '',
   ].join('\n');
 }
