@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface LoadResult {
   requestsPerSecond: number;
@@ -52,4 +53,20 @@ export async function load(options: LoadOptions): Promise<LoadResult> {
 
 export function formatRow(name: string, result: LoadResult): string {
   return `${name.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(result.p50Ms).padStart(4)} ms   p99 ${String(result.p99Ms).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
+}
+
+/**
+ * Calls `fire` `rate` times a second for `seconds`, on schedule (open loop: a slow call does not
+ * hold back the next one), and resolves when every call has settled.
+ */
+export async function atSteadyRate(rate: number, seconds: number, fire: (index: number) => Promise<void>): Promise<void> {
+  const total = Math.round(rate * seconds);
+  const started = performance.now();
+  const calls: Promise<void>[] = [];
+  while (calls.length < total) {
+    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
+    while (calls.length < due) calls.push(fire(calls.length));
+    await sleep(2);
+  }
+  await Promise.all(calls);
 }

@@ -20,7 +20,11 @@ export class ProcessGroup {
   private readonly managed: Managed[] = [];
   private stopping = false;
 
-  constructor(private readonly onUnexpectedExit: (name: string, code: number | null) => void) {
+  /** `output` takes every line of the children's output (prefixed); stdout by default. */
+  constructor(
+    private readonly onUnexpectedExit: (name: string, code: number | null) => void,
+    private readonly output: (line: string) => void = (line) => process.stdout.write(line),
+  ) {
     liveGroups.add(this);
   }
 
@@ -35,7 +39,7 @@ export class ProcessGroup {
     const colour = 31 + (this.managed.length % 6);
     const prefix = `\x1b[${colour}m${name.padEnd(10)}\x1b[0m│ `;
     for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream! }).on('line', (line) => process.stdout.write(`${prefix}${line}\n`));
+      createInterface({ input: stream! }).on('line', (line) => this.output(`${prefix}${line}\n`));
     }
     const managed: Managed = { name, child };
     child.once('exit', (code) => {

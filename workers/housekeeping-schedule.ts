@@ -1,19 +1,27 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction } from '@temporalio/client';
 import type { HousekeepingInput } from '../activities/housekeeping/housekeeping.js';
 
-export const HOUSEKEEPING_SCHEDULE_ID = 'shopflow-housekeeping';
 export const HOUSEKEEPING_EVERY = '5 minutes';
 
 /**
- * The housekeeping schedule (visible in the Temporal UI under Schedules): every five minutes, one
- * `housekeepingWorkflow` on `taskQueue`. Idempotent: every worker start creates it, or brings an
+ * One schedule per task queue (`shopflow-housekeeping` for the default queue `shopflow`): runs that
+ * share a Temporal server (`npm run dev` and `npm test`'s workers on their own queues) must not take
+ * over each other's schedule and point it at a queue no worker will poll again.
+ */
+export function housekeepingScheduleId(taskQueue: string): string {
+  return `${taskQueue}-housekeeping`;
+}
+
+/**
+ * The housekeeping schedule of `taskQueue` (visible in the Temporal UI under Schedules): every five
+ * minutes, one `housekeepingWorkflow` on that queue. Idempotent: every worker start creates it, or brings an
  * existing one to this spec and input (a changed retention setting takes effect).
  */
 export async function ensureHousekeepingSchedule(
   client: Client,
   options: { taskQueue: string; input: HousekeepingInput; scheduleId?: string },
 ): Promise<void> {
-  const scheduleId = options.scheduleId ?? HOUSEKEEPING_SCHEDULE_ID;
+  const scheduleId = options.scheduleId ?? housekeepingScheduleId(options.taskQueue);
   const action: ScheduleOptionsAction = {
     type: 'startWorkflow',
     workflowType: 'housekeepingWorkflow',

@@ -13,6 +13,7 @@ import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/c
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
+import { atSteadyRate } from '../load.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -68,22 +69,6 @@ function quantile(sorted: number[], q: number): number {
 function latencyFigures(values: number[]): LatencyFigures {
   const sorted = [...values].sort((a, b) => a - b);
   return { p50Ms: quantile(sorted, 0.5), p99Ms: quantile(sorted, 0.99), maxMs: sorted.at(-1) ?? Number.NaN };
-}
-
-/**
- * Calls `fire` `rate` times a second for `seconds`, on schedule (open loop: a slow call does not
- * hold back the next one), and resolves when every call has settled.
- */
-async function atSteadyRate(rate: number, seconds: number, fire: (index: number) => Promise<void>): Promise<void> {
-  const total = Math.round(rate * seconds);
-  const started = performance.now();
-  const calls: Promise<void>[] = [];
-  while (calls.length < total) {
-    const due = Math.min(total, Math.floor(((performance.now() - started) * rate) / 1000) + 1);
-    while (calls.length < due) calls.push(fire(calls.length));
-    await sleep(2);
-  }
-  await Promise.all(calls);
 }
 
 /**

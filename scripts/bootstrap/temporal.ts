@@ -152,6 +152,18 @@ export async function stopLocalTemporal(): Promise<boolean> {
   return true;
 }
 
+/**
+ * SIGKILL to the project's dev server, as a crash would (`npm run soak`); its SQLite file stays, so
+ * `ensureTemporal` starts it again on the same port with its history. False when none is running.
+ */
+export async function crashLocalTemporal(): Promise<boolean> {
+  const state = readState();
+  if (!state || !isAlive(state.pid)) return false;
+  process.kill(-state.pid, 'SIGKILL');
+  await waitFor('the killed Temporal dev server to exit', async () => !isAlive(state.pid), 15_000);
+  return true;
+}
+
 async function stopServer(pid: number): Promise<void> {
   try {
     process.kill(-pid, 'SIGTERM');

@@ -10,6 +10,7 @@ import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { housekeepingScheduleId } from '../../workers/housekeeping-schedule.js';
 
 /**
  * The real worker and relay as child processes, killed with SIGKILL in the middle of a run of
@@ -35,6 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(groups.map((group) => group.stopAll(5_000)));
+  await client?.schedule.getHandle(housekeepingScheduleId(taskQueue)).delete();
   await connection?.close();
 });
 
@@ -94,6 +96,9 @@ describe('crash recovery of the worker and the relay', () => {
       );
 
       let group = await startWorkerAndRelay();
+      // The worker registers its own queue's housekeeping schedule, never another run's.
+      const schedule = await client.schedule.getHandle(housekeepingScheduleId(taskQueue)).describe();
+      expect(schedule.action).toMatchObject({ type: 'startWorkflow', taskQueue });
 
       // 500 events, 50 per batch (one transaction each) over a couple of seconds.
       const sent: string[] = [];

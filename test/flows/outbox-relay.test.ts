@@ -135,11 +135,12 @@ describe('outbox relay', () => {
     expect(sent).not.toContain(before);
   });
 
-  it('shares the work between two relays without double deliveries, and empties the queue', async () => {
+  // What is checked is that nothing is lost or doubled, not how fast: a loaded machine gets two minutes.
+  it('shares the work between two relays without double deliveries, and empties the queue', { timeout: 150_000 }, async () => {
     const inbox = randomUUID();
     await flow({ inbox });
     const ids = await Promise.all(Array.from({ length: 60 }, (_, index) => productEvent(`item ${index}`)));
-    const requests = await receiver.waitFor(inbox, 60);
+    const requests = await receiver.waitFor(inbox, 60, 120_000);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received(inbox)).toHaveLength(60);
     expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
