@@ -3,14 +3,15 @@ import { fileURLToPath } from 'node:url';
 import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import { jsonSchemaTransformObject, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { Client, type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
+import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { serializerCompiler } from './plugins/serializer.js';
 import { healthRoutes } from './routes/health.js';
-import { adminOpenApiRoutes, documentTransform, openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, documentObjectTransform, documentTransform, openApiRoutes } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -118,6 +119,7 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser(['text/plain']);
 
   await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
+  await app.register(methodNotAllowedPlugin);
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -131,7 +133,7 @@ export async function buildApp(deps: AppDeps) {
       security: [{ apiKey: [] }],
     },
     transform: documentTransform,
-    transformObject: jsonSchemaTransformObject,
+    transformObject: documentObjectTransform,
   });
   await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });

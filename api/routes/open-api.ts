@@ -1,4 +1,4 @@
-import { jsonSchemaTransform, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { jsonSchemaTransform, jsonSchemaTransformObject, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 
 /**
  * The document's transform: zod to JSON Schema, and each operation's `x-permissions`, read from the
@@ -9,6 +9,49 @@ export const documentTransform: typeof jsonSchemaTransform = (input) => {
   const transformed = jsonSchemaTransform(input);
   const permissions = (input.route.config as { permissions?: string[] } | undefined)?.permissions ?? [];
   return { ...transformed, schema: { ...transformed.schema, 'x-permissions': permissions } };
+};
+
+type Operations = Record<
+  string,
+  { parameters?: { name: string; in: string }[]; responses?: Record<string, { links?: Record<string, unknown> }> }
+>;
+
+/**
+ * The whole document's transform: zod components, then OpenAPI links between operations, which
+ * clients and the fuzzer's stateful phase follow (`POST /orders` → `GET /orders/{id}`): a creation's
+ * `id` and a list's first row's `id` lead to every operation on `{path}/{id}`, and a list's
+ * `nextCursor` to its next page, with every other parameter unchanged (the cursor is bound to them).
+ */
+export const documentObjectTransform: typeof jsonSchemaTransformObject = (input) => {
+  const document = jsonSchemaTransformObject(input) as { paths?: Record<string, Operations> };
+  const paths = document.paths ?? {};
+  const ref = (path: string, method: string) => `#/paths/${path.replaceAll('~', '~0').replaceAll('/', '~1')}/${method}`;
+  for (const [path, operations] of Object.entries(paths)) {
+    const itemPaths = Object.keys(paths).filter((candidate) => candidate.startsWith(`${path}/{id}`));
+    const link = (method: string, status: string, id: string, extra: Record<string, unknown> = {}) => {
+      const response = operations[method]?.responses?.[status];
+      if (!response) return;
+      const links: Record<string, unknown> = { ...extra };
+      for (const itemPath of itemPaths)
+        for (const itemMethod of Object.keys(paths[itemPath]!))
+          links[
+            `${itemMethod}${itemPath
+              .slice(path.length)
+              .replace(/[^A-Za-z]+/g, '_')
+              .replace(/_$/, '')}`
+          ] = {
+            operationRef: ref(itemPath, itemMethod),
+            parameters: { id },
+          };
+      if (Object.keys(links).length > 0) response.links = links;
+    };
+    link('post', '201', '$response.body#/id');
+    const parameters = operations.get?.parameters ?? [];
+    const same = Object.fromEntries(parameters.map(({ name, in: where }) => [name, `$request.${where}.${name}`]));
+    const next = { nextPage: { operationRef: ref(path, 'get'), parameters: { ...same, cursor: '$response.body#/nextCursor' } } };
+    link('get', '200', '$response.body#/data/0/id', parameters.some(({ name }) => name === 'cursor') ? next : {});
+  }
+  return document as ReturnType<typeof jsonSchemaTransformObject>;
 };
 
 /** The OpenAPI document, generated from the route schemas. */

@@ -71,7 +71,7 @@ export async function listCustomers(
         ...(query.phone === undefined
           ? []
           : [
-              tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${normalizePhone(query.phone, 'phone')})`,
+              tx`exists (select 1 from customer_contacts k where k.customer_id = c.id and k.kind = 'phone' and k.value = ${storedPhoneOrNone(query.phone)})`,
             ]),
         ...(query.search ? [tx`lower(c.name) like ${`%${escapeLike(query.search.toLowerCase())}%`}`] : []),
       ],
@@ -179,6 +179,18 @@ export async function deleteCustomer(tx: Tx, shopId: string, id: string): Promis
 export async function isCustomerBlocked(tx: Tx, customerId: string): Promise<boolean> {
   const [customer] = await tx<{ isBlocked: boolean }[]>`select is_blocked from customers where id = ${customerId}`;
   return customer?.isBlocked ?? false;
+}
+
+/**
+ * A filter's phone as stored, or null (matching no row) for a number of the accepted form that
+ * libphonenumber says does not exist: no customer can hold it, so the list is empty, not a 400.
+ */
+function storedPhoneOrNone(phone: string): string | null {
+  try {
+    return normalizePhone(phone, 'phone');
+  } catch {
+    return null;
+  }
 }
 
 /** The live customer holding `phone` (already normalised) as a phone contact; undefined when none does. */

@@ -9,6 +9,8 @@ export const PROBLEMS = {
   'shop-suspended': { status: 403, title: 'Shop suspended' },
   'automation-not-active': { status: 403, title: 'Automation not active' },
   'not-found': { status: 404, title: 'Not found' },
+  // A known path asked with a method it does not have (api/plugins/method-not-allowed.ts), with `Allow`.
+  'method-not-allowed': { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   'idempotency-key-in-progress': { status: 409, title: 'Idempotency key in progress' },
   'duplicate-code': { status: 409, title: 'Duplicate code' },

@@ -48,21 +48,37 @@ const InventoryDocument = z
   })
   .meta({ id: 'InventoryDocument' });
 
-const NewInventoryDocument = z.strictObject({
-  kind: DocumentKind,
-  warehouseId: z.uuid(),
-  targetWarehouseId: z.uuid().nullish().describe('Required for a transfer, and different from warehouseId; absent otherwise'),
-  note: Note.nullish(),
-  lines: z
-    .array(
-      z.strictObject({
-        variantId: z.uuid(),
-        quantity: SignedDecimal.describe('receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change'),
-      }),
-    )
-    .min(1)
-    .max(MAX_DOCUMENT_LINES),
+/** The quantity `0`, `-0.00`…: no document line moves nothing. */
+const ZERO = '^-?0+(\\.0+)?$';
+const kindRule = (kinds: string[], target: object, quantity: object) => ({
+  properties: { kind: { enum: kinds }, targetWarehouseId: target, lines: { items: { properties: { quantity } } } },
 });
+
+const NewInventoryDocument = z
+  .strictObject({
+    kind: DocumentKind,
+    warehouseId: z.uuid(),
+    targetWarehouseId: z.uuid().nullish().describe('Required for a transfer, and different from warehouseId; absent otherwise'),
+    note: Note.nullish(),
+    lines: z
+      .array(
+        z.strictObject({
+          variantId: z.uuid(),
+          quantity: SignedDecimal.describe('receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change'),
+        }),
+      )
+      .min(1)
+      .max(MAX_DOCUMENT_LINES),
+  })
+  // In the document only (the domain refuses the rest, each with its path): the target warehouse and
+  // the quantity's sign by kind, so a schema-valid document is one the API takes.
+  .meta({
+    oneOf: [
+      kindRule(['receipt', 'issue'], { type: 'null' }, { not: { pattern: `${ZERO}|^-` } }),
+      { ...kindRule(['transfer'], { type: 'string' }, { not: { pattern: `${ZERO}|^-` } }), required: ['targetWarehouseId'] },
+      kindRule(['adjustment'], { type: 'null' }, { not: { pattern: ZERO } }),
+    ],
+  });
 
 const tags = ['Inventory'];
 

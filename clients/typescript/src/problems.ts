@@ -10,7 +10,7 @@ export type ProblemCode = keyof typeof PROBLEM_STATUSES;
  * still falls into the group of its status.
  */
 export type ProblemGroup =
-  | 'invalid-request' // 400, 413, 415, 422: change the request
+  | 'invalid-request' // 400, 405, 413, 415, 422: change the request
   | 'access' // 401, 403: key or permission; never retry in a tight loop
   | 'payment-required' // 402: wait for the shop to renew
   | 'not-found' // 404
@@ -23,6 +23,7 @@ export function problemGroup(status: number): ProblemGroup {
   if (status >= 500) return 'server';
   switch (status) {
     case 400:
+    case 405:
     case 413:
     case 415:
     case 422:

@@ -39,7 +39,22 @@ export interface InventoryDocumentsPaths {
                         targetWarehouseId?: string | null;
                         /** Format: uuid */
                         warehouseId: string;
-                    };
+                    } & ({
+                        /** @enum {unknown} */
+                        kind?: "receipt" | "issue";
+                        lines?: unknown;
+                        targetWarehouseId?: null;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "transfer";
+                        lines?: unknown;
+                        targetWarehouseId: string;
+                    } | {
+                        /** @enum {unknown} */
+                        kind?: "adjustment";
+                        lines?: unknown;
+                        targetWarehouseId?: null;
+                    });
                 };
             };
             responses: {

@@ -1,0 +1,66 @@
+import { randomUUID } from 'node:crypto';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
+import { expectProblem } from '../support/problems.js';
+import { useSuite } from '../support/suite.js';
+
+/** What the Schemathesis runs found (docs/decisions.md, "Fuzzing"), each pinned down by a plain request. */
+const { shop, request } = useSuite({ api: true, shop: true });
+let key: string;
+
+beforeAll(async () => {
+  key = (await shop.newKey([...GRANTABLE_PERMISSIONS])).key;
+});
+
+describe('a method a known path does not have', () => {
+  it('is 405 method-not-allowed with Allow, keyed or not, with a body or not; an unknown path stays 404', async () => {
+    const id = randomUUID();
+    const options = await request('OPTIONS', '/orders', { key });
+    expect(options.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
+    await expectProblem(options, 405, 'method-not-allowed');
+    // QUERY carries a body: it was 400 for a missing Content-Type before any route was looked at.
+    const query = await request('QUERY', `/products/${id}`);
+    expect(query.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH']);
+    await expectProblem(query, 405, 'method-not-allowed');
+    await expectProblem(await request('PUT', `/orders/${id}/status`, { key, body: {} }), 405, 'method-not-allowed');
+    await expectProblem(await request('GET', '/no-such-list', { key }), 404, 'not-found');
+  });
+});
+
+describe('GET /customers?phone=', () => {
+  it('lists nothing for a number of the accepted form that cannot exist (it was 400)', async () => {
+    const response = await request('GET', '/customers?phone=84000000000', { key });
+    expect(response.status, await response.clone().text()).toBe(200);
+    expect(await response.json()).toEqual({ data: [], nextCursor: null });
+    await expectProblem(await request('GET', '/customers?phone=abc', { key }), 400, 'validation-failed');
+  });
+});
+
+describe('the OpenAPI document', () => {
+  type Operation = { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> };
+  let paths: Record<string, Record<string, Operation>>;
+  beforeAll(async () => {
+    paths = ((await (await request('GET', '/openapi.json')).json()) as { paths: typeof paths }).paths;
+  });
+
+  it('says what an inventory document needs by kind: the target warehouse, and the sign of each quantity', () => {
+    const schema = paths['/api/open/v1/inventory/documents']!.post!.requestBody!.content['application/json']!.schema;
+    expect(schema.oneOf).toEqual([
+      expect.objectContaining({ properties: expect.objectContaining({ kind: { enum: ['receipt', 'issue'] } }) }),
+      expect.objectContaining({ required: ['targetWarehouseId'] }),
+      expect.objectContaining({ properties: expect.objectContaining({ kind: { enum: ['adjustment'] } }) }),
+    ]);
+  });
+
+  it('links a creation and a list to the operations on the record, and a list to its next page', () => {
+    const created = paths['/api/open/v1/orders']!.post!.responses['201'] as { links: Record<string, { operationRef: string }> };
+    expect(created.links.get_id).toEqual({
+      operationRef: '#/paths/~1api~1open~1v1~1orders~1{id}/get',
+      parameters: { id: '$response.body#/id' },
+    });
+    expect(Object.keys(created.links)).toEqual(expect.arrayContaining(['patch_id', 'delete_id', 'post_id_status', 'get_id_notes']));
+    const listed = paths['/api/open/v1/orders']!.get!.responses['200'] as { links: Record<string, { parameters: Record<string, string> }> };
+    expect(listed.links.get_id!.parameters).toEqual({ id: '$response.body#/data/0/id' });
+    expect(listed.links.nextPage!.parameters).toMatchObject({ cursor: '$response.body#/nextCursor', status: '$request.query.status' });
+  });
+});

@@ -1,0 +1,156 @@
+"""Schemathesis hooks of the fuzz runs (test/hardening/schemathesis-run.ts loads this file).
+
+A schema-valid case can still break a rule that spans fields or records, which JSON Schema cannot
+state and the spec answers 400 `validation-failed`. The fuzzer's positive cases are brought within
+those rules here (docs/decisions.md, "Fuzzing"); negative cases go out as generated, and the
+regular tests cover each refusal.
+"""
+
+import hashlib
+import json
+import os
+from decimal import Decimal, InvalidOperation
+
+import schemathesis
+
+# Body field naming a record → the seeded shop's ids of that kind (written by schemathesis-run.ts).
+with open(os.environ["SHOPFLOW_FUZZ_REFERENCES"], encoding="utf-8") as file:
+    REFERENCES = json.load(file)
+
+# numeric(18, 3): a line's amount and an order's totals are products and sums of fields.
+MAX_AMOUNT = Decimal("999999999999999.999")
+SAFE_PRICE = Decimal(10) ** 12
+
+
+@schemathesis.hook
+def map_case(context, case):
+    meta = case.meta
+    if meta is None or not meta.generation.mode.is_positive:
+        return case
+    # A cursor is a value the API signed: one of the right form made up here is a forgery (400
+    # invalid-cursor). The stateful phase sends real ones, from the nextCursor links.
+    if case.query and meta.phase.name != "stateful":
+        case.query.pop("cursor", None)
+    body = case.body if isinstance(case.body, dict) else None
+    if body is None:
+        return case
+    path, method = case.operation.path, case.method.upper()
+    _real_references(body)
+    # Whether a phone number exists is libphonenumber's call (the document gives its form only).
+    for contact in body.get("contacts") or []:
+        if isinstance(contact, dict) and contact.get("kind") == "phone" and isinstance(contact.get("value"), str):
+            contact["value"] = _real_phone(contact["value"])
+    # A variant id names a variant of the product in the path, which the fuzzer cannot pair.
+    if method == "PATCH" and path.endswith("/products/{id}"):
+        # Unnamed variants are added to the stored ones, and a product has at most 100.
+        if isinstance(body.get("variants"), list):
+            body["variants"] = [variant for variant in body["variants"][:1] if isinstance(variant, dict)]
+            for variant in body["variants"]:
+                variant.pop("id", None)
+    # A product has at most 10 attributes, counted over all its variants.
+    if path.endswith("/products") or path.endswith("/products/{id}"):
+        names = []
+        for variant in body.get("variants") or []:
+            attributes = variant.get("attributes") if isinstance(variant, dict) else None
+            if isinstance(attributes, dict):
+                for name in list(attributes):
+                    if name not in names and len(names) == 10:
+                        del attributes[name]
+                    elif name not in names:
+                        names.append(name)
+    # A variant without a code gets `<product code>-<n>`, which must fit in 100 characters too.
+    if path.endswith("/products") or path.endswith("/products/{id}"):
+        if isinstance(body.get("code"), str) and len(body["code"]) > 95:
+            for index, variant in enumerate(body.get("variants") or []):
+                if isinstance(variant, dict) and not variant.get("code"):
+                    variant["code"] = f"V{index + 1}"
+    # An address's units form one chain: a district needs its province, an old-system ward its district.
+    for address in (body, body.get("shippingAddress")):
+        if not isinstance(address, dict):
+            continue
+        for name in ("recipientPhone", "billPhone"):
+            if address.get(name):
+                address[name] = _real_phone(address[name])
+        if any(address.get(unit) for unit in ("provinceUnitId", "districtUnitId", "wardUnitId")):
+            address["geoSystem"] = "old"
+        if not address.get("provinceUnitId"):
+            address.pop("districtUnitId", None)
+            address.pop("wardUnitId", None)
+        elif address.get("wardUnitId") and not address.get("districtUnitId"):
+            address.pop("wardUnitId", None)
+    # A stock document names each variant once.
+    if path.endswith("/inventory/documents") and isinstance(body.get("lines"), list):
+        lines, seen = [], set()
+        for line in body["lines"]:
+            variant = line.get("variantId") if isinstance(line, dict) else None
+            if variant not in seen:
+                lines.append(line)
+            seen.add(variant)
+        body["lines"] = lines
+        # A transfer's target differs from its source.
+        warehouses = REFERENCES.get("warehouseId", [])
+        if body.get("targetWarehouseId") and body.get("targetWarehouseId") == body.get("warehouseId") and len(warehouses) > 1:
+            body["targetWarehouseId"] = next(id_ for id_ in warehouses if id_ != body["warehouseId"])
+    if path.endswith("/orders") or path.endswith("/orders/{id}"):
+        _within_amount_limit(body)
+    return case
+
+
+def _pick(pool, value):
+    """The same pool id for the same drawn value, so a failing case replays and shrinks."""
+    return pool[int(hashlib.sha256(str(value).encode()).hexdigest(), 16) % len(pool)]
+
+
+def _real_references(value):
+    if isinstance(value, list):
+        for item in value:
+            _real_references(item)
+    elif isinstance(value, dict):
+        for name, item in value.items():
+            pool = REFERENCES.get(name)
+            if pool and isinstance(item, str) and item not in pool:
+                value[name] = _pick(pool, item)
+            elif pool and isinstance(item, list):
+                value[name] = [_pick(pool, one) if isinstance(one, str) and one not in pool else one for one in item]
+            else:
+                _real_references(item)
+
+
+def _real_phone(value):
+    """A mobile number (091 and seven digits) standing for a drawn one; the form is what is fuzzed."""
+    return value if not isinstance(value, str) or not value else "091" + str(int(hashlib.sha256(value.encode()).hexdigest(), 16) % 10**7).zfill(7)
+
+
+def _decimal(value):
+    try:
+        return Decimal(value) if isinstance(value, str) else Decimal(0)
+    except InvalidOperation:
+        return Decimal(0)
+
+
+def _within_amount_limit(order):
+    lines = [line for line in order.get("lines") or [] if isinstance(line, dict)]
+    _scale_down(order, lines)
+    # A line's discount is at most its amount.
+    for line in lines:
+        if _decimal(line.get("discount")) > _decimal(line.get("quantity")) * _decimal(line.get("unitPrice")):
+            line["discount"] = "0"
+
+
+def _scale_down(order, lines):
+    fees = [_decimal(order.get(name)) for name in ("shippingFee", "surcharge", "tax")]
+    total = sum((_decimal(line.get("quantity")) * _decimal(line.get("unitPrice")) for line in lines), Decimal(0)) + sum(fees)
+    paid = sum((_decimal(payment.get("amount")) for payment in order.get("payments") or [] if isinstance(payment, dict)), Decimal(0))
+    if total <= MAX_AMOUNT and paid <= MAX_AMOUNT:
+        return
+    # At most 200 lines and three fees of 10^12 each stay below 10^15.
+    for line in lines:
+        line["quantity"] = "1"
+        if _decimal(line.get("unitPrice")) > SAFE_PRICE:
+            line["unitPrice"] = str(SAFE_PRICE)
+    for name in ("shippingFee", "surcharge", "tax"):
+        if _decimal(order.get(name)) > SAFE_PRICE:
+            order[name] = str(SAFE_PRICE)
+    for payment in order.get("payments") or []:
+        if isinstance(payment, dict) and _decimal(payment.get("amount")) > SAFE_PRICE:
+            payment["amount"] = str(SAFE_PRICE)
