@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createKey, type Actor, type IssuedKey } from './api-keys.js';
 import { CHAT_PERMISSIONS, assertMayGrant } from './permissions.js';
-import { Problem, refuseAbsent } from '../kernel/index.js';
+import { characterCount, Problem, refuseAbsent } from '../kernel/index.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from '../kernel/index.js';
 import { memberPermissions } from './users.js';
@@ -44,7 +44,7 @@ export async function createApplication(
   actor: Actor,
 ): Promise<{ applicationId: string } & IssuedKey> {
   const name = input.name.trim();
-  if (name.length < 1 || name.length > 255)
+  if (name.length < 1 || characterCount(name) > 255)
     throw new Problem('validation-failed', 'the name must be 1 to 255 characters', {
       errors: [{ path: 'name', message: 'must be 1 to 255 characters' }],
     });

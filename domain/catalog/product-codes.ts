@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { Problem, type Tx } from '../kernel/index.js';
+import { characterCount, Problem, type Tx } from '../kernel/index.js';
 import { matchKey, MAX_CODE_LENGTH } from './product-rules.js';
 
 /** `SP` and 8 random hex digits, the first free in the shop's match keys. */
@@ -18,7 +18,7 @@ export async function generateProductCode(tx: Tx): Promise<string> {
 export async function generateVariantCode(tx: Tx, productCode: string, position: number, taken: string[], path: string): Promise<string> {
   for (let suffix = position + 1; ; suffix += 1) {
     const code = `${productCode}-${suffix}`;
-    if ([...code].length > MAX_CODE_LENGTH)
+    if (characterCount(code) > MAX_CODE_LENGTH)
       throw new Problem(
         'validation-failed',
         `the variant code derived from the product code would be longer than ${MAX_CODE_LENGTH} characters`,

@@ -1,4 +1,4 @@
-import { Problem } from '../kernel/index.js';
+import { characterCount, Problem } from '../kernel/index.js';
 
 /** Limits of the spec: attributes per product, values per attribute, keywords per variant. */
 export const MAX_ATTRIBUTES = 10;
@@ -99,7 +99,7 @@ export function validateKeywords(keywords: readonly string[], path: string): str
     });
   return keywords.map((keyword, index) => {
     const trimmed = keyword.trim();
-    if (trimmed.length < 1 || trimmed.length > MAX_KEYWORD_LENGTH || /[\r\n]/.test(keyword)) {
+    if (trimmed.length < 1 || characterCount(trimmed) > MAX_KEYWORD_LENGTH || /[\r\n]/.test(keyword)) {
       throw new Problem(
         'validation-failed',
         `keyword ${JSON.stringify(keyword)} must be 1 to ${MAX_KEYWORD_LENGTH} characters on one line`,

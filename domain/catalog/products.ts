@@ -1,4 +1,13 @@
-import { escapeLike, Problem, refuseAbsent, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import {
+  characterCount,
+  escapeLike,
+  Problem,
+  refuseAbsent,
+  syncedPage,
+  type CursorBinding,
+  type ListQuery,
+  type Page,
+} from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import { assertHolds } from '../access/index.js';
 import {
@@ -305,7 +314,7 @@ async function canonicalAttributes(tx: Tx, writer: Writer, order: string[], vari
     Object.fromEntries(
       Object.entries(variant.attributes ?? {}).map(([rawName, rawValue]) => {
         const value = rawValue.trim();
-        if (value.length === 0 || value.length > 255)
+        if (value.length === 0 || characterCount(value) > 255)
           throw new Problem('validation-failed', `attribute ${rawName} needs a value of 1 to 255 characters`, {
             errors: [{ path: `variants.${index}.attributes.${rawName}`, message: '1 to 255 characters' }],
           });

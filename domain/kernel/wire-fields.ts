@@ -21,6 +21,17 @@ export const PhoneInput = z
 /** …or an empty string, read as none (an order's buyer or recipient). */
 export const PhoneOrEmpty = z.union([PhoneInput, z.literal('')]);
 
+/**
+ * A text's length as JSON Schema's `maxLength` and PostgreSQL's `char_length` count it: in code
+ * points. `String.length` counts UTF-16 units, so an emoji is two and a limit checked with it
+ * refuses text the document allows.
+ */
+export function characterCount(text: string): number {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+}
+
 /** What `trim().min(1)` lets through, told to the document: a character other than white space. */
 export const NOT_BLANK = { pattern: '\\S' } as const;
 

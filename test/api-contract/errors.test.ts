@@ -84,7 +84,8 @@ describe('the API surface', () => {
       method: 'OPTIONS',
       headers: { ...auth, origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
-    expect(preflight.status).toBe(404);
+    // OPTIONS is a method no path has: 405, with Allow and no CORS header.
+    expect(preflight.status).toBe(405);
     const plain = await fetch(`${api.baseUrl}/healthz`, { headers: { origin: 'https://evil.example' } });
     for (const response of [preflight, plain]) {
       expect([...response.headers.keys()].filter((name) => name.startsWith('access-control-'))).toEqual([]);

@@ -36,6 +36,23 @@ describe('GET /customers?phone=', () => {
   });
 });
 
+describe('text limits', () => {
+  it('count characters as the document does (code points): a 50-character keyword of emoji is accepted (it was 400)', async () => {
+    // 50 characters, 100 UTF-16 units: String.length said 100.
+    const keyword = '😍'.repeat(50);
+    const attribute = '🏻'.repeat(255);
+    const created = await request('POST', '/products', {
+      key,
+      body: { name: 'Emoji', variants: [{ keywords: [keyword], attributes: { colour: attribute } }] },
+    });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const body = (await created.json()) as { variants: { keywords: string[]; attributes: Record<string, string> }[] };
+    expect(body.variants[0]).toMatchObject({ keywords: [keyword], attributes: { colour: attribute } });
+    const tooLong = await request('POST', '/products', { key, body: { name: 'Emoji', variants: [{ keywords: ['😍'.repeat(51)] }] } });
+    await expectProblem(tooLong, 400, 'validation-failed');
+  });
+});
+
 describe('the OpenAPI document', () => {
   type Operation = { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> };
   let paths: Record<string, Record<string, Operation>>;

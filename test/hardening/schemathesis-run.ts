@@ -100,6 +100,9 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
   const referencesFile = join(reportDir, 'references.json');
   const references = Object.entries(target.references).map(([field, pool]) => [field, target.dictionaries[pool] ?? []]);
   writeFileSync(referencesFile, JSON.stringify(Object.fromEntries(references.filter(([, ids]) => ids!.length > 0))));
+  // Every seeded id: the hook keeps them from being deleted, since the pools above name them.
+  const seededFile = join(reportDir, 'seeded.json');
+  writeFileSync(seededFile, JSON.stringify(Object.values(target.dictionaries).flat()));
   const args = [
     '--config-file',
     configFile,
@@ -128,7 +131,7 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
   const child = spawn(schemathesisBin, args, {
     cwd: reportDir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SHOPFLOW_FUZZ_REFERENCES: referencesFile },
+    env: { ...process.env, SHOPFLOW_FUZZ_REFERENCES: referencesFile, SHOPFLOW_FUZZ_SEEDED: seededFile },
   });
   let text = '';
   for (const stream of [child.stdout, child.stderr])
