@@ -10,14 +10,16 @@ export interface SessionTimeouts {
 }
 
 /**
- * A postgres.js pool: camelCase columns, numeric kept as strings (decimal.js reads them), no notices
+ * A postgres.js pool: camelCase column names, numeric kept as strings (decimal.js reads them), no notices
  * on stdout. Without `timeouts` the server's defaults apply (none): migrations, the bootstrap and
  * benchmark fixtures run long statements on purpose.
  */
 export function createSql(url: string, options: { max?: number; applicationName: string; timeouts?: SessionTimeouts }): Sql {
   return postgres(url, {
     max: options.max ?? 10,
-    transform: postgres.camel,
+    // Column names only: `postgres.camel` also renames the keys inside json values, and those hold
+    // names people chose (a variant attribute `size_eu` came back `sizeEu`, in answers and webhooks).
+    transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
     onnotice: () => {},
     connection: {
       application_name: options.applicationName,

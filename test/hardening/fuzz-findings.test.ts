@@ -53,6 +53,22 @@ describe('text limits', () => {
   });
 });
 
+describe('attribute names with an underscore', () => {
+  it('are kept as given (they came back camel-cased), so a repeated variant is 409, not 500', async () => {
+    const created = await request('POST', '/products', { key, body: { name: 'Shoe', variants: [{ attributes: { size_eu: '42' } }] } });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    const patch = { variants: [{ attributes: { size_eu: '43', shoe_width: 'wide' } }] };
+    const patched = await request('PATCH', `/products/${id}`, { key, body: patch });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const read = (await (await request('GET', `/products/${id}`, { key })).json()) as {
+      variants: { attributes: Record<string, string> }[];
+    };
+    expect(read.variants.map((variant) => variant.attributes)).toEqual([{ size_eu: '42' }, { size_eu: '43', shoe_width: 'wide' }]);
+    await expectProblem(await request('PATCH', `/products/${id}`, { key, body: patch }), 409, 'variant-combo-duplicate');
+  });
+});
+
 describe('the OpenAPI document', () => {
   type Operation = { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> };
   let paths: Record<string, Record<string, Operation>>;
