@@ -1,12 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  createApplication,
-  createKey,
-  GRANTABLE_PERMISSIONS,
-  MAX_APPLICATIONS_PER_SHOP,
-  MAX_LIVE_KEYS,
-} from '../../domain/access/index.js';
+import { createApplication, createKey, GRANTABLE_PERMISSIONS, MAX_LIVE_KEYS } from '../../domain/access/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { dataDir } from '../../scripts/bootstrap/paths.js';
 import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
@@ -16,16 +10,10 @@ import { hanoiAddress } from '../shipments/shipment-fixtures.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import type { Suite } from '../support/suite.js';
 
-/** Operations of one tag and one method: they share a key (and its 600 requests a minute). */
-export interface FuzzLane {
-  tag: string;
-  method: string;
-}
-
 export interface FuzzShop {
   shopId: string;
-  /** Each lane's key, holding every grantable permission (and every page). */
-  keys: (FuzzLane & { key: string })[];
+  /** A key holding every grantable permission (and every page), one per operation family (tag). */
+  keys: Record<string, string>;
   /** Inventory documents (no list reads them back). */
   documentIds: string[];
 }
@@ -34,14 +22,13 @@ export interface FuzzShop {
  * The shop the fuzzer works on: the demo shop of `npm run dev` (catalogue, customers, stock, staff,
  * reference lists), connected to both carrier simulators and to the chat simulator (conversations, a
  * comment), with orders in several states and a shipment, so that ids the stateful phase follows
- * lead to real records. Every lane (a tag's operations of one method) gets its own key while the
- * shop's applications last, then lanes share them in turn: the 600 requests a minute of one key is
- * then not what the run measures.
+ * lead to real records. Every family of operations gets its own key: the 600 requests a minute of
+ * one key is then not what the run measures.
  */
 export async function seedFuzzShop(
   suite: Pick<Suite, 'db' | 'api' | 'chat' | 'request'>,
   carrierUrls: { carrier_a: string; carrier_b: string },
-  lanes: FuzzLane[],
+  families: string[],
 ): Promise<FuzzShop> {
   const { db, api, chat, request } = suite;
   const folder = join(dataDir, 'fuzz');
@@ -91,26 +78,18 @@ export async function seedFuzzShop(
     documentIds.push((await call('POST', '/inventory/documents', { kind, warehouseId: inStock[0]!.warehouseId, lines: [line] })).id);
   }
 
-  // Two live keys per application (the most it may hold), in the applications the shop has left.
-  const created: string[] = [];
+  // Two live keys per application (the most it may hold), so ten families fit in the shop's ten applications.
+  const keys: Record<string, string> = {};
   await withShop(db.app, shopId, async (tx) => {
-    const [{ count }] = await tx<[{ count: number }]>`select count(*)::int as count from applications where shop_id = ${shopId}`;
-    const capacity = (MAX_APPLICATIONS_PER_SHOP - count) * MAX_LIVE_KEYS;
     let applicationId = '';
-    for (let index = 0; index < Math.min(lanes.length, capacity); index += 1) {
+    for (const [index, family] of families.entries()) {
       if (index % MAX_LIVE_KEYS === 0) {
         const permissions = [...GRANTABLE_PERMISSIONS];
-        const application = await createApplication(
-          tx,
-          shopId,
-          { name: `Fuzz ${index / MAX_LIVE_KEYS + 1}`, permissions, pages: 'all' },
-          null,
-        );
-        applicationId = application.applicationId;
-        created.push(application.key);
-      } else created.push((await createKey(tx, applicationId, null)).key);
+        const created = await createApplication(tx, shopId, { name: `Fuzz ${index / MAX_LIVE_KEYS + 1}`, permissions, pages: 'all' }, null);
+        applicationId = created.applicationId;
+        keys[family] = created.key;
+      } else keys[family] = (await createKey(tx, applicationId, null)).key;
     }
   });
-  const keys = lanes.map((lane, index) => ({ ...lane, key: created[index % created.length]! }));
   return { shopId, keys, documentIds };
 }

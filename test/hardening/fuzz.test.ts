@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { useSuite } from '../support/suite.js';
-import { seedFuzzShop, type FuzzLane, type FuzzShop } from './fuzz-shop.js';
+import { seedFuzzShop, type FuzzShop } from './fuzz-shop.js';
 import { fuzzTarget } from './fuzz-target.js';
 import { runSchemathesis, type FuzzProfile } from './schemathesis-run.js';
 
@@ -42,14 +42,10 @@ beforeAll(async () => {
   const document = (await (await suite.request('GET', '/openapi.json')).json()) as {
     paths: Record<string, Record<string, { tags?: string[] }>>;
   };
-  const lanes = new Map<string, FuzzLane>();
-  for (const operations of Object.values(document.paths)) {
-    for (const [method, operation] of Object.entries(operations)) {
-      const tag = operation.tags![0]!;
-      if (!tag.startsWith('Admin')) lanes.set(`${tag} ${method}`, { tag, method: method.toUpperCase() });
-    }
-  }
-  shop = await seedFuzzShop(suite, { carrier_a: carriers[0].url, carrier_b: carriers[1].url }, [...lanes.values()]);
+  const families = [
+    ...new Set(Object.values(document.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.tags![0]!))),
+  ].filter((tag) => !tag.startsWith('Admin'));
+  shop = await seedFuzzShop(suite, { carrier_a: carriers[0].url, carrier_b: carriers[1].url }, families);
 });
 afterAll(async () => {
   await Promise.all(carriers?.map((carrier) => carrier.close()) ?? []);
