@@ -32,7 +32,11 @@ export function joinRun(dir = join(dataDir, 'runs'), pid = process.pid): Run {
     markStarted: (service) => writeFileSync(join(dir, `started-${service}`), String(pid)),
     async leave(stops) {
       rmSync(lease, { force: true });
-      const others = readdirSync(dir).filter((name) => name.startsWith('run-') && isLiveLease(join(dir, name)));
+      // Runs of other processes: this process's other leases are for other services (the bench holds
+      // the database's while it leaves Temporal's, which it would otherwise leave running).
+      const others = readdirSync(dir).filter(
+        (name) => name.startsWith('run-') && !name.startsWith(`run-${pid}-`) && isLiveLease(join(dir, name)),
+      );
       if (others.length > 0) return [];
       // Removing the mark is the claim: of two runs leaving at once, one stops each service.
       const claimed = Object.keys(stops).filter((service) => claim(join(dir, `started-${service}`)));

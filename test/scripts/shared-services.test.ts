@@ -55,6 +55,18 @@ describe('services shared by overlapping runs', () => {
     expect(isRunning(service)).toBe(false);
   });
 
+  it("stops a service when its process's only other lease is for another service (the bench: the database, then Temporal)", async () => {
+    const { dir, service, stops, dev, test } = setting();
+    await Promise.all([dev.leave({}), test.leave({})]);
+    const bench = processAlive().pid!;
+    const database = joinRun(dir, bench);
+    const temporal = joinRun(dir, bench);
+    temporal.markStarted('postgres');
+    expect(await temporal.leave(stops)).toEqual(['postgres']);
+    expect(isRunning(service)).toBe(false);
+    expect(await database.leave({})).toEqual([]);
+  });
+
   it('does not count a killed run, and never stops a service no run started', async () => {
     const { dir, service, stops, dev, test } = setting();
     const killed = processAlive();
