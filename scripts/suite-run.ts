@@ -7,7 +7,7 @@ import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { stopCommands } from './bootstrap/run-command.js';
 import { ensureSchemathesis } from './bootstrap/schemathesis.js';
-import { startTestContainers, testServicesChoice, type TestContainers } from './test-services.js';
+import { startTestContainers, testServicesChoice, type TestContainers, type TestServicesChoice } from './test-services.js';
 
 export const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', tool);
 
@@ -45,9 +45,12 @@ export async function runSuite(
   };
 
   // Before anything starts: a wrong SHOPFLOW_TEST_SERVICES is told at once.
-  const choice = await Promise.resolve()
-    .then(() => testServicesChoice())
-    .catch((error: unknown) => end(1, undefined, error));
+  let choice: TestServicesChoice;
+  try {
+    choice = testServicesChoice();
+  } catch (error) {
+    return end(1, undefined, error);
+  }
   const work = Promise.all([options.work?.(), ensureSchemathesis()]);
   // Handled here, awaited below: a failed bootstrap ends the run before it is awaited.
   work.catch(() => undefined);

@@ -38,3 +38,8 @@ export async function ensureHousekeepingSchedule(
     await client.schedule.getHandle(scheduleId).update((previous) => ({ ...previous, spec, action, policies }));
   }
 }
+
+/** Removes `taskQueue`'s schedule: a run on a queue of its own (a test, the soak) ends with it. */
+export async function removeHousekeepingSchedule(client: Client, taskQueue: string): Promise<void> {
+  await client.schedule.getHandle(housekeepingScheduleId(taskQueue)).delete();
+}

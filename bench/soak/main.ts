@@ -9,7 +9,7 @@ import { bootstrap } from '../../scripts/bootstrap/index.js';
 import { readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { say, step } from '../../scripts/bootstrap/progress.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { housekeepingScheduleId } from '../../workers/housekeeping-schedule.js';
+import { removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
 import { freshBenchKeys } from '../bench-keys.js';
 import { atSteadyRate } from '../load.js';
 import { customerCalls } from './customer-calls.js';
@@ -172,16 +172,17 @@ say(`report: ${writeReport(report)}`);
 
 async function stopEverything(): Promise<void> {
   await stack.stop();
-  await removeHousekeepingSchedule();
+  await removeRunSchedule();
   await receiver.close();
   await sql.end();
   await services.stop();
 }
 /** The worker registered one for this run's own queue; it would outlive the run in the Temporal UI. */
-async function removeHousekeepingSchedule(): Promise<void> {
+async function removeRunSchedule(): Promise<void> {
   const connection = await Connection.connect({ address: services.temporalAddress });
-  const schedule = new Client({ connection }).schedule.getHandle(housekeepingScheduleId(env.TEMPORAL_TASK_QUEUE));
-  await schedule.delete().catch((error: Error) => say(`housekeeping schedule not removed: ${error.message}`));
+  await removeHousekeepingSchedule(new Client({ connection }), env.TEMPORAL_TASK_QUEUE).catch((error: Error) =>
+    say(`housekeeping schedule not removed: ${error.message}`),
+  );
   await connection.close();
 }
 await stopEverything();

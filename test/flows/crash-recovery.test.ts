@@ -10,7 +10,7 @@ import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
-import { housekeepingScheduleId } from '../../workers/housekeeping-schedule.js';
+import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
 
 /**
  * The real worker and relay as child processes, killed with SIGKILL in the middle of a run of
@@ -36,7 +36,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(groups.map((group) => group.stopAll(5_000)));
-  await client?.schedule.getHandle(housekeepingScheduleId(taskQueue)).delete();
+  if (client) await removeHousekeepingSchedule(client, taskQueue);
   await connection?.close();
 });
 

@@ -24,6 +24,7 @@ with open(os.environ["SHOPFLOW_FUZZ_SEEDED"], encoding="utf-8") as file:
 # numeric(18, 3): a line's amount and an order's totals are products and sums of fields.
 MAX_AMOUNT = Decimal("999999999999999.999")
 SAFE_PRICE = Decimal(10) ** 12
+CHARGES = ("shippingFee", "surcharge", "tax")
 
 
 @schemathesis.hook
@@ -142,18 +143,24 @@ def _within_amount_limit(order):
     _scale_down(order, lines)
     # A line's discount is at most its amount.
     for line in lines:
-        if _decimal(line.get("discount")) > _decimal(line.get("quantity")) * _decimal(line.get("unitPrice")):
+        if _decimal(line.get("discount")) > _amount(line):
             line["discount"] = "0"
     # The order's discount is at most its goods and charges (a PATCH without lines: its charges only).
-    goods = sum((_decimal(line.get("quantity")) * _decimal(line.get("unitPrice")) - _decimal(line.get("discount")) for line in lines), Decimal(0))
-    charges = sum((_decimal(order.get(name)) for name in ("shippingFee", "surcharge", "tax")), Decimal(0))
-    if _decimal(order.get("discount")) > goods + charges:
+    goods = sum((_amount(line) - _decimal(line.get("discount")) for line in lines), Decimal(0))
+    if _decimal(order.get("discount")) > goods + _charges(order):
         order["discount"] = "0"
 
 
+def _amount(line):
+    return _decimal(line.get("quantity")) * _decimal(line.get("unitPrice"))
+
+
+def _charges(order):
+    return sum((_decimal(order.get(name)) for name in CHARGES), Decimal(0))
+
+
 def _scale_down(order, lines):
-    fees = [_decimal(order.get(name)) for name in ("shippingFee", "surcharge", "tax")]
-    total = sum((_decimal(line.get("quantity")) * _decimal(line.get("unitPrice")) for line in lines), Decimal(0)) + sum(fees)
+    total = sum((_amount(line) for line in lines), Decimal(0)) + _charges(order)
     paid = sum((_decimal(payment.get("amount")) for payment in order.get("payments") or [] if isinstance(payment, dict)), Decimal(0))
     if total <= MAX_AMOUNT and paid <= MAX_AMOUNT:
         return
@@ -162,7 +169,7 @@ def _scale_down(order, lines):
         line["quantity"] = "1"
         if _decimal(line.get("unitPrice")) > SAFE_PRICE:
             line["unitPrice"] = str(SAFE_PRICE)
-    for name in ("shippingFee", "surcharge", "tax"):
+    for name in CHARGES:
         if _decimal(order.get(name)) > SAFE_PRICE:
             order[name] = str(SAFE_PRICE)
     for payment in order.get("payments") or []:

@@ -6,7 +6,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import { prepareShipmentPush } from '../../domain/orders/index.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { housekeepingScheduleId } from '../../workers/housekeeping-schedule.js';
+import { removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
 import { pushShipment, type ShipmentStarter } from '../../workers/shipment-starts.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
@@ -35,7 +35,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(groups.map((group) => group.stopAll(5_000)));
-  await starter?.client.schedule.getHandle(housekeepingScheduleId(taskQueue)).delete();
+  if (starter) await removeHousekeepingSchedule(starter.client, taskQueue);
   await Promise.all([connection?.close(), carrier?.close()]);
 });
 
