@@ -123,7 +123,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
       const attempt = await attemptDelivery(input);
       // Bounded well inside the activity's 30 s: a database that hangs must not time the activity out
       // after a POST (that would count as a failed attempt and post again). A record that commits after
-      // the wait is then kept twice in the delivery history, which is the lesser harm.
+      // the wait and the workflow's own record of it are one row (recordAttempt is idempotent).
       let timer: NodeJS.Timeout | undefined;
       const recorded = await Promise.race([
         recordWebhookAttempt(input, workflowId, attempt).then(

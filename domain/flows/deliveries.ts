@@ -41,7 +41,11 @@ export async function purgeOldAttempts(tx: Tx, retentionDays: number): Promise<n
   return purged.count;
 }
 
-/** Attempts are kept for the delivery history until housekeeping purges them; the delivery's status follows its latest attempt. */
+/**
+ * Attempts are kept for the delivery history until housekeeping purges them; the delivery's status
+ * follows its latest attempt. Idempotent: the same attempt recorded twice (inline, then by the
+ * workflow after a late answer) is one row.
+ */
 export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: AttemptRecord): Promise<void> {
   await tx`
     insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status)
@@ -51,7 +55,8 @@ export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: Atte
   await tx`
     insert into delivery_attempts (shop_id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error, verdict)
     values (${delivery.shopId}, ${delivery.deliveryId}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.durationMs},
-            ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.verdict})`;
+            ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.verdict})
+    on conflict (delivery_id, attempted_at) do nothing`;
 }
 
 /** The schedule ran out without a 2xx: the admin may resend it. */

@@ -6,6 +6,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
+import { recordAttempt } from '../../domain/flows/deliveries.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
@@ -79,6 +80,24 @@ describe('webhook delivery workflow on the real Temporal server', () => {
     const recorded = await db.admin<{ statusCode: number; status: string }[]>`
       select a.status_code, d.status from delivery_attempts a join deliveries d using (delivery_id) where a.delivery_id = ${deliveryId}`;
     expect(recorded).toEqual([{ statusCode: 200, status: 'delivered' }]);
+  });
+
+  it('keeps an attempt recorded twice (inline, then by the workflow after a late answer) as one row', async () => {
+    const { shopId, flowId, eventId, deliveryId } = await arrange();
+    const delivery = { shopId, flowId, eventId, eventType: 'product.updated', deliveryId, workflowId: `delivery:${flowId}:${deliveryId}` };
+    const attempt = {
+      attemptedAt: new Date().toISOString(),
+      statusCode: 200,
+      durationMs: 12,
+      responseExcerpt: 'ok',
+      error: null,
+      verdict: 'delivered' as const,
+    };
+    const later = { ...attempt, attemptedAt: new Date(Date.now() + 5_000).toISOString(), statusCode: 500, verdict: 'retry' as const };
+    for (const recorded of [attempt, attempt, later]) await withShop(db.app, shopId, (tx) => recordAttempt(tx, delivery, recorded));
+    const rows = await db.admin<{ statusCode: number }[]>`
+      select status_code from delivery_attempts where delivery_id = ${deliveryId} order by attempted_at`;
+    expect(rows).toEqual([{ statusCode: 200 }, { statusCode: 500 }]);
   });
 
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
