@@ -20,11 +20,27 @@ with open(os.environ["SHOPFLOW_FUZZ_REFERENCES"], encoding="utf-8") as file:
 # Every id of the seeded shop: the pools above and the path parameters draw on them.
 with open(os.environ["SHOPFLOW_FUZZ_SEEDED"], encoding="utf-8") as file:
     SEEDED = set(json.load(file))
+# Operation family (the document's first tag) → its bearer key, each with every permission.
+with open(os.environ["SHOPFLOW_FUZZ_KEYS"], encoding="utf-8") as file:
+    KEYS = json.load(file)
 
 # numeric(18, 3): a line's amount and an order's totals are products and sums of fields.
 MAX_AMOUNT = Decimal("999999999999999.999")
 SAFE_PRICE = Decimal(10) ** 12
 CHARGES = ("shippingFee", "surcharge", "tax")
+
+
+@schemathesis.auth(refresh_interval=None)
+class FamilyKey:
+    """The key of the operation's family. Schemathesis leaves it off a negative case whose point is a
+    missing or malformed `Authorization` (it must be refused with 401, and would pass with a key)."""
+
+    def get(self, case, context):
+        tags = case.operation.tags or []
+        return KEYS.get(tags[0]) if tags else None
+
+    def set(self, case, data, context):
+        case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}
 
 
 @schemathesis.hook

@@ -51,8 +51,8 @@ export interface FuzzResult {
 const hooksFile = fileURLToPath(new URL('fuzz_hooks.py', import.meta.url));
 
 /**
- * The settings of a run as schemathesis.toml: every check, the seeded ids, one key per family, and
- * what the document cannot say (docs/decisions.md, "Fuzzing"): NUL in text is refused by one rule of
+ * The settings of a run as schemathesis.toml: every check, the seeded ids, and what the document
+ * cannot say (docs/decisions.md, "Fuzzing"): NUL in text is refused by one rule of
  * the validator, and a 422 is a refusal of the records' state, not of the request's shape.
  */
 function configOf(target: FuzzTarget, profile: FuzzProfile): string {
@@ -74,11 +74,6 @@ function configOf(target: FuzzTarget, profile: FuzzProfile): string {
     '[checks.positive_data_acceptance]',
     'expected-statuses = ["2xx", "3xx", "401", "403", "404", "409", "422", "429", "5xx"]',
     ...Object.entries(pools).flatMap(([name, values]) => [`[dictionaries.${name}]`, `values = [${values.map(string).join(', ')}]`]),
-    ...Object.entries(target.keys).flatMap(([family, key]) => [
-      '[[operations]]',
-      `include-tag = ${string(family)}`,
-      `headers = { Authorization = ${string(`Bearer ${key}`)} }`,
-    ]),
     ...target.operationParameters
       .filter(({ parameters }) => Object.keys(bound(parameters)).length > 0)
       .flatMap(({ pathRegex, parameters }) => [
@@ -103,6 +98,10 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
   // Every seeded id: the hook keeps them from being deleted, since the pools above name them.
   const seededFile = join(reportDir, 'seeded.json');
   writeFileSync(seededFile, JSON.stringify(Object.values(target.dictionaries).flat()));
+  // One key per family, set by the hook: a negative case that drops `Authorization` must go out without
+  // one, which schemathesis' per-operation `headers` would not allow (they are added to every request).
+  const keysFile = join(reportDir, 'keys.json');
+  writeFileSync(keysFile, JSON.stringify(target.keys));
   const args = [
     '--config-file',
     configFile,
@@ -131,7 +130,12 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
   const child = spawn(schemathesisBin, args, {
     cwd: reportDir,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, SHOPFLOW_FUZZ_REFERENCES: referencesFile, SHOPFLOW_FUZZ_SEEDED: seededFile },
+    env: {
+      ...process.env,
+      SHOPFLOW_FUZZ_REFERENCES: referencesFile,
+      SHOPFLOW_FUZZ_SEEDED: seededFile,
+      SHOPFLOW_FUZZ_KEYS: keysFile,
+    },
   });
   let text = '';
   for (const stream of [child.stdout, child.stderr])
