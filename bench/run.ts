@@ -94,7 +94,7 @@ if (selected('orders')) {
 
 if (selected('delivery')) {
   // Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
-  // BENCH_DELIVERY_RATE (events/s per phase, default "20,100,250"), BENCH_DELIVERY_SECONDS (default 10).
+  // BENCH_DELIVERY_RATE (events/s per phase, default "20,50,100,250"), BENCH_DELIVERY_SECONDS (default 10).
   const temporal = await bootstrapTemporal();
   say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   try {
@@ -106,7 +106,7 @@ if (selected('delivery')) {
     results.delivery = await deliveryScenario({
       appUrl: database.appUrl,
       temporalAddress: temporal.address,
-      rates: (process.env.BENCH_DELIVERY_RATE ?? '20,100,250').split(',').map(Number),
+      rates: (process.env.BENCH_DELIVERY_RATE ?? '20,50,100,250').split(',').map(Number),
       secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
       baselineConcurrency: context.connections,
     });

@@ -39,6 +39,13 @@ export interface ShopflowWorkerOptions {
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
 
+/**
+ * Workflow tasks (and local activities) a worker runs at once. A relay starts up to a batch (100) of
+ * deliveries at once; eager start hands a delivery's first task to the relay's worker only while it
+ * has a free slot (the SDK's default is 40), else the server queues it.
+ */
+export const WORKFLOW_TASK_SLOTS = 100;
+
 /** The Temporal worker with every workflow and activity of Shopflow. */
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   const activities = {
@@ -64,10 +71,8 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     activities,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
-    // A relay starts up to a batch (100) of deliveries at once; eager start hands a delivery's first task
-    // to this worker only while it has a free slot (the SDK's default is 40), else the server queues it.
-    maxConcurrentWorkflowTaskExecutions: 100,
-    maxConcurrentLocalActivityExecutions: 100,
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
     // At least the deliveries in flight, so none is evicted and replayed from history between its
     // retries; the SDK's default is derived from the heap and falls to 10 on a small one.
     maxCachedWorkflows: 1_000,

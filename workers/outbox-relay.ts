@@ -18,7 +18,18 @@ export interface RelayOptions {
    * in this process, which then runs each delivery's first task without a trip through task matching.
    */
   eagerStart?: boolean;
+  /**
+   * How many more deliveries this process can run now. The relay claims no more events than that, so
+   * under load the backlog waits in the outbox instead of spilling out of eager start into Temporal's
+   * task matching (a second, costlier path through the server and the workers).
+   */
+  room?: () => number;
 }
+
+/** How long the relay waits for room before it looks again. */
+const ROOM_RECHECK_MS = 5;
+/** How much the batch window grows back after a batch whose every start ran in this process. */
+const WINDOW_STEP = 10;
 
 /**
  * Moves events from the outbox to Temporal: claims queued events (`FOR UPDATE SKIP LOCKED`, so
@@ -34,10 +45,16 @@ export class OutboxRelay {
   /** A NOTIFY arrived while a batch was in hand: run another batch at once instead of waiting. */
   private notified = false;
   private loop: Promise<void> | undefined;
+  /**
+   * Events claimed per batch under eager start: halved when a start found this process's worker full
+   * (the server queued its task instead), grown back while every start runs here.
+   */
+  private window: number;
   private unlisten: (() => Promise<void>) | undefined;
 
   constructor(private readonly options: RelayOptions) {
     this.batchSize = options.batchSize ?? 100;
+    this.window = this.batchSize;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
   }
 
@@ -61,10 +78,15 @@ export class OutboxRelay {
     await unlisten?.();
   }
 
+  /** How many events the next batch claims: the batch size, within the window and the room of this process's worker. */
+  claimLimit(): number {
+    return Math.max(0, Math.min(this.window, this.options.room?.() ?? this.batchSize));
+  }
+
   /** Relays one batch; returns how many events it took off the queue. */
-  async relayBatch(): Promise<number> {
+  async relayBatch(limit = this.batchSize): Promise<number> {
     return this.options.sql.begin(async (tx) => {
-      const queued = await claimQueuedEvents(tx, this.batchSize);
+      const queued = await claimQueuedEvents(tx, limit);
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
       const deliveries: UnsealedDeliveryInput[] = [];
       for (const item of queued) {
@@ -74,9 +96,13 @@ export class OutboxRelay {
           ...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)),
         );
       }
-      await Promise.all(
+      const started = await Promise.all(
         deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })),
       );
+      if (this.options.eagerStart) {
+        const spilled = started.includes('started');
+        this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
+      }
       if (queued.length > 0)
         await dequeueEvents(
           tx,
@@ -89,13 +115,18 @@ export class OutboxRelay {
   private async run(): Promise<void> {
     while (this.running) {
       let relayed = 0;
-      this.notified = false;
-      try {
-        relayed = await this.relayBatch();
-      } catch (error) {
-        this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
+      const limit = this.claimLimit();
+      if (limit > 0) {
+        this.notified = false;
+        try {
+          relayed = await this.relayBatch(limit);
+        } catch (error) {
+          this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
+        }
       }
-      if (relayed === 0 && !this.notified && this.running) {
+      // No room: look again shortly (a NOTIFY meanwhile changes nothing). Nothing queued: wait for one.
+      if (limit === 0 && this.running) await new Promise((resolve) => setTimeout(resolve, ROOM_RECHECK_MS));
+      else if (relayed === 0 && !this.notified && this.running) {
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, this.pollIntervalMs);
           this.wakeUp = () => {

@@ -1,5 +1,5 @@
 import { OutboxRelay } from './outbox-relay.js';
-import { prepareWorkerProcess } from './create-worker.js';
+import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './create-worker.js';
 import { deliveryStarter } from './delivery-starts.js';
 
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
@@ -11,6 +11,10 @@ const relay = new OutboxRelay({
   sql,
   deliveries: deliveryStarter(connection, settings),
   eagerStart: true,
+  room: () => {
+    const status = worker.getStatus();
+    return WORKFLOW_TASK_SLOTS - status.numInFlightWorkflowActivations - status.numInFlightLocalActivities;
+  },
   log: (message, details) => console.error(JSON.stringify({ level: 'warn', message, ...details })),
 });
 // The SDK shuts the worker down on SIGINT/SIGTERM; the relay stops taking events first.

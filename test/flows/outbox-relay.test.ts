@@ -168,4 +168,54 @@ describe('outbox relay', () => {
       await eagerRelay.stop();
     }
   });
+
+  it('leaves events in the outbox while its worker has no room, and relays them once it has', async () => {
+    const inbox = randomUUID();
+    await flow({ inbox });
+    let room = 0;
+    const eagerRelay = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
+      pollIntervalMs: 200,
+      eagerStart: true,
+      room: () => room,
+    });
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await eagerRelay.start();
+    try {
+      const ids = await Promise.all(Array.from({ length: 5 }, (_, index) => productEvent(`waiting ${index}`)));
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      expect(receiver.received(inbox)).toHaveLength(0);
+      expect(await queueLength()).toBe(5);
+      room = 2;
+      const requests = await receiver.waitFor(inbox, 5);
+      expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+      expect(await queueLength()).toBe(0);
+    } finally {
+      await eagerRelay.stop();
+    }
+  });
+
+  it('claims half as many events after a start its worker had no slot for', async () => {
+    await flow({ inbox: randomUUID() });
+    // A task queue no worker on this connection serves: the server queues each task instead of handing it over.
+    const taskQueue = `no-worker-${randomUUID()}`;
+    const client = new Client({ connection: temporal.nativeConnection });
+    const spillingRelay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client, taskQueue }, eagerStart: true });
+    await Promise.all(relays.map((relay) => relay.stop()));
+    const ids = await Promise.all(Array.from({ length: 3 }, (_, index) => productEvent(`spilled ${index}`)));
+    try {
+      expect(spillingRelay.claimLimit()).toBe(100);
+      expect(await spillingRelay.relayBatch(spillingRelay.claimLimit())).toBe(3);
+      expect(spillingRelay.claimLimit()).toBe(50);
+    } finally {
+      const flowIds = await db.admin<{ id: string }[]>`select id from flows where shop_id = ${shop.shopId} and state = 'on'`;
+      for (const { id: flowId } of flowIds)
+        for (const eventId of ids)
+          await client.workflow
+            .getHandle(deliveryWorkflowId(flowId, eventId))
+            .terminate()
+            .catch(() => {});
+    }
+  });
 });
