@@ -17,42 +17,37 @@ const cursorSecret = 'minimal-baseline-secret-0123456789';
 /** The general counter's limit a minute, as the contract states it (written apart from the API's code on purpose). */
 const RATE_LIMIT = 600;
 
+/** The key of the hash is live (`k`: api_keys). */
+const isLiveKey = (keyHash: string) =>
+  sql`k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
+
 /** The live key of the hash, as `key` (`shop_id`), with `permission` when one is named. */
 const liveKey = (keyHash: string, permission: string) => sql`
   select k.shop_id from api_keys k join applications a on a.id = k.application_id
-  where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
-    and ${permission} = any(a.permissions)`;
-
-async function shop(keyHash: string) {
-  const [row] = await sql<{ id: string; slug: string; name: string; plan: string; application: object }[]>`
-    select s.id, s.slug, s.name, s.plan, json_build_object('name', a.name, 'permissions', a.permissions, 'pageIds', a.page_ids) as application
-    from api_keys k join applications a on a.id = k.application_id join shops s on s.id = k.shop_id
-    where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())`;
-  return row && { id: row.id, slug: row.slug, name: row.name, application: row.application, readOnly: row.plan === 'expired' };
-}
+  where ${isLiveKey(keyHash)} and ${permission} = any(a.permissions)`;
 
 /**
- * `/shop-counted`: the same answer and the one hit on the key's rate window the contract needs
- * (exact, shared by every instance, `X-RateLimit-Remaining` on every answer), in the same statement.
- * The floor of what the API's `GET /shop` must do, beside the floor of what it answers. Its counters
- * have a scope of their own, so the API's keys keep their whole budget in the same bench.
+ * `GET /shop`'s answer; `counted` also makes the one hit on the key's rate window the contract needs
+ * (exact, shared by every instance, `X-RateLimit-Remaining` on every answer) in the same statement:
+ * the floor of what the API must do, beside the floor of what it answers. The counters have a scope of
+ * their own, so the API's keys keep their whole budget in the same bench.
  */
-async function countedShop(keyHash: string) {
+async function shop(keyHash: string, counted: boolean): Promise<Answer> {
+  const hit = counted
+    ? sql`insert into rate_limit_counters as c (scope, window_start, hits)
+        select 'minimal:' || key.id, date_trunc('minute', clock_timestamp()), 1 from key
+        on conflict (scope, window_start) do update set hits = c.hits + 1
+        returning c.hits`
+    : sql`select 0 as hits`;
   const [row] = await sql<{ id: string; slug: string; name: string; plan: string; application: object; hits: number }[]>`
-    with key as (
-      select k.id, k.shop_id, k.application_id from api_keys k
-      where k.key_hash = ${keyHash} and k.revoked_at is null and (k.expires_at is null or k.expires_at > now())
-    ), hit as (
-      insert into rate_limit_counters as c (scope, window_start, hits)
-      select 'minimal:' || key.id, date_trunc('minute', clock_timestamp()), 1 from key
-      on conflict (scope, window_start) do update set hits = c.hits + 1
-      returning c.hits
-    )
+    with key as (select k.id, k.shop_id, k.application_id from api_keys k where ${isLiveKey(keyHash)}), hit as (${hit})
     select s.id, s.slug, s.name, s.plan, json_build_object('name', a.name, 'permissions', a.permissions, 'pageIds', a.page_ids) as application, hit.hits
     from key join applications a on a.id = key.application_id join shops s on s.id = key.shop_id cross join hit`;
-  return (
-    row && { id: row.id, slug: row.slug, name: row.name, application: row.application, readOnly: row.plan === 'expired', hits: row.hits }
-  );
+  if (!row) return { body: undefined };
+  const body = { id: row.id, slug: row.slug, name: row.name, application: row.application, readOnly: row.plan === 'expired' };
+  return counted
+    ? { body, headers: { 'x-ratelimit-limit': RATE_LIMIT, 'x-ratelimit-remaining': Math.max(0, RATE_LIMIT - row.hits) } }
+    : { body };
 }
 
 const PRODUCT_ROW = sql`
@@ -102,12 +97,18 @@ async function page(keyHash: string, list: 'products' | 'orders', limit: number)
   };
 }
 
-function answer(response: ServerResponse, body: object | undefined) {
+/** An answer: its body (none for a key that is not live: 401) and its headers beyond the content type. */
+interface Answer {
+  body: object | undefined;
+  headers?: Record<string, number>;
+}
+
+function answer(response: ServerResponse, { body, headers = {} }: Answer) {
   if (!body) {
     response.writeHead(401).end();
     return;
   }
-  response.writeHead(200, { 'content-type': 'application/json' });
+  response.writeHead(200, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
 }
 
@@ -115,21 +116,12 @@ const server = createServer((request, response) => {
   const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
   const keyHash = createHash('sha256').update(key).digest('hex');
   const path = request.url?.split('?')[0];
-  if (path === '/shop-counted') {
-    countedShop(keyHash).then(
-      (found) => {
-        const { hits = 0, ...body } = found ?? {};
-        response.setHeader('x-ratelimit-limit', RATE_LIMIT);
-        response.setHeader('x-ratelimit-remaining', Math.max(0, RATE_LIMIT - hits));
-        answer(response, found && body);
-      },
-      (error: Error) => response.writeHead(500).end(error.message),
-    );
-    return;
-  }
-  const work = path === '/shop' ? shop(keyHash) : path === '/products' ? page(keyHash, 'products', 100) : page(keyHash, 'orders', 50);
+  const work: Promise<Answer> =
+    path === '/shop' || path === '/shop-counted'
+      ? shop(keyHash, path === '/shop-counted')
+      : page(keyHash, path === '/products' ? 'products' : 'orders', path === '/products' ? 100 : 50).then((body) => ({ body }));
   work.then(
-    (body) => answer(response, body),
+    (found) => answer(response, found),
     (error: Error) => response.writeHead(500).end(error.message),
   );
 });

@@ -92,46 +92,49 @@ if (selected('orders')) {
   results.orders = await orderScenarios(ordersContext, orders);
 }
 
-if (selected('delivery')) {
-  // Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
-  // BENCH_DELIVERY_RATE (events/s per phase, default "20,50,100,250"), BENCH_DELIVERY_SECONDS (default 10).
+/** Runs `work` on the Temporal dev server (started when none runs), with the delivery scenario's common options. */
+async function onTemporal<T>(
+  work: (
+    temporal: { address: string },
+    delivery: { appUrl: string; temporalAddress: string; secondsPerRate: number; baselineConcurrency: number },
+  ) => Promise<T>,
+): Promise<T> {
   const temporal = await bootstrapTemporal();
-  say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   try {
-    results.temporalCeiling = await temporalCeilingScenario({
-      temporalAddress: temporal.address,
-      seconds: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
-      concurrency: context.connections,
-    });
-    results.delivery = await deliveryScenario({
+    const secondsPerRate = Number(process.env.BENCH_DELIVERY_SECONDS ?? 10);
+    return await work(temporal, {
       appUrl: database.appUrl,
       temporalAddress: temporal.address,
-      rates: (process.env.BENCH_DELIVERY_RATE ?? '20,50,100,250').split(',').map(Number),
-      secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+      secondsPerRate,
       baselineConcurrency: context.connections,
     });
   } finally {
     await temporal.stop();
   }
 }
+const rates = (variable: string, fallback: string) => (process.env[variable] ?? fallback).split(',').map(Number);
+
+if (selected('delivery')) {
+  // Webhook delivery: outbox → relay → Temporal → worker → HTTPS receiver, beside direct POSTs.
+  // BENCH_DELIVERY_RATE (events/s per phase, default "20,50,100,250"), BENCH_DELIVERY_SECONDS (default 10).
+  say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
+  await onTemporal(async (temporal, delivery) => {
+    results.temporalCeiling = await temporalCeilingScenario({
+      temporalAddress: temporal.address,
+      seconds: delivery.secondsPerRate,
+      concurrency: context.connections,
+    });
+    results.delivery = await deliveryScenario({ ...delivery, rates: rates('BENCH_DELIVERY_RATE', '20,50,100,250') });
+  });
+}
 
 if (only?.includes('delivery-pair')) {
   // Two workers and two relays on one server: the work spreads over both, and no delivery starts twice.
   // BENCH_DELIVERY_PAIR_RATE (events/s per phase, default "100"). Only when named: it repeats the delivery set-up.
-  const temporal = await bootstrapTemporal();
   say('\n== Webhook delivery with two workers and two relays ==');
-  try {
-    results.deliveryPair = await deliveryScenario({
-      appUrl: database.appUrl,
-      temporalAddress: temporal.address,
-      rates: (process.env.BENCH_DELIVERY_PAIR_RATE ?? '100').split(',').map(Number),
-      secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
-      baselineConcurrency: context.connections,
-      pair: true,
-    });
-  } finally {
-    await temporal.stop();
-  }
+  results.deliveryPair = await onTemporal((_temporal, delivery) =>
+    deliveryScenario({ ...delivery, rates: rates('BENCH_DELIVERY_PAIR_RATE', '100'), pair: true }),
+  );
 }
 
 if (selected('chat')) {

@@ -83,8 +83,8 @@ export class OutboxRelay {
     return Math.max(0, Math.min(this.window, this.options.room?.() ?? this.batchSize));
   }
 
-  /** Relays one batch; returns how many events it took off the queue. */
-  async relayBatch(limit = this.batchSize): Promise<number> {
+  /** Relays one batch of at most `limit` events (the claim limit by default); returns how many it took off the queue. */
+  async relayBatch(limit = this.claimLimit()): Promise<number> {
     return this.options.sql.begin(async (tx) => {
       const queued = await claimQueuedEvents(tx, limit);
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
