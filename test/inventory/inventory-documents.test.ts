@@ -1,93 +1,30 @@
-import { randomBytes, randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock, type StockRow } from '../../domain/inventory/inventory.js';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { adjustStock } from '../../domain/inventory/inventory.js';
 import type { InventoryDocument as Document } from '../../domain/inventory/inventory-documents.js';
-import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-import { useSuite } from '../support/suite.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { useInventorySuite } from './inventory-kit.js';
 
-const { db, api, shop, request } = useSuite({ api: true, shop: true });
-let key: string;
-
-beforeAll(async () => {
-  key = (await shop.newKey(['pos.inventory.read', 'pos.inventory.update', 'pos.products.read'])).key;
-});
-
-const call = (method: string, path: string, body?: unknown, withKey = key) => request(method, path, { key: withKey, body });
-
-const arrange = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
-
-async function newWarehouse(name = 'Warehouse', shopId = shop.shopId): Promise<string> {
-  const [row] = await arrange(
-    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, ${name}) returning id`,
-    shopId,
-  );
-  return row!.id;
-}
-
-/** A product with `variants` variants inserted directly; codes are unique in the shop. */
-async function newProduct(
-  options: { variants?: number; type?: 'simple' | 'service'; shopId?: string } = {},
-): Promise<{ productId: string; variantIds: string[] }> {
-  const shopId = options.shopId ?? shop.shopId;
-  const code = `P-${randomBytes(4).toString('hex')}`;
-  return arrange(async (tx) => {
-    const [product] = await tx<{ id: string }[]>`
-      insert into products (shop_id, code, name, type) values (${shopId}, ${code}, ${`Product ${code}`}, ${options.type ?? 'simple'}) returning id`;
-    const variantIds: string[] = [];
-    for (let position = 0; position < (options.variants ?? 1); position++) {
-      const [variant] = await tx<{ id: string }[]>`
-        insert into variants (shop_id, product_id, position, code, combo_key) values (${shopId}, ${product!.id}, ${position}, ${`${code}-${position}`}, ${String(position)})
-        returning id`;
-      variantIds.push(variant!.id);
-    }
-    return { productId: product!.id, variantIds };
-  }, shopId);
-}
-
-async function createDocument(body: Record<string, unknown>): Promise<Document> {
-  const response = await call('POST', '/inventory/documents', body);
-  expect(response.status, JSON.stringify(await response.clone().json())).toBe(201);
-  return (await response.json()) as Document;
-}
-
-async function postDocument(id: string): Promise<Document> {
-  const response = await call('POST', `/inventory/documents/${id}/post`);
-  expect(response.status, JSON.stringify(await response.clone().json())).toBe(200);
-  return (await response.json()) as Document;
-}
-
-/** Creates and posts a receipt. */
-async function receive(warehouseId: string, lines: { variantId: string; quantity: string }[]): Promise<Document> {
-  return postDocument((await createDocument({ kind: 'receipt', warehouseId, lines })).id);
-}
-
-async function stockPage(query: string): Promise<{ data: StockRow[]; nextCursor: string | null }> {
-  const response = await call('GET', `/inventory/stock?${query}`);
-  expect(response.status, JSON.stringify(await response.clone().json())).toBe(200);
-  return (await response.json()) as { data: StockRow[]; nextCursor: string | null };
-}
-
-async function stockOf(warehouseId: string): Promise<StockRow[]> {
-  return (await stockPage(`warehouseId=${warehouseId}&limit=100`)).data;
-}
-
-async function stockIdOf(variantId: string, warehouseId: string): Promise<string> {
-  const [row] = await arrange(
-    (tx) => tx<{ id: string }[]>`select id from stock where variant_id = ${variantId} and warehouse_id = ${warehouseId}`,
-  );
-  return row!.id;
-}
-
-const stockEvents = (resourceIds: string[]) =>
-  arrange(
-    (tx) => tx<{ type: string; resourceId: string; changes: unknown; data: StockRow }[]>`
-    select type, resource_id, changes, data from events where resource_id = any(${resourceIds}::uuid[]) order by id`,
-  );
-
-const documentCount = async () =>
-  (await arrange((tx) => tx<{ count: number }[]>`select count(*)::int as count from inventory_documents`))[0]!.count;
+/** Inventory documents: drafts, validation, posting once, receipts, issues, adjustments and transfers. */
+const {
+  db,
+  api,
+  shop,
+  keys,
+  call,
+  arrange,
+  newWarehouse,
+  newProduct,
+  createDocument,
+  postDocument,
+  receive,
+  stockOf,
+  stockIdOf,
+  stockEvents,
+  documentCount,
+} = useInventorySuite();
 
 describe('inventory documents', () => {
   it('creates a draft with its lines in order, and moves nothing until it is posted', async () => {
@@ -210,7 +147,7 @@ describe('inventory documents', () => {
     const warehouseId = await newWarehouse();
     const { variantIds } = await newProduct();
     const body = { kind: 'receipt', warehouseId, lines: [{ variantId: variantIds[0], quantity: '1' }] };
-    const headers = { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': randomUUID() };
+    const headers = { ...bearer(keys.inventory), 'content-type': 'application/json', 'idempotency-key': randomUUID() };
     const send = () => fetch(`${api.baseUrl}/api/open/v1/inventory/documents`, { method: 'POST', headers, body: JSON.stringify(body) });
     const first = await send();
     const again = await send();
@@ -459,139 +396,5 @@ describe('inventory documents', () => {
 
     const receipt = await receive(source, [{ variantId, quantity: '1' }]);
     await expectProblem(await call('POST', `/inventory/documents/${receipt.id}/receive`), 409, 'conflict');
-  });
-});
-
-describe('stock list', () => {
-  it('needs pos.inventory.read and pos.products.read', async () => {
-    const inventoryOnly = (await shop.newKey(['pos.inventory.read'], 'Inventory only')).key;
-    const productsOnly = (await shop.newKey(['pos.products.read'], 'Products only')).key;
-    await expectProblem(await call('GET', '/inventory/stock', undefined, inventoryOnly), 403, 'insufficient-permission');
-    await expectProblem(await call('GET', '/inventory/stock', undefined, productsOnly), 403, 'insufficient-permission');
-  });
-
-  it('sorts by last stock change and pages through it with cursors bound to the parameters', async () => {
-    const warehouseId = await newWarehouse();
-    const { variantIds } = await newProduct({ variants: 5 });
-    // Received in reverse order: the list follows the postings, not the variants.
-    for (const variantId of [...variantIds].reverse()) await receive(warehouseId, [{ variantId, quantity: '1' }]);
-    const all = await stockOf(warehouseId);
-    expect(all.map((row) => row.variantId)).toEqual([...variantIds].reverse());
-    const marks = all.map((row) => row.stockChangedAt);
-    expect([...marks].sort()).toEqual(marks);
-
-    const seen: StockRow[] = [];
-    let page = await stockPage(`warehouseId=${warehouseId}&limit=2`);
-    const pages = [page];
-    while (page.nextCursor) {
-      page = await stockPage(`warehouseId=${warehouseId}&limit=2&cursor=${encodeURIComponent(page.nextCursor)}`);
-      pages.push(page);
-    }
-    for (const each of pages) seen.push(...each.data);
-    expect(pages.map((each) => each.data.length)).toEqual([2, 2, 1]);
-    expect(seen).toEqual(all);
-
-    const first = await stockPage(`warehouseId=${warehouseId}&limit=2`);
-    await expectProblem(
-      await call('GET', `/inventory/stock?warehouseId=${await newWarehouse()}&limit=2&cursor=${encodeURIComponent(first.nextCursor!)}`),
-      400,
-      'invalid-cursor',
-    );
-    await expectProblem(await call('GET', '/inventory/stock?cursor=garbage'), 400, 'invalid-cursor');
-    await expectProblem(await call('GET', '/inventory/stock?limit=101'), 400, 'validation-failed');
-    await expectProblem(await call('GET', '/inventory/stock?includeDeleted=true&warehouseId=nope'), 400, 'validation-failed');
-  });
-
-  it('moves a row’s mark only when quantity or in-transit changes', async () => {
-    const warehouseId = await newWarehouse('Before rename');
-    const { productId, variantIds } = await newProduct({ variants: 2 });
-    const [first, second] = variantIds as [string, string];
-    await receive(warehouseId, [{ variantId: first, quantity: '2' }]);
-    await receive(warehouseId, [{ variantId: second, quantity: '2' }]);
-    const before = await stockOf(warehouseId);
-    expect(before.map((row) => row.variantId)).toEqual([first, second]);
-    const stockIds = [await stockIdOf(first, warehouseId), await stockIdOf(second, warehouseId)];
-    const eventCount = (await stockEvents(stockIds)).length;
-
-    await arrange(async (tx) => {
-      await tx`update variants set price = 99000, barcode = '8930000000001', code = ${`renamed-${randomBytes(3).toString('hex')}`} where id = ${first}`;
-      await tx`update products set name = 'Renamed product', updated_at = clock_timestamp() where id = ${productId}`;
-      await tx`update warehouses set name = 'After rename' where id = ${warehouseId}`;
-      await adjustStock(tx, shop.shopId, [{ variantId: first, warehouseId, reservedDelta: '1' }]);
-    });
-    const after = await stockOf(warehouseId);
-    expect(after.map((row) => [row.variantId, row.stockChangedAt, row.warehouseName])).toEqual(
-      before.map((row) => [row.variantId, row.stockChangedAt, 'After rename']),
-    );
-    expect(after[0]).toMatchObject({ reserved: '1', available: '1', variantCode: expect.stringMatching(/^renamed-/) });
-    expect(await stockEvents(stockIds)).toHaveLength(eventCount);
-
-    await receive(warehouseId, [{ variantId: first, quantity: '1' }]);
-    const moved = await stockOf(warehouseId);
-    expect(moved.map((row) => row.variantId)).toEqual([second, first]);
-    expect(moved[1]!.stockChangedAt > before[0]!.stockChangedAt).toBe(true);
-    expect(moved[0]!.stockChangedAt).toBe(before[1]!.stockChangedAt);
-  });
-
-  it('filters by warehouse and by variant', async () => {
-    const [north, south] = [await newWarehouse('North'), await newWarehouse('South')];
-    const { variantIds } = await newProduct({ variants: 2 });
-    const [first, second] = variantIds as [string, string];
-    await receive(north, [
-      { variantId: first, quantity: '1' },
-      { variantId: second, quantity: '2' },
-    ]);
-    await receive(south, [{ variantId: first, quantity: '3' }]);
-    expect((await stockPage(`variantId=${first}`)).data.map((row) => [row.warehouseId, row.quantity]).sort()).toEqual(
-      [
-        [north, '1'],
-        [south, '3'],
-      ].sort(),
-    );
-    expect((await stockPage(`variantId=${first}&warehouseId=${south}`)).data.map((row) => row.quantity)).toEqual(['3']);
-    expect((await stockOf(north)).map((row) => row.variantId).sort()).toEqual([first, second].sort());
-  });
-
-  it('drops the rows of a deleted warehouse, a deleted product or a removed variant', async () => {
-    const [kept, closed] = [await newWarehouse('Kept'), await newWarehouse('Closed')];
-    const alive = await newProduct({ variants: 2 });
-    const deleted = await newProduct();
-    await receive(kept, [
-      { variantId: alive.variantIds[0]!, quantity: '1' },
-      { variantId: alive.variantIds[1]!, quantity: '1' },
-      { variantId: deleted.variantIds[0]!, quantity: '1' },
-    ]);
-    await receive(closed, [{ variantId: alive.variantIds[0]!, quantity: '1' }]);
-    expect(await stockOf(kept)).toHaveLength(3);
-
-    await arrange(async (tx) => {
-      await tx`update warehouses set deleted_at = now() where id = ${closed}`;
-      await tx`update products set deleted_at = now() where id = ${deleted.productId}`;
-      await tx`update variants set removed_at = now() where id = ${alive.variantIds[1]!}`;
-    });
-    expect((await stockOf(kept)).map((row) => row.variantId)).toEqual([alive.variantIds[0]]);
-    expect(await stockOf(closed)).toEqual([]);
-    expect((await stockPage(`variantId=${alive.variantIds[0]}`)).data.map((row) => row.warehouseId)).toEqual([kept]);
-  });
-
-  it('applies updatedSince to the stock change mark, with the safety delay', async () => {
-    const warehouseId = await newWarehouse();
-    const { variantIds } = await newProduct({ variants: 3 });
-    const [old, recent, fresh] = variantIds as [string, string, string];
-    await receive(
-      warehouseId,
-      variantIds.map((variantId) => ({ variantId, quantity: '1' })),
-    );
-    // The trigger keeps the mark on any other update; only a replica-mode session can backdate it.
-    await db.admin.begin(async (tx) => {
-      await tx`set local session_replication_role = replica`;
-      await tx`update stock set stock_changed_at = now() - interval '60 minutes' where variant_id = ${old}`;
-      await tx`update stock set stock_changed_at = now() - interval '10 minutes' where variant_id = ${recent}`;
-    });
-    const since = new Date(Date.now() - 30 * 60_000).toISOString();
-    expect(
-      (await stockPage(`warehouseId=${warehouseId}&updatedSince=${encodeURIComponent(since)}`)).data.map((row) => row.variantId),
-    ).toEqual([recent]);
-    expect((await stockOf(warehouseId)).map((row) => row.variantId)).toEqual([old, recent, fresh]);
   });
 });
