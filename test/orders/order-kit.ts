@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, expect } from 'vitest';
 import { adjustStock } from '../../domain/inventory/inventory.js';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { ALL_PERMISSIONS, GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { createProduct } from '../../domain/catalog/products.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
@@ -33,15 +33,7 @@ export interface Order {
   deletedAt: string | null;
 }
 
-const ORDER_PERMISSIONS = [
-  'pos.orders.read',
-  'pos.orders.create',
-  'pos.orders.update',
-  'pos.orders.delete',
-  'pos.orders.assign',
-  'pos.orders.price.override',
-  'pos.orders.payment.record',
-];
+const ORDER_PERMISSIONS = GRANTABLE_PERMISSIONS.filter((permission) => permission.startsWith('pos.orders.'));
 
 /**
  * The order tests' suite (API and shop), a second shop, three keys and a warehouse, with the helpers
