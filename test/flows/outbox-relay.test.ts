@@ -8,7 +8,7 @@ import { useSuite } from '../support/suite.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { OutboxRelay, type RelayOptions } from '../../workers/outbox-relay.js';
 import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
@@ -52,6 +52,20 @@ function productEvent(name = 'Áo thun') {
 }
 
 const queueLength = async () => (await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count;
+
+/** A relay starting deliveries eagerly on the suite's worker (a client on its connection), alone on the outbox: the two relays stop. */
+async function startEagerRelayAlone(options: Partial<RelayOptions> = {}): Promise<OutboxRelay> {
+  await Promise.all(relays.map((relay) => relay.stop()));
+  const eagerRelay = new OutboxRelay({
+    sql: db.app,
+    deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
+    pollIntervalMs: 200,
+    eagerStart: true,
+    ...options,
+  });
+  await eagerRelay.start();
+  return eagerRelay;
+}
 
 describe('outbox relay', () => {
   // First in the file: eager start needs a free workflow-task slot on the worker, which the busier tests below can fill for a while.
@@ -151,14 +165,7 @@ describe('outbox relay', () => {
   it("relays through a client on its worker's connection with eager start", async () => {
     const inbox = randomUUID();
     await flow({ inbox });
-    const eagerRelay = new OutboxRelay({
-      sql: db.app,
-      deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
-      pollIntervalMs: 200,
-      eagerStart: true,
-    });
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await eagerRelay.start();
+    const eagerRelay = await startEagerRelayAlone();
     try {
       const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => productEvent(`eager ${index}`)));
       const requests = await receiver.waitFor(inbox, 10);
@@ -173,15 +180,7 @@ describe('outbox relay', () => {
     const inbox = randomUUID();
     await flow({ inbox });
     let room = 0;
-    const eagerRelay = new OutboxRelay({
-      sql: db.app,
-      deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
-      pollIntervalMs: 200,
-      eagerStart: true,
-      room: () => room,
-    });
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await eagerRelay.start();
+    const eagerRelay = await startEagerRelayAlone({ room: () => room });
     try {
       const ids = await Promise.all(Array.from({ length: 5 }, (_, index) => productEvent(`waiting ${index}`)));
       await new Promise((resolve) => setTimeout(resolve, 800));
