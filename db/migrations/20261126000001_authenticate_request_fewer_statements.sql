@@ -30,7 +30,7 @@ BEGIN
   PERFORM set_config('app.api_key_hash', p_key_hash, true);
   SELECT * INTO found_key FROM api_keys k
   WHERE k.key_hash = p_key_hash AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now());
-  -- The hash's row is readable for the lookup only; then the key's shop is.
+  -- The hash's row is readable for the lookup only; then the key's shop is (no shop for an unknown key).
   PERFORM set_config('app.api_key_hash', '', true), set_config('app.shop_id', coalesce(found_key.shop_id::text, ''), true);
   IF found_key.id IS NULL THEN
     RETURN;
