@@ -12,6 +12,23 @@ describe('row-level security', () => {
     expect(role).toEqual({ rolsuper: false, rolbypassrls: false });
   });
 
+  it("the key lookup's own role cannot log in, bypasses nothing, owns only authenticate_request and is not the application's", async () => {
+    const [role] = await db.admin<{ rolcanlogin: boolean; rolsuper: boolean; rolbypassrls: boolean; appIsMember: boolean }[]>`
+      select rolcanlogin, rolsuper, rolbypassrls, pg_has_role('shopflow_app', oid, 'member') as app_is_member
+      from pg_roles where rolname = 'shopflow_authenticator'`;
+    expect(role).toEqual({ rolcanlogin: false, rolsuper: false, rolbypassrls: false, appIsMember: false });
+    const owned = await db.admin<{ name: string }[]>`
+      select proname as name from pg_proc where proowner = 'shopflow_authenticator'::regrole
+      union all select relname from pg_class where relowner = 'shopflow_authenticator'::regrole`;
+    expect(owned).toEqual([{ name: 'authenticate_request' }]);
+    // Through the function the application role reaches one key's row by its hash, and nothing more.
+    const shop = await createShopFixture(db.app);
+    await shop.newKey(['pos.orders.read']);
+    const [keys] = await db.app<{ count: number }[]>`select count(*)::int as count from api_keys`;
+    expect(keys!.count).toBe(0);
+    await expect(db.app`select * from authenticate_request(${'0'.repeat(64)}, 'general')`).resolves.toHaveLength(0);
+  });
+
   it('puts every table with a shop_id, and shops itself, under forced row-level security', async () => {
     const tables = await db.admin<{ relname: string; relrowsecurity: boolean; relforcerowsecurity: boolean }[]>`
       select c.relname, c.relrowsecurity, c.relforcerowsecurity
