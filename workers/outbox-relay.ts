@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
-import { claimQueuedEvents, dequeueEvents } from '../domain/events/index.js';
+import { takeQueuedEvents } from '../domain/events/index.js';
 import { requestsForEvent } from '../domain/flows/index.js';
+import { inShop } from '../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starts.js';
 
 export interface RelayOptions {
@@ -32,10 +33,10 @@ const ROOM_RECHECK_MS = 5;
 const WINDOW_STEP = 10;
 
 /**
- * Moves events from the outbox to Temporal: claims queued events (`FOR UPDATE SKIP LOCKED`, so
- * several relays share the work), starts one delivery workflow per matching flow with the id
- * `delivery:<flowId>:<eventId>` (a second start is "already started", which counts as done), and
- * removes the queue row in the same transaction, after every start is confirmed.
+ * Moves events from the outbox to Temporal: takes queued events off the queue (`FOR UPDATE SKIP
+ * LOCKED`, so several relays share the work), starts one delivery workflow per matching flow with
+ * the id `delivery:<flowId>:<eventId>` (a second start is "already started", which counts as done),
+ * and commits only after every start is confirmed: a failed start puts the batch back.
  */
 export class OutboxRelay {
   private readonly batchSize: number;
@@ -86,12 +87,11 @@ export class OutboxRelay {
   /** Relays one batch of at most `limit` events (the claim limit by default); returns how many it took off the queue. */
   async relayBatch(limit = this.claimLimit()): Promise<number> {
     return this.options.sql.begin(async (tx) => {
-      const queued = await claimQueuedEvents(tx, limit);
+      const queued = await takeQueuedEvents(tx, limit);
       // Reads one event at a time: each sets its own shop for row-level security on this connection.
       const deliveries: UnsealedDeliveryInput[] = [];
       for (const item of queued) {
-        await tx`select set_config('app.shop_id', ${item.shopId}, true)`;
-        const requests = await requestsForEvent(tx, item.eventId);
+        const requests = await inShop(tx, item.shopId, (shopTx) => requestsForEvent(shopTx, item.eventId));
         deliveries.push(
           ...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)),
         );
@@ -103,11 +103,7 @@ export class OutboxRelay {
         const spilled = started.includes('started');
         this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
       }
-      if (queued.length > 0)
-        await dequeueEvents(
-          tx,
-          queued.map((item) => item.eventId),
-        );
+      // Committing takes the events off the queue, now that every delivery has started.
       return queued.length;
     }) as Promise<number>;
   }

@@ -106,9 +106,8 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     }
   }
 
-  /** Keeps an attempt for the delivery history. */
-  async function recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
-    assertSealed(input);
+  /** Keeps, for the delivery history, an attempt of a request whose seal was already checked. */
+  async function recordCheckedAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
     const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
     await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
   }
@@ -126,7 +125,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
       // the wait and the workflow's own record of it are one row (recordAttempt is idempotent).
       let timer: NodeJS.Timeout | undefined;
       const recorded = await Promise.race([
-        recordWebhookAttempt(input, workflowId, attempt).then(
+        recordCheckedAttempt(input, workflowId, attempt).then(
           () => true,
           () => false,
         ),
@@ -139,7 +138,10 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
      * Records an attempt the send could not record, retried by the workflow until the database
      * answers; it never turns a delivered webhook into a failed attempt.
      */
-    recordWebhookAttempt,
+    async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
+      assertSealed(input);
+      await recordCheckedAttempt(input, workflowId, attempt);
+    },
   };
 }
 

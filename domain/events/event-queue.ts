@@ -7,15 +7,16 @@ export interface QueuedEvent {
 }
 
 /**
- * The oldest queued events, at most `limit`, locked for the caller's transaction; rows another
- * transaction holds are skipped (`FOR UPDATE SKIP LOCKED`), so several relays share the work.
+ * Takes the oldest queued events, at most `limit`, off the queue in the caller's transaction: they
+ * come back only if it rolls back (a start failed), so the caller commits once every delivery has
+ * started. Rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`), so several relays
+ * share the work. One statement: the claim and the removal are one round trip.
  */
-export async function claimQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
+export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
   return tx<QueuedEvent[]>`
-    select event_id, shop_id from event_queue order by created_at limit ${limit} for update skip locked`;
-}
-
-/** Takes events off the queue, in the transaction that claimed them, once their deliveries started. */
-export async function dequeueEvents(tx: Tx, eventIds: readonly string[]): Promise<void> {
-  await tx`delete from event_queue where event_id = any(${eventIds as string[]})`;
+    with taken as (
+      delete from event_queue
+      where event_id in (select event_id from event_queue order by created_at limit ${limit} for update skip locked)
+      returning event_id, shop_id, created_at)
+    select event_id, shop_id from taken order by created_at`;
 }

@@ -14,6 +14,6 @@ export {
   type EventType,
   type StoredEvent,
 } from './event-catalogue.js';
-export { claimQueuedEvents, dequeueEvents } from './event-queue.js';
+export { takeQueuedEvents } from './event-queue.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
 export { eventDataOf, storedEvent } from './stored-events.js';

@@ -44,19 +44,21 @@ export async function purgeOldAttempts(tx: Tx, retentionDays: number): Promise<n
 /**
  * Attempts are kept for the delivery history until housekeeping purges them; the delivery's status
  * follows its latest attempt. Idempotent: the same attempt recorded twice (inline, then by the
- * workflow after a late answer) is one row.
+ * workflow after a late answer) is one row. The two writes go out together (one round trip): PostgreSQL
+ * runs them in order, and the attempt's foreign key finds the delivery written just before it.
  */
 export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: AttemptRecord): Promise<void> {
-  await tx`
+  const upsertDelivery = tx`
     insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status)
     values (${delivery.deliveryId}, ${delivery.shopId}, ${delivery.flowId}, ${delivery.eventId}, ${delivery.eventType}, ${delivery.workflowId},
             ${delivery.testRun ?? false}, ${STATUS_AFTER[attempt.verdict]})
-    on conflict (delivery_id) do update set status = excluded.status, workflow_id = excluded.workflow_id, updated_at = now()`;
-  await tx`
+    on conflict (delivery_id) do update set status = excluded.status, workflow_id = excluded.workflow_id, updated_at = now()`.execute();
+  const insertAttempt = tx`
     insert into delivery_attempts (shop_id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error, verdict)
     values (${delivery.shopId}, ${delivery.deliveryId}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.durationMs},
             ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.verdict})
-    on conflict (delivery_id, attempted_at) do nothing`;
+    on conflict (delivery_id, attempted_at) do nothing`.execute();
+  await Promise.all([upsertDelivery, insertAttempt]);
 }
 
 /** The schedule ran out without a 2xx: the admin may resend it. */

@@ -22,5 +22,5 @@ export {
 export { normalizePhone } from './phones.js';
 export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
 export { openSecret, sealSecret } from './sealed-secrets.js';
-export { asHousekeeping, withShop, type Tx } from './tenancy.js';
+export { asHousekeeping, inShop, withShop, type Tx } from './tenancy.js';
 export * from './wire-fields.js';

@@ -8,14 +8,19 @@ export type Tx = postgres.TransactionSql;
  * exactly that shop's rows, so another shop's record id is simply not found.
  */
 export function withShop<T>(sql: Sql, shopId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return sql.begin(async (tx) => {
-    // Sent without waiting for its answer: the work's first statement follows it on the same
-    // connection, which PostgreSQL runs in order, so the setting is in place before any row is read
-    // and one round trip is saved. Should it fail, the transaction is aborted and the work fails too.
-    const setting = tx`select set_config('app.shop_id', ${shopId}, true)`.execute();
-    const [, result] = await Promise.all([setting, work(tx)]);
-    return result;
-  }) as Promise<T>;
+  return sql.begin((tx) => inShop(tx, shopId, work)) as Promise<T>;
+}
+
+/**
+ * Sets `app.shop_id` for the rest of the open transaction `tx`, then runs `work`. The setting is sent
+ * without waiting for its answer: the work's first statement follows it on the same connection,
+ * which PostgreSQL runs in order, so the setting is in place before any row is read and one round
+ * trip is saved. Should it fail, the transaction is aborted and the work fails too.
+ */
+export async function inShop<T>(tx: Tx, shopId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  const setting = tx`select set_config('app.shop_id', ${shopId}, true)`.execute();
+  const [, result] = await Promise.all([setting, work(tx)]);
+  return result;
 }
 
 /**

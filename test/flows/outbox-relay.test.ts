@@ -217,4 +217,24 @@ describe('outbox relay', () => {
             .catch(() => {});
     }
   });
+
+  it('puts a batch back on the queue when a start fails, and relays it on the next try', async () => {
+    const inbox = randomUUID();
+    await flow({ inbox });
+    await Promise.all(relays.map((relay) => relay.stop()));
+    const ids = await Promise.all(Array.from({ length: 2 }, (_, index) => productEvent(`put back ${index}`)));
+    // A namespace the server does not have: every start is refused.
+    const refused = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: new Client({ connection, namespace: `missing-${randomUUID()}` }) },
+    });
+    await expect(refused.relayBatch()).rejects.toThrow();
+    expect(await queueLength()).toBe(2);
+    expect(receiver.received(inbox)).toHaveLength(0);
+    const working = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) } });
+    expect(await working.relayBatch()).toBe(2);
+    expect(await queueLength()).toBe(0);
+    const requests = await receiver.waitFor(inbox, 2);
+    expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+  });
 });
