@@ -1,6 +1,6 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, mkdirSync, realpathSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { dataDir, projectRoot } from './paths.js';
@@ -40,7 +40,7 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
     portFile,
     owner,
     label: `${dir} (the postgres user cannot enter ${data})`,
-    prepare: () => prepareOutsideSlot(slot, data),
+    prepare: () => prepareOutsideSlot(slot, data, outsideRoot),
   };
 }
 
@@ -49,7 +49,8 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
  * and names the clone in `checkout` there, so a stale one can be told apart and removed. Fails with
  * what to do when even this place is closed to the `postgres` user.
  */
-function prepareOutsideSlot(slot: string, data: string): void {
+function prepareOutsideSlot(slot: string, data: string, outsideRoot: string): void {
+  for (const removed of pruneStaleClusters(outsideRoot)) console.error(`  removed ${removed}: its clone is gone`);
   try {
     const first = mkdirSync(slot, { recursive: true });
     // Explicit modes: root's umask may be 077, which is how a clone's own `.data` ends up closed.
@@ -59,6 +60,25 @@ function prepareOutsideSlot(slot: string, data: string): void {
     throw new Error(cannotPlace(data, `${slot} could not be made: ${(error as Error).message}`));
   }
   if (!postgresCanEnter(slot)) throw new Error(cannotPlace(data, `the postgres user cannot enter ${slot} either`));
+}
+
+/**
+ * Removes the outside clusters whose clone is gone (the folder their `checkout` names no longer
+ * exists) and that are stopped (no `postmaster.pid`), so deleted `mktemp -d` clones leave no cluster
+ * behind once another is made. Returns the folders removed.
+ */
+export function pruneStaleClusters(outsideRoot = OUTSIDE_CLUSTERS_ROOT): string[] {
+  if (!existsSync(outsideRoot)) return [];
+  const removed: string[] = [];
+  for (const name of readdirSync(outsideRoot)) {
+    const slot = join(outsideRoot, name);
+    const checkoutFile = join(slot, 'checkout');
+    if (!existsSync(checkoutFile) || existsSync(join(slot, 'postgres', 'postmaster.pid'))) continue;
+    if (existsSync(readFileSync(checkoutFile, 'utf8').trim())) continue;
+    rmSync(slot, { recursive: true, force: true });
+    removed.push(slot);
+  }
+  return removed;
 }
 
 function cannotPlace(data: string, why: string): string {

@@ -1,9 +1,9 @@
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clusterLocation, OUTSIDE_CLUSTERS_ROOT } from '../../scripts/bootstrap/cluster-location.js';
+import { clusterLocation, OUTSIDE_CLUSTERS_ROOT, pruneStaleClusters } from '../../scripts/bootstrap/cluster-location.js';
 import { startLocalCluster, stopLocalPostgres } from '../../scripts/bootstrap/postgres.js';
 
 // The bootstrap runs PostgreSQL as the `postgres` user only when it runs as root; otherwise the cluster
@@ -75,5 +75,27 @@ describe('where the local PostgreSQL cluster goes', () => {
     expect(message).toContain('run the command as a user other than root');
     expect(message).toContain(`chmod o+x ${JSON.stringify(dirname(dirname(data)))}`);
     expect(message).toContain('set DATABASE_URL');
+  });
+
+  it('removes the outside clusters of deleted clones, and keeps those of clones still there or still running', () => {
+    const root = mkdtempSync(join(tmpdir(), 'shopflow-clusters-'));
+    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
+    const live = mkdtempSync(join(tmpdir(), 'shopflow-live-clone-'));
+    cleanups.push(() => rmSync(live, { recursive: true, force: true }));
+    const slot = (name: string, checkout: string, running = false) => {
+      mkdirSync(join(root, name, 'postgres'), { recursive: true });
+      writeFileSync(join(root, name, 'checkout'), `${checkout}\n`);
+      if (running) writeFileSync(join(root, name, 'postgres', 'postmaster.pid'), '4242\n');
+      return join(root, name);
+    };
+    const gone = slot('gone', join(live, 'deleted clone'));
+    const kept = slot('kept', live);
+    const running = slot('running', join(live, 'deleted while running'), true);
+    mkdirSync(join(root, 'unnamed'));
+
+    expect(pruneStaleClusters(root)).toEqual([gone]);
+    expect(existsSync(gone)).toBe(false);
+    for (const left of [kept, running, join(root, 'unnamed')]) expect(existsSync(left)).toBe(true);
+    expect(pruneStaleClusters(join(root, 'none'))).toEqual([]);
   });
 });
