@@ -1,6 +1,12 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { createApplication, createKey, GRANTABLE_PERMISSIONS, MAX_LIVE_KEYS } from '../../domain/access/index.js';
+import {
+  createApplication,
+  createKey,
+  GRANTABLE_PERMISSIONS,
+  MAX_APPLICATIONS_PER_SHOP,
+  MAX_LIVE_KEYS,
+} from '../../domain/access/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { dataDir } from '../../scripts/bootstrap/paths.js';
 import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
@@ -13,7 +19,8 @@ import type { Suite } from '../support/suite.js';
 export interface FuzzShop {
   shopId: string;
   /** A key holding every grantable permission (and every page), one per operation family (tag). */
-  keys: Record<string, string>;
+  /** Operation family → its bearer keys, used in turn. */
+  keys: Record<string, string[]>;
   /** Inventory documents (no list reads them back). */
   documentIds: string[];
 }
@@ -28,7 +35,8 @@ export interface FuzzShop {
 export async function seedFuzzShop(
   suite: Pick<Suite, 'db' | 'api' | 'chat' | 'request'>,
   carrierUrls: { carrier_a: string; carrier_b: string },
-  families: string[],
+  /** Operation family (the document's first tag) → how many operations it has. */
+  families: Record<string, number>,
 ): Promise<FuzzShop> {
   const { db, api, chat, request } = suite;
   const folder = join(dataDir, 'fuzz');
@@ -78,18 +86,39 @@ export async function seedFuzzShop(
     documentIds.push((await call('POST', '/inventory/documents', { kind, warehouseId: inStock[0]!.warehouseId, lines: [line] })).id);
   }
 
-  // Two live keys per application (the most it may hold), so ten families fit in the shop's ten applications.
-  const keys: Record<string, string> = {};
+  // Every key the shop's free applications can hold (two live keys each), each family with one and the
+  // rest to the families with the most operations per key: the 600-a-minute limit is per key, and the
+  // busiest family sends about a thousand requests in the bounded run's minute.
+  const keys: Record<string, string[]> = {};
   await withShop(db.app, shopId, async (tx) => {
+    const [{ count: applications } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from applications`;
+    const lanes = keyLanes(families, (MAX_APPLICATIONS_PER_SHOP - applications) * MAX_LIVE_KEYS);
     let applicationId = '';
-    for (const [index, family] of families.entries()) {
+    for (const [index, family] of lanes.entries()) {
+      let key: string;
       if (index % MAX_LIVE_KEYS === 0) {
         const permissions = [...GRANTABLE_PERMISSIONS];
         const created = await createApplication(tx, shopId, { name: `Fuzz ${index / MAX_LIVE_KEYS + 1}`, permissions, pages: 'all' }, null);
         applicationId = created.applicationId;
-        keys[family] = created.key;
-      } else keys[family] = (await createKey(tx, applicationId, null)).key;
+        key = created.key;
+      } else key = (await createKey(tx, applicationId, null)).key;
+      (keys[family] ??= []).push(key);
     }
   });
   return { shopId, keys, documentIds };
+}
+
+/** One family per key, `available` keys in all: one each, then each next key to the family with the most operations per key. */
+export function keyLanes(families: Record<string, number>, available: number): string[] {
+  const names = Object.keys(families);
+  if (available < names.length)
+    throw new Error(`${names.length} operation families need ${names.length} keys; the shop has room for ${available}`);
+  const lanes = [...names];
+  const held = Object.fromEntries(names.map((name) => [name, 1]));
+  while (lanes.length < available) {
+    const busiest = names.reduce((best, name) => (families[name]! / held[name]! > families[best]! / held[best]! ? name : best));
+    held[busiest]! += 1;
+    lanes.push(busiest);
+  }
+  return lanes;
 }

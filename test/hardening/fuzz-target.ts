@@ -36,7 +36,7 @@ const REFERENCES: Record<string, string> = {
 
 /** The seeded shop's ids, read through the Open API as an integrator would. */
 export async function fuzzTarget(suite: Pick<Suite, 'api' | 'request'>, shop: FuzzShop): Promise<FuzzTarget> {
-  const key = Object.values(shop.keys)[0]!;
+  const key = Object.values(shop.keys)[0]![0]!;
   const ids = async (path: string, field = 'id', keep = (_row: Record<string, string>) => true) => {
     const response = await suite.request('GET', path, { key });
     if (!response.ok) throw new Error(`GET ${path}: ${response.status} ${await response.text()}`);

@@ -7,6 +7,7 @@ regular tests cover each refusal.
 """
 
 import hashlib
+import itertools
 import json
 import os
 import uuid
@@ -20,9 +21,10 @@ with open(os.environ["SHOPFLOW_FUZZ_REFERENCES"], encoding="utf-8") as file:
 # Every id of the seeded shop: the pools above and the path parameters draw on them.
 with open(os.environ["SHOPFLOW_FUZZ_SEEDED"], encoding="utf-8") as file:
     SEEDED = set(json.load(file))
-# Operation family (the document's first tag) → its bearer key, each with every permission.
+# Operation family (the document's first tag) → its bearer keys, each with every permission, used in
+# turn: the rate limit is per key.
 with open(os.environ["SHOPFLOW_FUZZ_KEYS"], encoding="utf-8") as file:
-    KEYS = json.load(file)
+    KEYS = {family: itertools.cycle(keys) for family, keys in json.load(file).items()}
 
 # numeric(18, 3): a line's amount and an order's totals are products and sums of fields.
 MAX_AMOUNT = Decimal("999999999999999.999")
@@ -32,12 +34,13 @@ CHARGES = ("shippingFee", "surcharge", "tax")
 
 @schemathesis.auth(refresh_interval=None)
 class FamilyKey:
-    """The key of the operation's family. Schemathesis leaves it off a negative case whose point is a
-    missing or malformed `Authorization` (it must be refused with 401, and would pass with a key)."""
+    """The next key of the operation's family. Schemathesis leaves it off a negative case whose point is
+    a missing or malformed `Authorization` (it must be refused with 401, and would pass with a key)."""
 
     def get(self, case, context):
         tags = case.operation.tags or []
-        return KEYS.get(tags[0]) if tags else None
+        keys = KEYS.get(tags[0]) if tags else None
+        return next(keys) if keys else None
 
     def set(self, case, data, context):
         case.headers = {**(case.headers or {}), "Authorization": f"Bearer {data}"}

@@ -24,8 +24,8 @@ export interface Binding {
 
 export interface FuzzTarget {
   baseUrl: string;
-  /** Operation family (the document's first tag) → its bearer key. */
-  keys: Record<string, string>;
+  /** Operation family (the document's first tag) → its bearer keys, used in turn. */
+  keys: Record<string, string[]>;
   /** Named pools of ids of the seeded shop. */
   dictionaries: Record<string, string[]>;
   /**
@@ -98,7 +98,7 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
   // Every seeded id: the hook keeps them from being deleted, since the pools above name them.
   const seededFile = join(reportDir, 'seeded.json');
   writeFileSync(seededFile, JSON.stringify(Object.values(target.dictionaries).flat()));
-  // One key per family, set by the hook: a negative case that drops `Authorization` must go out without
+  // The family's keys, set by the hook: a negative case that drops `Authorization` must go out without
   // one, which schemathesis' per-operation `headers` would not allow (they are added to every request).
   const keysFile = join(reportDir, 'keys.json');
   writeFileSync(keysFile, JSON.stringify(target.keys));
