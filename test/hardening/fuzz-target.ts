@@ -1,3 +1,5 @@
+import { withShop } from '../../domain/kernel/index.js';
+import { usableMembersOfRole } from '../../domain/orders/order-assignment.js';
 import type { Suite } from '../support/suite.js';
 import type { FuzzShop } from './fuzz-shop.js';
 import type { FuzzTarget } from './schemathesis-run.js';
@@ -35,7 +37,7 @@ const REFERENCES: Record<string, string> = {
 };
 
 /** The seeded shop's ids, read through the Open API as an integrator would. */
-export async function fuzzTarget(suite: Pick<Suite, 'api' | 'request'>, shop: FuzzShop): Promise<FuzzTarget> {
+export async function fuzzTarget(suite: Pick<Suite, 'api' | 'db' | 'request'>, shop: FuzzShop): Promise<FuzzTarget> {
   const key = Object.values(shop.keys)[0]![0]!;
   const ids = async (path: string, field = 'id', keep = (_row: Record<string, string>) => true) => {
     const response = await suite.request('GET', path, { key });
@@ -47,6 +49,7 @@ export async function fuzzTarget(suite: Pick<Suite, 'api' | 'request'>, shop: Fu
   const [district] = await ids(`/geo/units?system=old&parentId=${province}`);
   const [ward] = await ids(`/geo/units?system=old&parentId=${district}`);
   const warehouses = await ids('/warehouses');
+  const [salesRole] = await ids('/roles', 'id', (role) => role.name === 'Sales');
   const dictionaries: Record<string, string[]> = {
     variants: await ids('/inventory/stock?limit=100', 'variantId'),
     warehouses,
@@ -55,9 +58,11 @@ export async function fuzzTarget(suite: Pick<Suite, 'api' | 'request'>, shop: Fu
     tags: await ids('/tags'),
     paymentMethods: await ids('/payment-methods'),
     salesChannels: await ids('/sales-channels'),
-    staff: await ids('/staff'),
-    // The demo's Sales role: an order handed to a role needs a member who may handle orders (400 otherwise).
-    roles: await ids('/roles', 'id', (role) => role.name === 'Sales'),
+    // A handler named in an order edit must be able to handle orders (400 otherwise), which the staff
+    // list does not say: the usable members of the demo's Sales role, read as the orders module reads them.
+    staff: await withShop(suite.db.app, shop.shopId, (tx) => usableMembersOfRole(tx, salesRole!)),
+    // An order handed to a role needs a member who may handle orders (400 otherwise).
+    roles: [salesRole!],
     province: [province!],
     district: [district!],
     ward: [ward!],
