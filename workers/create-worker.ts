@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../domain/flows/index.js';
 import { withShop } from '../domain/kernel/index.js';
@@ -14,6 +14,7 @@ import { createCarrierActivities } from '../activities/shipments/carrier-calls.j
 import { createShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
 import { loadSettings, type Settings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
+import { cachedWorkflowBundle } from './workflow-bundle.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
@@ -35,8 +36,8 @@ export interface ShopflowWorkerOptions {
   requestKey: string;
   /** Opens the flows' sealed signing secrets and the carrier connections' credentials, here only: where they are used. */
   secretsKey: KeyObject;
-  /** A prebuilt bundle (tests build one per suite); otherwise the worker bundles `workflows/` itself. */
-  workflowBundle?: WorkflowBundleWithSourceMap;
+  /** A prebuilt bundle (tests build one per suite, worker processes keep theirs: workflow-bundle.ts); otherwise the worker bundles `workflows/` itself. */
+  workflowBundle?: WorkflowBundleOption;
 }
 
 /**
@@ -82,7 +83,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
 /**
  * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
  * logging at WARN (it logs every bundle and state change at INFO), the database pool, the Temporal
- * connection, and the worker on them.
+ * connection, the workflow bundle (kept between starts: workflow-bundle.ts), and the worker on them.
  */
 export async function prepareWorkerProcess(
   applicationName: string,
@@ -90,7 +91,10 @@ export async function prepareWorkerProcess(
   const settings = loadSettings();
   Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
   const sql = createAppSql(settings, applicationName);
-  const connection = await NativeConnection.connect(temporalConnectionOptions(settings));
+  const [connection, { bundle }] = await Promise.all([
+    NativeConnection.connect(temporalConnectionOptions(settings)),
+    cachedWorkflowBundle(workflowsPath, { logger: Runtime.instance().logger }),
+  ]);
   const worker = await createShopflowWorker({
     connection,
     namespace: settings.TEMPORAL_NAMESPACE,
@@ -99,6 +103,7 @@ export async function prepareWorkerProcess(
     policy: outboundPolicyFrom(settings),
     requestKey: settings.DELIVERY_REQUEST_KEY,
     secretsKey: settings.secretsKey,
+    workflowBundle: bundle,
   });
   return { settings, sql, connection, worker };
 }
