@@ -36,8 +36,8 @@ export interface ShopflowWorkerOptions {
   requestKey: string;
   /** Opens the flows' sealed signing secrets and the carrier connections' credentials, here only: where they are used. */
   secretsKey: KeyObject;
-  /** A prebuilt bundle (tests build one per suite, worker processes keep theirs: workflow-bundle.ts); otherwise the worker bundles `workflows/` itself. */
-  workflowBundle?: WorkflowBundleOption;
+  /** The bundle of `workflows/`, kept between starts (workflow-bundle.ts). */
+  workflowBundle: WorkflowBundleOption;
 }
 
 /**
@@ -71,7 +71,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities,
-    ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
+    workflowBundle: options.workflowBundle,
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
     maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
     // At least the deliveries in flight, so none is evicted and replayed from history between its

@@ -32,8 +32,8 @@ export function workflowBundleKey(workflowsPath: string): string {
 /**
  * The bundle a worker runs, built once per version of `workflows/` and kept in `cacheDir`: a worker
  * or relay restarted after a crash (or each `npm run dev`) starts without webpack's seconds of CPU.
- * Written under a temporary name and renamed, so two processes starting at once each read a whole
- * file; older versions are removed. Where the folder cannot be written, the bundle stays in memory.
+ * Written under a temporary name and renamed, so no process reads half a file; every other file of
+ * the folder (older versions) is removed. Where the folder cannot be written, the bundle stays in memory.
  */
 export async function cachedWorkflowBundle(
   workflowsPath: string,
@@ -48,8 +48,8 @@ export async function cachedWorkflowBundle(
     const partial = `${codePath}.${process.pid}.partial`;
     writeFileSync(partial, code);
     renameSync(partial, codePath);
-    for (const file of readdirSync(cacheDir))
-      if (join(cacheDir, file) !== codePath && !file.endsWith('.partial')) rmSync(join(cacheDir, file), { force: true });
+    // Another process's unfinished file goes too: its rename then fails and it keeps its bundle in memory.
+    for (const file of readdirSync(cacheDir)) if (join(cacheDir, file) !== codePath) rmSync(join(cacheDir, file), { force: true });
   } catch {
     return { bundle: { code }, built: true };
   }

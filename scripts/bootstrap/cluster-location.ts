@@ -40,7 +40,7 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
     portFile,
     owner,
     label: `${dir} (the postgres user cannot enter ${data})`,
-    prepare: () => prepareOutsideSlot(slot, data, outsideRoot),
+    prepare: () => prepareOutsideSlot(slot, data),
   };
 }
 
@@ -49,8 +49,8 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
  * and names the clone in `checkout` there, so a stale one can be told apart and removed. Fails with
  * what to do when even this place is closed to the `postgres` user.
  */
-function prepareOutsideSlot(slot: string, data: string, outsideRoot: string): void {
-  for (const removed of pruneStaleClusters(outsideRoot)) console.error(`  removed ${removed}: its clone is gone`);
+function prepareOutsideSlot(slot: string, data: string): void {
+  for (const removed of pruneStaleClusters(dirname(slot))) console.error(`  removed ${removed}: its clone is gone`);
   try {
     const first = mkdirSync(slot, { recursive: true });
     // Explicit modes: root's umask may be 077, which is how a clone's own `.data` ends up closed.
@@ -67,7 +67,7 @@ function prepareOutsideSlot(slot: string, data: string, outsideRoot: string): vo
  * exists) and that are stopped (no `postmaster.pid`), so deleted `mktemp -d` clones leave no cluster
  * behind once another is made. Returns the folders removed.
  */
-export function pruneStaleClusters(outsideRoot = OUTSIDE_CLUSTERS_ROOT): string[] {
+export function pruneStaleClusters(outsideRoot: string): string[] {
   if (!existsSync(outsideRoot)) return [];
   const removed: string[] = [];
   for (const name of readdirSync(outsideRoot)) {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
+import { cachedWorkflowBundle } from '../../workers/workflow-bundle.js';
 import type { OutboundPolicy } from '../../activities/flows/outbound-http.js';
 import type { Sql } from '../../db/client.js';
 import type { DeliveryStarter } from '../../workers/delivery-starts.js';
@@ -25,13 +26,13 @@ export interface TestTemporal {
 
 /**
  * A Shopflow worker on its own task queue of the real Temporal server that `npm test` started,
- * with the workflow code bundled once for the suite, and a client.
+ * with the workflow bundle the worker processes keep (built once per version of workflows/), and a client.
  */
 export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy }): Promise<TestTemporal> {
   const address = testEnv('TEMPORAL_ADDRESS');
   const taskQueue = `test-${randomUUID()}`;
-  const [workflowBundle, nativeConnection, connection] = await Promise.all([
-    bundleWorkflowCode({ workflowsPath, logger: new DefaultLogger('WARN') }),
+  const [{ bundle: workflowBundle }, nativeConnection, connection] = await Promise.all([
+    cachedWorkflowBundle(workflowsPath, { logger: new DefaultLogger('WARN') }),
     NativeConnection.connect({ address }),
     Connection.connect({ address }),
   ]);

@@ -29,7 +29,7 @@ describe('the workflow bundle a worker process keeps between starts', () => {
     const codePath = (again.bundle as { codePath: string }).codePath;
     expect(basename(codePath)).toBe(`workflows-${workflowBundleKey(workflowsPath)}.js`);
 
-    // A new version (here: the older file's key no longer matching) is built and the older file removed.
+    // With its own file gone the bundle is built again, and the other file of the folder is removed.
     rmSync(codePath);
     const rebuilt = await cachedWorkflowBundle(workflowsPath, { cacheDir, logger });
     expect(rebuilt.built).toBe(true);
