@@ -4,6 +4,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSy
 import { userInfo } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { dataDir, projectRoot } from './paths.js';
+import { say } from './progress.js';
 
 /** Where, as root, the clusters of clones the `postgres` user cannot enter are kept: one folder per clone. */
 export const OUTSIDE_CLUSTERS_ROOT = '/var/lib/shopflow/postgres';
@@ -50,7 +51,7 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
  * what to do when even this place is closed to the `postgres` user.
  */
 function prepareOutsideSlot(slot: string, data: string): void {
-  for (const removed of pruneStaleClusters(dirname(slot))) console.error(`  removed ${removed}: its clone is gone`);
+  for (const removed of pruneStaleClusters(dirname(slot))) say(`  removed ${removed}: its clone is gone`);
   try {
     const first = mkdirSync(slot, { recursive: true });
     // Explicit modes: root's umask may be 077, which is how a clone's own `.data` ends up closed.
