@@ -8,5 +8,6 @@
 export { latestProduct, variantFacts, variantsForOrderLines } from './catalog-reads.js';
 export { listCategories } from './categories.js';
 export { MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
-export { createProduct, deleteProduct, getProduct, listProducts, updateProduct } from './products.js';
+export { listProducts } from './product-list.js';
+export { createProduct, deleteProduct, getProduct, updateProduct } from './products.js';
 export { NewProduct, ProductChanges, ProductDetail, ProductRow, ProductType, Variant, VariantInput } from './product-shapes.js';

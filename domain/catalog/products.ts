@@ -1,13 +1,4 @@
-import {
-  characterCount,
-  escapeLike,
-  Problem,
-  refuseAbsent,
-  syncedPage,
-  type CursorBinding,
-  type ListQuery,
-  type Page,
-} from '../kernel/index.js';
+import { characterCount, Problem, refuseAbsent } from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import { assertHolds } from '../access/index.js';
 import {
@@ -22,63 +13,12 @@ import {
 } from './product-rules.js';
 import type { Tx } from '../kernel/index.js';
 import { generateProductCode, generateVariantCode } from './product-codes.js';
-import type { ProductChanges, ProductDetail, ProductInput, ProductRow, VariantInput } from './product-shapes.js';
-
-export interface ProductFilters {
-  search?: string;
-  categoryId?: string;
-}
+import type { ProductChanges, ProductDetail, ProductInput, VariantInput } from './product-shapes.js';
 
 /** Who is writing: the permissions decide whether new attribute names or values may be added. */
 export interface Writer {
   shopId: string;
   permissions: readonly string[];
-}
-
-const ROW_COLUMNS = (tx: Tx) => tx`
-  p.id, p.code, p.name, p.type, p.is_active,
-  coalesce((select array_agg(c.name order by pc.position, c.name) from product_categories pc join categories c on c.id = pc.category_id where pc.product_id = p.id), '{}') as category_names,
-  live.variant_count,
-  (select i.url from product_images i where i.product_id = p.id order by cardinality(i.variant_ids) = 0 desc, i.position limit 1) as image_url,
-  api_decimal(live.price_from) as price_from, api_decimal(live.price_to) as price_to,
-  api_time(p.updated_at) as updated_at, api_time(p.deleted_at) as deleted_at`;
-
-/**
- * Each listed product beside its live variants' count and price range, read in one pass (`live`):
- * three subqueries over `variants`, each under the row-level-security filter, cost the page's
- * statement about a third more (docs/decisions.md, API baselines).
- */
-const LIST_SOURCE = (tx: Tx) => tx`
-  products p cross join lateral (
-    select count(*)::int as variant_count, min(v.price) as price_from, max(v.price) as price_to
-    from variants v where v.product_id = p.id and v.removed_at is null
-  ) live`;
-
-/** `GET /products`: (updatedAt, id) order; `search` in name or code; `categoryId`. */
-export async function listProducts(
-  tx: Tx,
-  query: ListQuery & ProductFilters,
-  binding: CursorBinding,
-  ceilingSeconds: number,
-): Promise<Page<ProductRow>> {
-  const pattern = query.search ? `%${escapeLike(query.search.trim().toLowerCase())}%` : undefined;
-  return syncedPage<ProductRow>(
-    tx,
-    {
-      table: 'p',
-      column: 'updated_at',
-      softDelete: true,
-      source: LIST_SOURCE(tx),
-      columns: ROW_COLUMNS(tx),
-      filters: () => [
-        ...(pattern === undefined ? [] : [tx`(lower(p.name) like ${pattern} or lower(p.code) like ${pattern})`]),
-        ...(query.categoryId
-          ? [tx`exists (select 1 from product_categories pc where pc.product_id = p.id and pc.category_id = ${query.categoryId})`]
-          : []),
-      ],
-    },
-    { query, binding, ceilingSeconds },
-  );
 }
 
 /** `GET /products/{id}`: variants in order (removed ones not shown), attributes in the product's order. */
