@@ -109,6 +109,10 @@ export async function buildApp(deps: AppDeps) {
       : false,
     // Request ids come from us, never from a client header.
     genReqId: () => crypto.randomUUID(),
+    // A `__proto__` key (or `constructor.prototype`) in a body is dropped while parsing, like any key
+    // no schema names, instead of refusing well-formed JSON: no object's prototype is ever set from it.
+    onProtoPoisoning: 'remove',
+    onConstructorPoisoning: 'remove',
   }).withTypeProvider<ZodTypeProvider>();
   // Node checks request time-outs on this interval (30 s by default, which would double a short limit).
   Object.assign(app.server, { connectionsCheckingInterval: Math.min(30_000, Math.ceil(requestTimeout / 2)) });

@@ -53,6 +53,21 @@ describe('text limits', () => {
   });
 });
 
+describe('a body with a __proto__ or constructor.prototype key', () => {
+  it('is read without that key, like any key no schema names (it was 400 "not well-formed JSON"), and sets no prototype', async () => {
+    // JSON.parse makes "__proto__" an own key, which JSON.stringify then sends as written.
+    const body: unknown = JSON.parse(
+      '{"name": "Proto", "__proto__": {"polluted": true}, "constructor": {"prototype": {"polluted": true}}, "variants": [{"attributes": {"colour": "red", "__proto__": "x"}}]}',
+    );
+    const created = await request('POST', '/products', { key, body });
+    expect(created.status, await created.clone().text()).toBe(201);
+    const product = (await created.json()) as { name: string; variants: { attributes: Record<string, string> }[] };
+    expect(product.name).toBe('Proto');
+    expect(product.variants.map((variant) => variant.attributes)).toEqual([{ colour: 'red' }]);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
 describe('attribute names with an underscore', () => {
   it('are kept as given (they came back camel-cased), so a repeated variant is 409, not 500', async () => {
     const created = await request('POST', '/products', { key, body: { name: 'Shoe', variants: [{ attributes: { size_eu: '42' } }] } });
