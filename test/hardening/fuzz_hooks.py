@@ -26,6 +26,15 @@ with open(os.environ["SHOPFLOW_FUZZ_SEEDED"], encoding="utf-8") as file:
 with open(os.environ["SHOPFLOW_FUZZ_KEYS"], encoding="utf-8") as file:
     KEYS = {family: itertools.cycle(keys) for family, keys in json.load(file).items()}
 
+# Client addresses the cases come from in turn (TEST-NET-2), sent as X-Forwarded-For to the fuzz API,
+# which trusts one hop: invalid keys are counted per client address (600 a minute each).
+CLIENT_ADDRESSES = itertools.cycle(f"198.51.100.{host}" for host in range(1, 255))
+
+# Attribute names of a product the fuzzer creates, and the names and values its edits use.
+NEW_PRODUCT_NAMES = 7
+EDIT_NAMES = ["fuzz-a", "fuzz-b", "fuzz-c"]
+EDIT_VALUES = [f"v{index}" for index in range(20)]
+
 # numeric(18, 3): a line's amount and an order's totals are products and sums of fields.
 MAX_AMOUNT = Decimal("999999999999999.999")
 SAFE_PRICE = Decimal(10) ** 12
@@ -55,6 +64,8 @@ def map_case(context, case):
     for name, value in (case.path_parameters or {}).items():
         if value is None:
             case.path_parameters[name] = str(uuid.uuid5(uuid.NAMESPACE_OID, f"{case.operation.path}:{name}"))
+    # On the case itself, so the ignored_auth check's probes (copies of it without the key) carry it too.
+    case.headers = {**(case.headers or {}), "X-Forwarded-For": next(CLIENT_ADDRESSES)}
     # A seeded record stays, in every phase and mode: later cases name it in their bodies (a deleted
     # product's variants are refused). What the fuzzer created itself it may delete.
     if case.method.upper() == "DELETE" and case.path_parameters and case.path_parameters.get("id") in SEEDED:
@@ -83,17 +94,23 @@ def map_case(context, case):
             body["variants"] = [variant for variant in body["variants"][:1] if isinstance(variant, dict)]
             for variant in body["variants"]:
                 variant.pop("id", None)
-    # A product has at most 10 attributes, counted over all its variants.
-    if path.endswith("/products") or path.endswith("/products/{id}"):
+    # A product has at most 10 attribute names, each with at most 100 values, the stored ones counted:
+    # a new product takes at most 7 names, and an edit only the 3 names every edit shares, with a few
+    # values each, so a product the fuzzer edits again and again never outgrows the limits.
+    if path.endswith("/products"):
         names = []
         for variant in body.get("variants") or []:
             attributes = variant.get("attributes") if isinstance(variant, dict) else None
             if isinstance(attributes, dict):
                 for name in list(attributes):
-                    if name not in names and len(names) == 10:
+                    if name not in names and len(names) == NEW_PRODUCT_NAMES:
                         del attributes[name]
                     elif name not in names:
                         names.append(name)
+    if path.endswith("/products/{id}"):
+        for variant in body.get("variants") or []:
+            if isinstance(variant, dict) and isinstance(variant.get("attributes"), dict):
+                variant["attributes"] = {_pick(EDIT_NAMES, name): _pick(EDIT_VALUES, value) for name, value in variant["attributes"].items()}
     # A variant without a code gets `<product code>-<n>`, which must fit in 100 characters too.
     if path.endswith("/products") or path.endswith("/products/{id}"):
         if isinstance(body.get("code"), str) and len(body["code"]) > 95:
