@@ -4,7 +4,7 @@ import Fastify, { type FastifyServerOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { Client, type Connection } from '@temporalio/client';
+import { type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
@@ -31,16 +31,22 @@ import { adminCatalogueRoutes } from './routes/access/admin-catalogue.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminPageRoutes } from './routes/chat/admin-pages.js';
 import { adminWebAppRoutes } from './routes/admin-web-app.js';
+import { temporalCodecRoutes, webUiOrigins } from './routes/operators/temporal-codec.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin, containsApiKey } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
-import { fullyDecoded } from './plugins/route-area.js';
+import { fullyDecoded, normalisedPath } from './plugins/route-area.js';
 import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
 import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../activities/chat/platform-adapter.js';
 import { chatProfileLookup } from '../activities/chat/profile-lookup.js';
 import { chatChannel } from '../activities/chat/chat-channel.js';
+import { pageTokenOwner } from '../activities/chat/page-ownership.js';
 import { conversationRoutes } from './routes/chat/conversations.js';
+import { createOutboundAgent, type OutboundPolicy } from '../activities/outbound/outbound-http.js';
+import type { CarrierEndpoints } from '../domain/shipments/index.js';
 import { commentRoutes } from './routes/chat/comments.js';
+import { temporalClient } from '../config/temporal-connection.js';
+import type { CodecKey } from '../config/payload-codec.js';
 
 export const API_PREFIX = '/api/open/v1';
 export const ADMIN_PREFIX = '/api/admin';
@@ -55,14 +61,22 @@ export interface AppDeps {
   cursorSecret: string;
   secretsKey: KeyObject;
   temporalNamespace: string;
+  /** The payload codec's keys (settings `PAYLOAD_CODEC_KEYS`): every workflow the API starts is encrypted. */
+  payloadCodecKeys: readonly [CodecKey, ...CodecKey[]];
+  /** Settings `CODEC_OPERATOR_TOKEN`: who may decode at the codec endpoint (none: not served). */
+  codecOperatorToken?: string;
   temporalTaskQueue: string;
   temporalUiUrl: string;
-  /** Seals the delivery requests the admin API starts (test-runs, resends). */
+  /** Seals every workflow input and signal the API starts: test-runs, resends, shipment pushes, cancels and milestones. */
   deliveryRequestKey: string;
   /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
   trustProxy?: boolean | number | string[];
   /** The chat platform's inbound webhook (not served without its app secret). */
   chatWebhook?: Pick<ChatWebhookOptions, 'appSecret' | 'verifyToken'>;
+  /** The outbound policy of calls to addresses Shopflow did not write (here: the chat platform). */
+  outbound: OutboundPolicy;
+  /** Where carrier connections may point (settings `CARRIER_A_HOSTS`, `CARRIER_B_HOSTS`, `OUTBOUND_ALLOW_LOOPBACK`). */
+  carrierEndpoints: CarrierEndpoints;
   /** The chat platform's Graph API root (settings `CHAT_PLATFORM_URL`): sends, moderation and profile lookups. */
   chatPlatformUrl?: string;
   /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
@@ -80,6 +94,17 @@ export interface AppDeps {
  */
 export function redactKeys(text: string): string {
   return containsApiKey(text) ? fullyDecoded(text).replace(/svc_live_[0-9A-Za-z]*/g, 'svc_live_[redacted]') : text;
+}
+
+/**
+ * A request URL as logged: keys redacted (redactKeys). Under /platform/ callers prove themselves by
+ * a secret in the URL (a carrier's callback path, the chat platform's `hub.verify_token`), so there
+ * only the path is logged, with the callback secret redacted.
+ */
+export function loggableUrl(url: string): string {
+  const path = normalisedPath(url);
+  if (!path.startsWith('/platform/')) return redactKeys(url);
+  return redactKeys(path.replace(/^\/platform\/carriers\/callbacks\/[^/]+/, '/platform/carriers/callbacks/[redacted]'));
 }
 
 /** Trust the `hops` proxies nearest to the server (the type Fastify declares has no number form). */
@@ -101,7 +126,7 @@ export async function buildApp(deps: AppDeps) {
           serializers: {
             req: (request: { method: string; url: string; ip?: string }) => ({
               method: request.method,
-              url: redactKeys(request.url),
+              url: loggableUrl(request.url),
               remoteAddress: request.ip,
             }),
           },
@@ -152,16 +177,21 @@ export async function buildApp(deps: AppDeps) {
   await app.register(referenceListRoutes, { prefix: API_PREFIX });
   await app.register(inventoryRoutes, { prefix: API_PREFIX, ...routeDeps });
   await app.register(orderRoutes, { prefix: API_PREFIX, ...routeDeps });
+  const temporal = temporalClient(deps.temporal, deps.payloadCodecKeys, deps.temporalNamespace);
   const shipments: ShipmentStarter = {
-    client: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
+    client: temporal,
     taskQueue: deps.temporalTaskQueue,
     waitMs: deps.shipments?.waitMs ?? 20_000,
     pollEveryMs: deps.shipments?.pollEveryMs ?? 900_000,
+    sealKey: deps.deliveryRequestKey,
   };
   await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
   await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });
 
-  const chatPlatform = createChatPlatformAdapter({ baseUrl: deps.chatPlatformUrl ?? REAL_CHAT_PLATFORM_URL });
+  const chatPlatform = createChatPlatformAdapter({
+    baseUrl: deps.chatPlatformUrl ?? REAL_CHAT_PLATFORM_URL,
+    dispatcher: createOutboundAgent(deps.outbound),
+  });
   const chatDeps = { ...routeDeps, channel: chatChannel(deps.sql, chatPlatform), secretsKey: deps.secretsKey };
   await app.register(conversationRoutes, { prefix: API_PREFIX, ...chatDeps });
   await app.register(commentRoutes, { prefix: API_PREFIX, ...chatDeps });
@@ -175,25 +205,33 @@ export async function buildApp(deps: AppDeps) {
   await app.register(adminFlowRoutes, {
     prefix: ADMIN_PREFIX,
     deliveries: {
-      client: new Client({ connection: deps.temporal, namespace: deps.temporalNamespace }),
+      client: temporal,
       taskQueue: deps.temporalTaskQueue,
       requestKey: deps.deliveryRequestKey,
     },
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
     secretsKey: deps.secretsKey,
+    cursorSecret: deps.cursorSecret,
   });
   await app.register(adminCarrierConnectionRoutes, {
     prefix: ADMIN_PREFIX,
     secretsKey: deps.secretsKey,
     publicBaseUrl: deps.publicBaseUrl,
+    endpoints: deps.carrierEndpoints,
   });
   // The admin web app: its API (document, pickers, connections, set-up) and its built files.
   await app.register(adminOpenApiRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminCatalogueRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminApplicationRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminSetupRoutes, { prefix: ADMIN_PREFIX });
-  await app.register(adminPageRoutes, { prefix: ADMIN_PREFIX, secretsKey: deps.secretsKey });
+  await app.register(adminPageRoutes, { prefix: ADMIN_PREFIX, secretsKey: deps.secretsKey, ownerOf: pageTokenOwner(chatPlatform) });
+  await app.register(temporalCodecRoutes, {
+    sql: deps.sql,
+    codecKeys: deps.payloadCodecKeys,
+    operatorToken: deps.codecOperatorToken,
+    uiOrigins: webUiOrigins(deps.temporalUiUrl),
+  });
   await app.register(adminWebAppRoutes, { root: deps.webAppRoot ?? fileURLToPath(new URL('../web/dist', import.meta.url)) });
   return app;
 }

@@ -2,6 +2,7 @@ import { Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import { createAppSql } from '../db/client.js';
+import { outboundPolicyFrom } from '../activities/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 
 const settings = loadSettings();
@@ -16,6 +17,8 @@ const app = await buildApp({
   cursorSecret: settings.CURSOR_SECRET,
   secretsKey: settings.secretsKey,
   temporalNamespace: settings.TEMPORAL_NAMESPACE,
+  payloadCodecKeys: settings.payloadCodecKeys,
+  codecOperatorToken: settings.codecOperatorToken,
   temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE,
   temporalUiUrl: settings.TEMPORAL_UI_URL,
   deliveryRequestKey: settings.DELIVERY_REQUEST_KEY,
@@ -24,6 +27,8 @@ const app = await buildApp({
   shipments: { waitMs: settings.SHIPMENT_WAIT_MS, pollEveryMs: settings.SHIPMENT_POLL_MS },
   chatWebhook: settings.chatWebhook,
   chatPlatformUrl: settings.CHAT_PLATFORM_URL,
+  outbound: outboundPolicyFrom(settings),
+  carrierEndpoints: settings.carrierEndpoints,
   logger: { level: settings.LOG_LEVEL },
 });
 

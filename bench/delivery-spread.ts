@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import type { ChildProcess } from 'node:child_process';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
+import { loadSettings } from '../config/settings.js';
+import { temporalClient } from '../config/temporal-connection.js';
 
 /** How the deliveries of one phase spread over several relays and workers, read back from Temporal. */
 export interface DeliverySpread {
@@ -48,7 +50,7 @@ export async function deliverySpread(
   const names = processNames(launched);
   const connection = await Connection.connect({ address: temporalAddress });
   try {
-    return await countSpread(new Client({ connection }), taskQueue, workflowIds, names);
+    return await countSpread(temporalClient(connection, loadSettings().payloadCodecKeys), taskQueue, workflowIds, names);
   } finally {
     await connection.close();
   }

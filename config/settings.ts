@@ -1,5 +1,6 @@
 import { createSecretKey } from 'node:crypto';
 import { z } from 'zod';
+import { parseCodecKeys } from './payload-codec.js';
 
 /** The role of the API, worker and relay connections (created by the first migration). */
 export const APP_ROLE = 'shopflow_app';
@@ -29,9 +30,35 @@ const trustProxy = z
       .filter(Boolean);
   });
 
+/** GHN's and GHTK's API hosts, production and staging: where carrier connections may point by default. */
+export const OFFICIAL_CARRIER_HOSTS = {
+  carrier_a: ['online-gateway.ghn.vn', 'dev-online-gateway.ghn.vn'],
+  carrier_b: ['services.giaohangtietkiem.vn', 'services-staging.ghtklab.com'],
+} as const;
+
+/** A comma-separated list of host names, lower-cased. */
+const hostList = (defaults: readonly string[]) =>
+  z
+    .string()
+    .default(defaults.join(','))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((host) => host.trim().toLowerCase())
+        .filter(Boolean),
+    );
+
+/** How many days housekeeping keeps deliveries (with their attempts) and outbox events. */
+export interface Retention {
+  deliveryDays: number;
+  eventDays: number;
+}
+export const DEFAULT_RETENTION: Retention = { deliveryDays: 90, eventDays: 30 };
+
 /** Secrets that have a public development value; production refuses to start without its own. */
 const DEVELOPMENT_SECRETS = {
   CURSOR_SECRET: 'shopflow-development-cursor-secret',
+  PAYLOAD_CODEC_KEYS: `dev-1:${Buffer.from('shopflow-development-codec-key!!').toString('base64')}`,
   DELIVERY_REQUEST_KEY: 'shopflow-development-delivery-request-key',
   SECRETS_KEY: Buffer.from('shopflow-development-secrets-key').toString('base64'),
 } as const;
@@ -55,14 +82,32 @@ const schema = z.object({
   TEMPORAL_NAMESPACE: z.string().default('default'),
   TEMPORAL_TASK_QUEUE: z.string().default('shopflow'),
   TEMPORAL_UI_URL: z.string().default('http://127.0.0.1:8233'),
-  // Housekeeping (a Temporal Schedule) purges delivery attempts older than this; the history shows the rest.
-  DELIVERY_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).default(90),
+  // Housekeeping (a Temporal Schedule) purges deliveries and their attempts older than this.
+  DELIVERY_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  // Its earlier name (attempts only), read when DELIVERY_RETENTION_DAYS is unset: a shorter retention set
+  // for the receivers' answers stays in force.
+  DELIVERY_ATTEMPT_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  // Housekeeping purges outbox events older than this, unless queued or needed by a delivery that may still send them.
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(1).default(DEFAULT_RETENTION.eventDays),
   // mTLS to the Temporal frontend (docs/security.md): a client certificate and key, and the CA of the server's certificate.
   TEMPORAL_TLS_CERT_FILE: z.string().optional(),
   TEMPORAL_TLS_KEY_FILE: z.string().optional(),
   TEMPORAL_TLS_CA_FILE: z.string().optional(),
   TEMPORAL_TLS_SERVER_NAME: z.string().optional(),
   CURSOR_SECRET: z.string().min(16).default(DEVELOPMENT_SECRETS.CURSOR_SECRET),
+  // Workflow payloads are encrypted with the first key and read with any (config/payload-codec.ts).
+  PAYLOAD_CODEC_KEYS: z
+    .string()
+    .default(DEVELOPMENT_SECRETS.PAYLOAD_CODEC_KEYS)
+    .superRefine((value, context) => {
+      try {
+        parseCodecKeys(value);
+      } catch (error) {
+        context.addIssue({ code: 'custom', message: (error as Error).message });
+      }
+    }),
+  // The operators' credential at the codec endpoint (/temporal-codec); without it nothing is decoded there.
+  CODEC_OPERATOR_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(32).optional()),
   DELIVERY_REQUEST_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.DELIVERY_REQUEST_KEY),
   SECRETS_KEY: z
     .base64()
@@ -78,7 +123,11 @@ const schema = z.object({
   SHIPMENT_WAIT_MS: z.coerce.number().int().min(1000).max(60_000).default(20_000),
   // How long a tracked shipment's callbacks may be silent before the carrier's status endpoint is asked.
   SHIPMENT_POLL_MS: z.coerce.number().int().min(1000).default(900_000),
-  WEBHOOK_ALLOW_LOOPBACK: booleanFlag,
+  // Development and tests only: webhooks, carrier connections and the chat platform may reach loopback (the simulators).
+  OUTBOUND_ALLOW_LOOPBACK: booleanFlag,
+  // The hosts a carrier connection may point at (https only): GHN's and GHTK's APIs unless told otherwise.
+  CARRIER_A_HOSTS: hostList(OFFICIAL_CARRIER_HOSTS.carrier_a),
+  CARRIER_B_HOSTS: hostList(OFFICIAL_CARRIER_HOSTS.carrier_b),
   WEBHOOK_EXTRA_CA_FILE: z.string().optional(),
 });
 
@@ -102,12 +151,29 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     /** The AES-256-GCM key of secrets at rest (domain/kernel/sealed-secrets.ts), as node:crypto takes it. */
     secretsKey: createSecretKey(Buffer.from(s.SECRETS_KEY, 'base64')),
     databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
+    /** Where carrier connections may point (domain/shipments/carrier-endpoints.ts). */
+    carrierEndpoints: {
+      hosts: { carrier_a: s.CARRIER_A_HOSTS, carrier_b: s.CARRIER_B_HOSTS },
+      allowLoopback: s.OUTBOUND_ALLOW_LOOPBACK,
+    },
+    /** The payload codec's keys, the first encrypting (config/payload-codec.ts). */
+    payloadCodecKeys: parseCodecKeys(s.PAYLOAD_CODEC_KEYS),
+    /** Who may decode at the codec endpoint: the operator token (a development one under development and tests). */
+    codecOperatorToken: s.CODEC_OPERATOR_TOKEN ?? (s.NODE_ENV === 'production' ? undefined : DEVELOPMENT_OPERATOR_TOKEN),
     /** The inbound chat webhook: off without an app secret (development and tests use the simulator's). */
     chatWebhook: chatWebhookSettings(s),
+    /** What housekeeping keeps, in days: the worker's own bounds, never a workflow's input. */
+    retention: {
+      deliveryDays: s.DELIVERY_RETENTION_DAYS ?? s.DELIVERY_ATTEMPT_RETENTION_DAYS ?? DEFAULT_RETENTION.deliveryDays,
+      eventDays: s.EVENT_RETENTION_DAYS,
+    } satisfies Retention,
   };
   if (s.NODE_ENV === 'production') assertProductionSafe(settings);
   return settings;
 }
+
+/** The codec endpoint's operator token under development and tests (`npm run dev` prints it). */
+export const DEVELOPMENT_OPERATOR_TOKEN = 'shopflow-development-operator-token';
 
 /** The chat simulator's default app secret (simulators/chat), which development and tests use unless told otherwise. */
 const DEVELOPMENT_CHAT_APP_SECRET = 'chat-simulator-app-secret';
@@ -124,9 +190,13 @@ function chatWebhookSettings(s: z.infer<typeof schema>): { appSecret: string; ve
 /** What production refuses: development conveniences and the public development secrets. */
 function assertProductionSafe(settings: z.infer<typeof schema> & { appDatabaseUrl: string | undefined }): void {
   const refusals: string[] = [];
-  if (settings.WEBHOOK_ALLOW_LOOPBACK || settings.WEBHOOK_EXTRA_CA_FILE) {
-    refusals.push('WEBHOOK_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
+  if (settings.OUTBOUND_ALLOW_LOOPBACK || settings.WEBHOOK_EXTRA_CA_FILE) {
+    refusals.push('OUTBOUND_ALLOW_LOOPBACK and WEBHOOK_EXTRA_CA_FILE are for development and tests only');
   }
+  if (settings.CODEC_OPERATOR_TOKEN === DEVELOPMENT_OPERATOR_TOKEN) refusals.push('CODEC_OPERATOR_TOKEN must be a secret of your own');
+  const developmentCodecKey = parseCodecKeys(DEVELOPMENT_SECRETS.PAYLOAD_CODEC_KEYS)[0].key;
+  if (parseCodecKeys(settings.PAYLOAD_CODEC_KEYS).some(({ key }) => key.equals(developmentCodecKey)))
+    refusals.push('PAYLOAD_CODEC_KEYS must not hold the development key');
   for (const [name, developmentValue] of Object.entries(DEVELOPMENT_SECRETS)) {
     if (settings[name as keyof typeof DEVELOPMENT_SECRETS] === developmentValue)
       refusals.push(`${name} must be set to a secret of your own`);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import type { TLSConfig } from '@temporalio/client';
+import { Client, type ConnectionLike, type TLSConfig } from '@temporalio/client';
+import { shopflowDataConverter, type CodecKey } from './payload-codec.js';
 import type { Settings } from './settings.js';
 
 type TemporalSettings = Pick<
@@ -29,4 +30,12 @@ export function temporalConnectionOptions(settings: TemporalSettings): { address
       ...(certFile && keyFile ? { clientCertPair: { crt: readFileSync(certFile), key: readFileSync(keyFile) } } : {}),
     },
   };
+}
+
+/**
+ * A Temporal client of Shopflow: every payload through the codec of `codecKeys` (config/payload-codec.ts),
+ * so nothing a client starts, signals or reads travels or rests in plain text.
+ */
+export function temporalClient(connection: ConnectionLike, codecKeys: readonly [CodecKey, ...CodecKey[]], namespace?: string): Client {
+  return new Client({ connection, ...(namespace ? { namespace } : {}), dataConverter: shopflowDataConverter(codecKeys) });
 }

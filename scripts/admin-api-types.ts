@@ -5,6 +5,7 @@ import openapiTS, { type OpenAPI3 } from 'openapi-typescript';
 import { Connection } from '@temporalio/client';
 import { ADMIN_PREFIX, buildApp } from '../api/app.js';
 import { createSql } from '../db/client.js';
+import { OFFICIAL_CARRIER_HOSTS } from '../config/settings.js';
 import { projectRoot } from './bootstrap/paths.js';
 import { splitTypes, writeTypesFiles, type TypesFiles } from './generated-types-files.js';
 
@@ -26,9 +27,12 @@ export async function currentDocument(path: string): Promise<unknown> {
     cursorSecret: 'unused',
     secretsKey: createSecretKey(randomBytes(32)),
     temporalNamespace: 'default',
+    payloadCodecKeys: [{ id: 'unused', key: randomBytes(32) }],
     temporalTaskQueue: 'unused',
     temporalUiUrl: 'http://127.0.0.1:8233',
     deliveryRequestKey: 'unused',
+    outbound: { allowLoopback: false },
+    carrierEndpoints: { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: false },
     logger: false,
   });
   const response = await app.inject({ method: 'GET', url: path });

@@ -74,7 +74,8 @@ const simulatorsUp = async () =>
     )
   ).every(Boolean);
 await waitFor('the carrier simulators', simulatorsUp, 60_000);
-await seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey: loadSettings(env).secretsKey, publicBaseUrl: env.PUBLIC_BASE_URL });
+const { secretsKey, carrierEndpoints } = loadSettings(env);
+await seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey, endpoints: carrierEndpoints, publicBaseUrl: env.PUBLIC_BASE_URL });
 await seedSql.end();
 // The demo pages on the chat simulator (not on a platform CHAT_PLATFORM_URL names), with a few conversations.
 if (!process.env.CHAT_PLATFORM_URL) {
@@ -96,7 +97,8 @@ Shopflow is running.
   API base URL        ${apiUrl}/api/open/v1
   API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/api/open/v1/openapi.json)
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz
-  Temporal Web UI     ${services.temporalUiUrl}
+  Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)
+  Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; README, "Reading workflow payloads")
   Temporal gRPC       ${services.temporalAddress}
   Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)

@@ -1,30 +1,24 @@
 import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
 import { createAppSql, type Sql } from '../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../domain/flows/index.js';
 import { withShop } from '../domain/kernel/index.js';
-import { createOutboundAgent, type OutboundPolicy } from '../activities/flows/outbound-http.js';
+import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../activities/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
 import { createFlowActivities } from '../activities/flows/flow-steps.js';
 import { createHousekeepingActivities } from '../activities/housekeeping/housekeeping.js';
 import { createCarrierActivities } from '../activities/shipments/carrier-calls.js';
 import { createShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
-import { loadSettings, type Settings } from '../config/settings.js';
-import { temporalConnectionOptions } from '../config/temporal-connection.js';
+import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../config/settings.js';
+import type { CarrierEndpoints } from '../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
+import { temporalClient, temporalConnectionOptions } from '../config/temporal-connection.js';
+import { shopflowDataConverter, type CodecKey } from '../config/payload-codec.js';
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
-
-export function outboundPolicyFrom(settings: Pick<Settings, 'WEBHOOK_ALLOW_LOOPBACK' | 'WEBHOOK_EXTRA_CA_FILE'>): OutboundPolicy {
-  return {
-    allowLoopback: settings.WEBHOOK_ALLOW_LOOPBACK,
-    ...(settings.WEBHOOK_EXTRA_CA_FILE ? { extraCaPem: readFileSync(settings.WEBHOOK_EXTRA_CA_FILE, 'utf8') } : {}),
-  };
-}
 
 export interface ShopflowWorkerOptions {
   connection: NativeConnection;
@@ -32,12 +26,18 @@ export interface ShopflowWorkerOptions {
   taskQueue: string;
   sql: Sql;
   policy: OutboundPolicy;
-  /** `DELIVERY_REQUEST_KEY`: the worker sends only delivery requests sealed with it. */
+  /** `DELIVERY_REQUEST_KEY`: the worker acts only on workflow inputs and signals sealed with it (deliveries, shipments). */
   requestKey: string;
   /** Opens the flows' sealed signing secrets and the carrier connections' credentials, here only: where they are used. */
   secretsKey: KeyObject;
   /** The bundle of `workflows/`, kept between starts (workflow-bundle.ts). */
   workflowBundle: WorkflowBundleOption;
+  /** The payload codec's keys (settings `PAYLOAD_CODEC_KEYS`): histories hold only ciphertext. */
+  payloadCodecKeys: readonly [CodecKey, ...CodecKey[]];
+  /** Where carrier connections may point (settings `CARRIER_A_HOSTS`, `CARRIER_B_HOSTS`). */
+  carrierEndpoints: CarrierEndpoints;
+  /** What housekeeping keeps (settings `DELIVERY_RETENTION_DAYS`, `EVENT_RETENTION_DAYS`); their defaults without it. */
+  retention?: Retention;
 }
 
 /**
@@ -49,25 +49,34 @@ export const WORKFLOW_TASK_SLOTS = 100;
 
 /** The Temporal worker with every workflow and activity of Shopflow. */
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
+  // One dispatcher for every outbound call of the worker: webhooks and carriers alike.
+  const outbound = createOutboundAgent(options.policy);
   const activities = {
-    ...createFlowActivities({ sql: options.sql }),
-    ...createHousekeepingActivities({ sql: options.sql }),
-    ...createCarrierActivities({ sql: options.sql, secretsKey: options.secretsKey }),
+    ...createFlowActivities({ sql: options.sql, requestKey: options.requestKey }),
+    ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
+    ...createCarrierActivities({
+      sql: options.sql,
+      secretsKey: options.secretsKey,
+      sealKey: options.requestKey,
+      adapterOptions: { dispatcher: outbound, endpoints: options.carrierEndpoints },
+    }),
     ...createShipmentRecordActivities({
       sql: options.sql,
-      tracking: { client: new Client({ connection: options.connection, namespace: options.namespace }), taskQueue: options.taskQueue },
+      sealKey: options.requestKey,
+      tracking: { client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace), taskQueue: options.taskQueue },
     }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
       signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
       recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
-      dispatcher: createOutboundAgent(options.policy),
+      dispatcher: outbound,
       policy: options.policy,
       userAgent: USER_AGENT,
     }),
   };
   return Worker.create({
     connection: options.connection,
+    dataConverter: shopflowDataConverter(options.payloadCodecKeys),
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities,
@@ -104,6 +113,9 @@ export async function prepareWorkerProcess(
     requestKey: settings.DELIVERY_REQUEST_KEY,
     secretsKey: settings.secretsKey,
     workflowBundle: bundle,
+    carrierEndpoints: settings.carrierEndpoints,
+    payloadCodecKeys: settings.payloadCodecKeys,
+    retention: settings.retention,
   });
   return { settings, sql, connection, worker };
 }

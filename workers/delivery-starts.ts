@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Client, WorkflowExecutionAlreadyStartedError, type ConnectionLike } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client, type ConnectionLike } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
 import type { Settings } from '../config/settings.js';
 import { sealDeliveryRequest } from '../domain/flows/index.js';
 import { Problem } from '../domain/kernel/index.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
+import { temporalClient } from '../config/temporal-connection.js';
 
 /** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
 export interface DeliveryStarter {
@@ -17,10 +18,10 @@ export interface DeliveryStarter {
 /** The starter of a process's settings on its Temporal connection (the relay's native one, the CLI's). */
 export function deliveryStarter(
   connection: ConnectionLike,
-  settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY'>,
+  settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY' | 'payloadCodecKeys'>,
 ): DeliveryStarter {
   return {
-    client: new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }),
+    client: temporalClient(connection, settings.payloadCodecKeys, settings.TEMPORAL_NAMESPACE),
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
     requestKey: settings.DELIVERY_REQUEST_KEY,
   };

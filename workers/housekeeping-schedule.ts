@@ -1,5 +1,4 @@
 import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client, type ScheduleOptionsAction } from '@temporalio/client';
-import type { HousekeepingInput } from '../activities/housekeeping/housekeeping.js';
 
 export const HOUSEKEEPING_EVERY = '5 minutes';
 
@@ -14,20 +13,18 @@ export function housekeepingScheduleId(taskQueue: string): string {
 
 /**
  * The housekeeping schedule of `taskQueue` (visible in the Temporal UI under Schedules): every five
- * minutes, one `housekeepingWorkflow` on that queue. Idempotent: every worker start creates it, or brings an
- * existing one to this spec and input (a changed retention setting takes effect).
+ * minutes, one `housekeepingWorkflow` on that queue, with no input (the worker's settings bound the purge).
+ * Idempotent: every worker start creates it, or brings an existing one to this spec (an input an older
+ * version gave it is dropped).
  */
-export async function ensureHousekeepingSchedule(
-  client: Client,
-  options: { taskQueue: string; input: HousekeepingInput; scheduleId?: string },
-): Promise<void> {
+export async function ensureHousekeepingSchedule(client: Client, options: { taskQueue: string; scheduleId?: string }): Promise<void> {
   const scheduleId = options.scheduleId ?? housekeepingScheduleId(options.taskQueue);
   const action: ScheduleOptionsAction = {
     type: 'startWorkflow',
     workflowType: 'housekeepingWorkflow',
     workflowId: scheduleId,
     taskQueue: options.taskQueue,
-    args: [options.input],
+    args: [],
   };
   const spec = { intervals: [{ every: HOUSEKEEPING_EVERY }] };
   const policies = { overlap: ScheduleOverlapPolicy.SKIP };

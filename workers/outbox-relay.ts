@@ -36,7 +36,9 @@ const WINDOW_STEP = 10;
  * Moves events from the outbox to Temporal: takes queued events off the queue (`FOR UPDATE SKIP
  * LOCKED`, so several relays share the work), starts one delivery workflow per matching flow with
  * the id `delivery:<flowId>:<eventId>` (a second start is "already started", which counts as done),
- * and commits only after every start is confirmed: a failed start puts the batch back.
+ * and commits only after every start is confirmed: a failed start puts the batch back. Each batch
+ * is shared equally by the shops with queued events (takeQueuedEvents), so one shop's backlog holds
+ * another shop's first attempts back by one batch at most: they start in the next batch relayed.
  */
 export class OutboxRelay {
   private readonly batchSize: number;

@@ -1,5 +1,5 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { Problem } from '../domain/kernel/index.js';
+import { Problem, seal } from '../domain/kernel/index.js';
 import type { CarrierOrderRequest, ShipmentDetail } from '../domain/shipments/index.js';
 import { shipmentSearchAttributes as searchAttributes, type ShipmentKeys } from '../activities/shipments/tracking-start.js';
 import {
@@ -16,6 +16,8 @@ export interface ShipmentStarter {
   taskQueue: string;
   waitMs: number;
   pollEveryMs: number;
+  /** `DELIVERY_REQUEST_KEY`: seals every workflow input and signal (domain/kernel/seals.ts). */
+  sealKey: string;
 }
 
 const NO_ANSWER = Symbol('no answer');
@@ -40,20 +42,20 @@ export async function pushShipment(
   starter: ShipmentStarter,
   keys: ShipmentKeys & { connectionId: string; applicationId: string | null; request: CarrierOrderRequest },
 ): Promise<ShipmentDetail> {
+  const workflowId = `shipment-push:${keys.shopId}:${keys.shipmentId}`;
+  const input = {
+    shopId: keys.shopId,
+    orderId: keys.orderId,
+    connectionId: keys.connectionId,
+    carrier: keys.carrier,
+    applicationId: keys.applicationId,
+    request: keys.request,
+    pollEveryMs: starter.pollEveryMs,
+  };
   const handle = await starter.client.workflow.start(shipmentPushWorkflow, {
     taskQueue: starter.taskQueue,
-    workflowId: `shipment-push:${keys.shopId}:${keys.shipmentId}`,
-    args: [
-      {
-        shopId: keys.shopId,
-        orderId: keys.orderId,
-        connectionId: keys.connectionId,
-        carrier: keys.carrier,
-        applicationId: keys.applicationId,
-        request: keys.request,
-        pollEveryMs: starter.pollEveryMs,
-      },
-    ],
+    workflowId,
+    args: [seal(starter.sealKey, input, workflowId)],
     typedSearchAttributes: searchAttributes(keys),
   });
   const result = await awaitBounded<ShipmentPushResult>(handle, starter.waitMs);
@@ -72,12 +74,13 @@ export async function pushShipment(
 export async function cancelShipment(
   starter: ShipmentStarter,
   keys: ShipmentKeys & { request: number },
-  input: ShipmentCancelInput,
+  input: Omit<ShipmentCancelInput, 'seal'>,
 ): Promise<ShipmentDetail> {
+  const workflowId = `shipment-cancel:${keys.shipmentId}:${keys.request}`;
   const handle = await starter.client.workflow.start(shipmentCancelWorkflow, {
     taskQueue: starter.taskQueue,
-    workflowId: `shipment-cancel:${keys.shipmentId}:${keys.request}`,
-    args: [input],
+    workflowId,
+    args: [seal(starter.sealKey, input, workflowId)],
     typedSearchAttributes: searchAttributes(keys),
   });
   const result = await awaitBounded<ShipmentCancelResult>(handle, starter.waitMs);

@@ -1,11 +1,10 @@
-import { Client } from '@temporalio/client';
 import { prepareWorkerProcess } from './create-worker.js';
 import { ensureHousekeepingSchedule } from './housekeeping-schedule.js';
+import { temporalClient } from '../config/temporal-connection.js';
 
 const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-worker');
-await ensureHousekeepingSchedule(new Client({ connection, namespace: settings.TEMPORAL_NAMESPACE }), {
+await ensureHousekeepingSchedule(temporalClient(connection, settings.payloadCodecKeys, settings.TEMPORAL_NAMESPACE), {
   taskQueue: settings.TEMPORAL_TASK_QUEUE,
-  input: { attemptRetentionDays: settings.DELIVERY_ATTEMPT_RETENTION_DAYS },
 });
 console.error(`worker polling task queue "${settings.TEMPORAL_TASK_QUEUE}" on ${settings.TEMPORAL_ADDRESS}`);
 // Worker.run() returns after SIGINT/SIGTERM once in-flight tasks are done (the SDK installs the handlers).

@@ -55,11 +55,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     const attempt = await attemptOnce(input);
     attempts.push(attempt);
     if (attempt.verdict === 'gone') {
-      await switchOffHttpSend({
-        shopId: input.shopId,
-        flowId: input.flowId,
-        reason: `the receiver answered 410 Gone to delivery ${input.deliveryId}`,
-      });
+      await switchOffHttpSend(input, `the receiver answered 410 Gone to delivery ${input.deliveryId}`);
     }
     if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
       const status = attempt.verdict;
@@ -74,7 +70,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
     await sleep(wait);
   }
-  await markDeliveryFailed({ shopId: input.shopId, deliveryId: input.deliveryId });
+  await markDeliveryFailed(input);
   setStatus('failed');
   return { status: 'failed', attempts };
 }

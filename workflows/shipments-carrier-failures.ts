@@ -10,3 +10,9 @@ export const CARRIER_FAILURE_TYPES = {
   'not-cancellable': 'CarrierNotCancellable',
   'not-found': 'CarrierOrderNotFound',
 } as const;
+
+/**
+ * The failure type of a shipment workflow's input that is not sealed by Shopflow for that workflow
+ * (activities/shipments/sealed-inputs.ts): nothing is called, nothing written, and the run fails.
+ */
+export const UNSEALED_INPUT = 'UnsealedWorkflowInput';

@@ -43,7 +43,10 @@ const records = proxyLocalActivities<ShipmentRecordActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-export const shipmentMilestoneSignal = defineSignal<[CarrierMilestone]>('milestone');
+/** A carrier's milestone as Shopflow signals it: sealed for the tracking workflow (activities/shipments/tracking-start.ts). */
+export type SealedMilestone = CarrierMilestone & { seal: string };
+
+export const shipmentMilestoneSignal = defineSignal<[SealedMilestone]>('milestone');
 /** Read the shipment again (a cancel was recorded): the tracking may be over. */
 export const shipmentRecheckSignal = defineSignal('recheck');
 
@@ -59,6 +62,8 @@ export interface ShipmentPushInput {
   pollEveryMs: number;
   /** After a look-up finds nothing, how long to wait before believing it (a late create still lands). */
   recheckAfterMs?: number;
+  /** Shopflow's seal of the other fields, for this workflow's id (domain/kernel/seals.ts): the activities act only on it. */
+  seal: string;
 }
 
 export type ShipmentPushResult =
@@ -71,11 +76,10 @@ const DEFAULT_RECHECK_AFTER_MS = 60_000;
 
 /** `shipment-push:<shopId>:<shipmentId>`: never two carrier orders for one shipment (our id is the carrier's client code). */
 export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<ShipmentPushResult> {
-  const ref = { shopId: input.shopId, connectionId: input.connectionId };
   const shipment = { shopId: input.shopId, shipmentId: input.request.shipmentId };
   let order: CarrierOrder | null;
   try {
-    order = await carrierCalls.createAtCarrier({ ...ref, request: input.request });
+    order = await carrierCalls.createAtCarrier(input);
   } catch (error) {
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
@@ -99,8 +103,7 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
 
 /** The carrier's order under our shipment id, or null once it is certain there is none. */
 async function reconcile(input: ShipmentPushInput): Promise<CarrierOrder | null> {
-  const lookUp = () =>
-    patientCalls.lookUpAtCarrier({ shopId: input.shopId, connectionId: input.connectionId, shipmentId: input.request.shipmentId });
+  const lookUp = () => patientCalls.lookUpAtCarrier(input);
   for (let round = 0; round < RECONCILE_ROUNDS; round += 1) {
     try {
       const found = await lookUp();
@@ -122,12 +125,17 @@ export function trackingWorkflowId(shipmentId: string): string {
   return `shipment:${shipmentId}`;
 }
 
-export interface ShipmentTrackingInput {
+/** Which shipment a tracking workflow follows, sealed by Shopflow for the workflow's id. */
+export interface TrackingKeys {
   shopId: string;
   shipmentId: string;
   pollEveryMs: number;
+  seal: string;
+}
+
+export interface ShipmentTrackingInput extends TrackingKeys {
   /** Milestones received but not yet recorded when the workflow continued as new. */
-  carried?: CarrierMilestone[];
+  carried?: SealedMilestone[];
 }
 
 /**
@@ -136,8 +144,8 @@ export interface ShipmentTrackingInput {
  * silence; ends once the shipment (and a partial delivery's return leg) is over.
  */
 export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Promise<void> {
-  const ref = { shopId: input.shopId, shipmentId: input.shipmentId };
-  const received: CarrierMilestone[] = [...(input.carried ?? [])];
+  const tracking: TrackingKeys = { shopId: input.shopId, shipmentId: input.shipmentId, pollEveryMs: input.pollEveryMs, seal: input.seal };
+  const received: SealedMilestone[] = [...(input.carried ?? [])];
   let recheck = false;
   setHandler(shipmentMilestoneSignal, (milestone) => void received.push(milestone));
   setHandler(shipmentRecheckSignal, () => void (recheck = true));
@@ -145,15 +153,15 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
     await condition(() => received.length > 0 || recheck, input.pollEveryMs);
     const milestone = received.shift();
     if (milestone) {
-      const outcome = await records.recordMilestone({ ...ref, milestone });
+      const outcome = await records.recordMilestone({ tracking, milestone });
       if (!outcome || outcome.trackingOver) return;
     } else {
       recheck = false;
-      const target = await records.trackingTarget(ref);
+      const target = await records.trackingTarget(tracking);
       if (!target || target.trackingOver) return;
       if (target.trackingCode) {
         const polled = await patientCalls
-          .pollCarrier({ shopId: input.shopId, connectionId: target.connectionId, trackingCode: target.trackingCode })
+          .pollCarrier({ tracking, connectionId: target.connectionId, trackingCode: target.trackingCode })
           .catch(() => undefined); // the carrier is down: the next silence asks again
         if (polled) received.push(polled);
       }
@@ -169,6 +177,8 @@ export interface ShipmentCancelInput {
   trackingCode: string;
   applicationId: string | null;
   reason: string | null;
+  /** Shopflow's seal of the other fields, for this workflow's id. */
+  seal: string;
 }
 
 export type ShipmentCancelResult =
@@ -179,30 +189,27 @@ export type ShipmentCancelResult =
 /** `shipment-cancel:<shipmentId>:<n>`: the carrier's answer decides; a confirmed cancel is recorded and the tracking told. */
 export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promise<ShipmentCancelResult> {
   try {
-    await carrierCalls.cancelAtCarrier({ shopId: input.shopId, connectionId: input.connectionId, trackingCode: input.trackingCode });
+    await carrierCalls.cancelAtCarrier(input);
   } catch (error) {
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES['not-cancellable']) return { outcome: 'not-cancellable', reason: failure.reason };
     if (failure) return { outcome: 'unavailable', reason: failure.reason };
     throw error;
   }
-  const shipment = await records.recordCancel({
-    shopId: input.shopId,
-    shipmentId: input.shipmentId,
-    applicationId: input.applicationId,
-    reason: input.reason,
-  });
+  const shipment = await records.recordCancel(input);
   await getExternalWorkflowHandle(trackingWorkflowId(input.shipmentId))
     .signal(shipmentRecheckSignal)
     .catch(() => undefined); // no tracking running: nothing to tell
   return { outcome: 'cancelled', shipment };
 }
 
-/** The carrier failure behind an activity failure: its type and the carrier's own words. */
+const CARRIER_FAILURES: readonly string[] = Object.values(CARRIER_FAILURE_TYPES);
+
+/** The carrier failure behind an activity failure: its type and the carrier's own words (anything else, an unsealed input too, is not one). */
 function carrierFailure(error: unknown): { type: string; reason: string } | undefined {
   // A regular activity's failure wraps the activity's own; a local activity's may come unwrapped.
   const cause = error instanceof ActivityFailure ? error.cause : error;
-  if (!(cause instanceof ApplicationFailure) || !cause.type) return undefined;
+  if (!(cause instanceof ApplicationFailure) || !cause.type || !CARRIER_FAILURES.includes(cause.type)) return undefined;
   const reason = typeof cause.details?.[0] === 'string' ? cause.details[0] : cause.message;
   return { type: cause.type, reason };
 }

@@ -1,5 +1,6 @@
 import { request, type Dispatcher } from 'undici';
 import type { OutgoingContent } from '../../domain/chat/index.js';
+import { describeOutboundError, readBounded } from '../outbound/outbound-http.js';
 import { ChatPlatformError, classifyGraphError, type GraphErrorBody } from './platform-errors.js';
 
 /**
@@ -14,7 +15,8 @@ export interface ChatPlatformSettings {
   graphVersion?: string;
   /** The whole call: connect, answer and body. */
   timeoutMs?: number;
-  dispatcher?: Dispatcher;
+  /** The outbound policy's dispatcher (activities/outbound/outbound-http.ts): connect-time address checks, no redirects. */
+  dispatcher: Dispatcher;
 }
 
 export const DEFAULT_GRAPH_VERSION = 'v21.0';
@@ -27,6 +29,12 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 export interface SentMessage {
   platformMessageId: string;
   recipientId: string;
+}
+
+/** The page a page access token speaks for, as the platform names it. */
+export interface TokenPage {
+  id: string;
+  name: string | null;
 }
 
 export interface CustomerProfile {
@@ -45,6 +53,8 @@ export interface ChatPlatformAdapter {
   setCommentHidden(pageToken: string, commentId: string, hidden: boolean): Promise<void>;
   /** The customer's profile as the page sees it (`phone` only where the platform gives one, as Zalo OA does). */
   customerProfile(pageToken: string, customerId: string): Promise<CustomerProfile>;
+  /** Whose token this is (`GET /me`): a page token names its page; any other token names something else or is refused (190). */
+  tokenPage(pageToken: string): Promise<TokenPage>;
 }
 
 export function createChatPlatformAdapter(settings: ChatPlatformSettings): ChatPlatformAdapter {
@@ -70,12 +80,14 @@ export function createChatPlatformAdapter(settings: ChatPlatformSettings): ChatP
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
         signal: AbortSignal.timeout(timeoutMs),
-        ...(settings.dispatcher ? { dispatcher: settings.dispatcher } : {}),
+        dispatcher: settings.dispatcher,
       });
-      answer = { status: response.statusCode, text: await boundedText(response.body) };
+      answer = { status: response.statusCode, text: (await readBounded(response.body, MAX_ANSWER_BYTES)).toString('utf8') };
     } catch (error) {
       // No answer: the request may have reached the platform (a send may be done).
-      throw new ChatPlatformError('unavailable', `no answer from the chat platform: ${(error as Error).message}`, { outcomeUnknown: true });
+      throw new ChatPlatformError('unavailable', `no answer from the chat platform: ${describeOutboundError(error)}`, {
+        outcomeUnknown: true,
+      });
     }
     const parsed = parseJson(answer.text);
     if (answer.status >= 200 && answer.status < 300 && parsed !== undefined) return parsed as T;
@@ -116,18 +128,12 @@ export function createChatPlatformAdapter(settings: ChatPlatformSettings): ChatP
       const profile = await graph<{ name?: string; phone?: string }>('GET', customerId, pageToken, undefined, { fields: 'name' });
       return { name: profile.name ?? null, phone: profile.phone ?? null };
     },
+    async tokenPage(pageToken) {
+      const me = await graph<{ id?: unknown; name?: unknown }>('GET', 'me', pageToken, undefined, { fields: 'id,name' });
+      if (typeof me.id !== 'string') throw new ChatPlatformError('unavailable', 'the chat platform named no page for the token');
+      return { id: me.id, name: typeof me.name === 'string' ? me.name : null };
+    },
   };
-}
-
-async function boundedText(body: AsyncIterable<Buffer>): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_ANSWER_BYTES) throw new Error(`answer larger than ${MAX_ANSWER_BYTES} bytes`);
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 function parseJson(text: string): unknown {

@@ -1,18 +1,33 @@
 import type { Sql } from '../../db/client.js';
 import { markDeliveryFailed, switchOffHttpSend } from '../../domain/flows/index.js';
-import { withShop } from '../../domain/kernel/index.js';
+import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
+import { ApplicationFailure } from '@temporalio/activity';
+import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
+import type { WebhookAttemptInput } from './webhook-send.js';
 
-/** Database steps of flow runs. */
-export function createFlowActivities(deps: { sql: Sql }) {
+/**
+ * Database steps of flow runs. Each takes the delivery's sealed request and acts only when its seal
+ * verifies: any workflow of the namespace may schedule an activity on Shopflow's task queue.
+ */
+export function createFlowActivities(deps: { sql: Sql; requestKey: string }) {
+  const assertSealed = (delivery: WebhookAttemptInput) => {
+    if (!hasValidSeal(deps.requestKey, delivery))
+      throw ApplicationFailure.nonRetryable(
+        `delivery ${String(delivery.deliveryId)} is not sealed with this server's key`,
+        UNSEALED_REQUEST,
+      );
+  };
   return {
     /** The receiver answered 410 Gone: no more deliveries to this HTTP-send block until it is switched on again. */
-    async switchOffHttpSend(input: { shopId: string; flowId: string; reason: string }): Promise<void> {
-      await withShop(deps.sql, input.shopId, (tx) => switchOffHttpSend(tx, input.flowId, input.reason));
+    async switchOffHttpSend(delivery: WebhookAttemptInput, reason: string): Promise<void> {
+      assertSealed(delivery);
+      await withShop(deps.sql, delivery.shopId, (tx) => switchOffHttpSend(tx, delivery.flowId, reason));
     },
 
     /** The retry schedule ran out: the delivery shows as failed, and the admin may resend it. */
-    async markDeliveryFailed(input: { shopId: string; deliveryId: string }): Promise<void> {
-      await withShop(deps.sql, input.shopId, (tx) => markDeliveryFailed(tx, input.deliveryId));
+    async markDeliveryFailed(delivery: WebhookAttemptInput): Promise<void> {
+      assertSealed(delivery);
+      await withShop(deps.sql, delivery.shopId, (tx) => markDeliveryFailed(tx, delivery.deliveryId));
     },
   };
 }

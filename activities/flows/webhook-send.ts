@@ -2,7 +2,6 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
-  hasValidSeal,
   RESPONSE_EXCERPT_BYTES,
   retryAfterSeconds,
   signedHeaders,
@@ -10,8 +9,9 @@ import {
   type DeliveryRequest,
 } from '../../domain/flows/index.js';
 import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
+import { hasValidSeal } from '../../domain/kernel/index.js';
 import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
-import { assertDestinationAllowed, type OutboundPolicy } from './outbound-http.js';
+import { assertDestinationAllowed, describeOutboundError, readBounded, type OutboundPolicy } from '../outbound/outbound-http.js';
 
 /**
  * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`
@@ -82,7 +82,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
         bodyTimeout: ATTEMPT_TIMEOUT_MS,
         signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
       });
-      const excerpt = await readExcerpt(response.body);
+      const excerpt = (await readBounded(response.body, RESPONSE_EXCERPT_BYTES, { truncate: true })).toString('utf8');
       const retryAfter = retryAfterSeconds(response.statusCode, headerValue(response.headers['retry-after']), new Date());
       return {
         attemptedAt: attemptedAt.toISOString(),
@@ -99,7 +99,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
         statusCode: null,
         durationMs: elapsed(),
         responseExcerpt: '',
-        error: describeError(error),
+        error: describeOutboundError(error),
         retryAfterSeconds: null,
         verdict: 'retry',
       };
@@ -147,25 +147,6 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
 
 export type WebhookSendActivities = ReturnType<typeof createWebhookSendActivities>;
 
-/** Reads at most RESPONSE_EXCERPT_BYTES of the body and drops the rest unread. */
-async function readExcerpt(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body as AsyncIterable<Buffer>) {
-    chunks.push(chunk);
-    size += chunk.length;
-    if (size >= RESPONSE_EXCERPT_BYTES) break;
-  }
-  body.destroy();
-  return Buffer.concat(chunks).subarray(0, RESPONSE_EXCERPT_BYTES).toString('utf8');
-}
-
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
-}
-
-function describeError(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = (error as Error & { cause?: unknown }).cause;
-  return cause instanceof Error ? `${error.message}: ${cause.message}` : error.message;
 }

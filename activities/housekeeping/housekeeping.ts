@@ -1,24 +1,37 @@
 import type { Sql } from '../../db/client.js';
+import type { Retention } from '../../config/settings.js';
 import { purgeRequestGuards, type RequestGuardPurge } from '../../domain/access/index.js';
-import { purgeOldAttempts } from '../../domain/flows/index.js';
+import { purgeOldEvents } from '../../domain/events/index.js';
+import { purgeOldAttempts, purgeOldDeliveries } from '../../domain/flows/index.js';
 import { asHousekeeping } from '../../domain/kernel/index.js';
 
-export interface HousekeepingInput {
-  /** Delivery attempts older than this many days go (settings `DELIVERY_ATTEMPT_RETENTION_DAYS`). */
-  attemptRetentionDays: number;
-}
+/**
+ * Rows of each table one pass deletes at most: a pass holds its locks briefly, and a backlog (the
+ * first pass after an upgrade, a shorter retention) goes over the next passes, 5 minutes apart.
+ */
+export const PURGE_BATCH = 10_000;
 
 export interface HousekeepingResult extends RequestGuardPurge {
   deliveryAttempts: number;
+  deliveries: number;
+  events: number;
 }
 
-/** The purge the housekeeping schedule runs: one transaction, rows of every shop past their use. */
-export function createHousekeepingActivities(deps: { sql: Sql }) {
+/**
+ * The purge the housekeeping schedule runs: one transaction, rows of every shop past their use. Its
+ * bounds are the worker's settings: anyone who reaches the Temporal frontend can start the workflow,
+ * so nothing a start passes reaches the purge (docs/security.md).
+ */
+export function createHousekeepingActivities(deps: { sql: Sql; retention: Retention }) {
   return {
-    async purgeExpired(input: HousekeepingInput): Promise<HousekeepingResult> {
+    async purgeExpired(): Promise<HousekeepingResult> {
+      const { deliveryDays, eventDays } = deps.retention;
       return asHousekeeping(deps.sql, async (tx) => ({
         ...(await purgeRequestGuards(tx)),
-        deliveryAttempts: await purgeOldAttempts(tx, input.attemptRetentionDays),
+        deliveryAttempts: await purgeOldAttempts(tx, deliveryDays, PURGE_BATCH),
+        // Deliveries before events: a failed delivery that goes frees its event in the same pass.
+        deliveries: await purgeOldDeliveries(tx, deliveryDays, PURGE_BATCH),
+        events: await purgeOldEvents(tx, eventDays, PURGE_BATCH),
       }));
     },
   };

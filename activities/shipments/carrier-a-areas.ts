@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CarrierError } from './carrier-adapter.js';
-import { callCarrier, readAnswer } from './carrier-http.js';
+import { callCarrier, readAnswer, type CarrierTransport } from './carrier-http.js';
 
 /**
  * Carrier A's create takes GHN's own `to_district_id` and `to_ward_code`; an address has names.
@@ -81,12 +81,12 @@ function pick<Id>(areas: Area<Id>[], name: string, what: string): Area<Id> {
 
 /** The recipient's GHN district id and ward code, from the address's names. */
 export async function carrierAArea(
-  connection: { baseUrl: string; token: string; timeoutMs: number },
+  connection: { baseUrl: string; token: string; transport: CarrierTransport },
   address: { province: string; district: string; ward: string | null },
 ): Promise<{ districtId: number; wardCode: string }> {
   const list = async <T>(path: string, schema: z.ZodType<{ data: T[] }>, what: string): Promise<T[]> => {
     const url = new URL(`${MASTER_DATA}/${path}`, connection.baseUrl).toString();
-    const answer = await callCarrier('GET', url, { headers: { Token: connection.token }, timeoutMs: connection.timeoutMs });
+    const answer = await callCarrier('GET', url, connection.transport, { headers: { Token: connection.token } });
     return readAnswer(schema, answer, what).data;
   };
   const key = (what: string) => `${connection.baseUrl} ${what}`;

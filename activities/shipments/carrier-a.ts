@@ -50,12 +50,12 @@ const CREATED_STATUS = 'ready_to_pick';
 
 export function carrierA(
   connection: { baseUrl: string; credentials: CarrierACredentials },
-  options: CarrierAdapterOptions = {},
+  options: CarrierAdapterOptions,
 ): CarrierAdapter {
-  const timeoutMs = options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS;
+  const transport = { dispatcher: options.dispatcher, timeoutMs: options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS };
   const headers = { Token: connection.credentials.token, ShopId: String(connection.credentials.shopId) };
   const post = (path: string, body: unknown) =>
-    callCarrier('POST', new URL(`${API}${path}`, connection.baseUrl).toString(), { headers, body, timeoutMs });
+    callCarrier('POST', new URL(`${API}${path}`, connection.baseUrl).toString(), transport, { headers, body });
 
   /** A GHN error answer: its `code_message` and message; anything unreadable is a carrier fault. */
   const failureOf = (answer: CarrierAnswer, what: string) => readAnswer(errorAnswer, answer, what);
@@ -70,7 +70,7 @@ export function carrierA(
 
   const adapter: CarrierAdapter = {
     async create(request) {
-      const area = await carrierAArea({ baseUrl: connection.baseUrl, token: connection.credentials.token, timeoutMs }, request.recipient);
+      const area = await carrierAArea({ baseUrl: connection.baseUrl, token: connection.credentials.token, transport }, request.recipient);
       const answer = await post('/shipping-order/create', createBody(request, area));
       if (answer.status === 200) {
         const { data } = readAnswer(createdAnswer, answer, 'create');

@@ -6,7 +6,8 @@ export {
   type CarrierOrder,
   type CarrierOrderRequest,
 } from '../../domain/shipments/index.js';
-import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
+import type { Dispatcher } from 'undici';
+import type { CarrierEndpoints, CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
 
 /**
  * What every carrier adapter speaks, whatever the carrier: the shapes of domain/shipments
@@ -61,6 +62,10 @@ export interface CarrierAdapter {
 export const CARRIER_CALL_TIMEOUT_MS = 10_000;
 
 export interface CarrierAdapterOptions {
+  /** The outbound policy's dispatcher (activities/outbound/outbound-http.ts): every carrier call goes through it. */
+  dispatcher: Dispatcher;
+  /** Where a connection may point: checked again on every call, for connections made before a rule changed. */
+  endpoints: CarrierEndpoints;
   timeoutMs?: number;
 }
 

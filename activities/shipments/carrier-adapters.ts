@@ -1,10 +1,13 @@
-import type { Carrier, OpenedCarrierConnection } from '../../domain/shipments/index.js';
+import { carrierEndpointRefusal, type Carrier, type OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { carrierA, parseCarrierACallback } from './carrier-a.js';
 import { carrierB, parseCarrierBCallback } from './carrier-b.js';
-import type { CarrierAdapter, CarrierAdapterOptions, CarrierMilestone } from './carrier-adapter.js';
+import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions, type CarrierMilestone } from './carrier-adapter.js';
 
 /** The adapter that speaks to a connection's carrier, with its opened credentials. */
-export function carrierAdapter(connection: OpenedCarrierConnection, options: CarrierAdapterOptions = {}): CarrierAdapter {
+export function carrierAdapter(connection: OpenedCarrierConnection, options: CarrierAdapterOptions): CarrierAdapter {
+  const refusal = carrierEndpointRefusal(connection.carrier, connection.baseUrl, options.endpoints);
+  // A connection made before the rule (or before the hosts setting changed) is unusable, not called.
+  if (refusal) throw new CarrierError('unauthorized', `the connection's address is refused: ${refusal}`);
   return connection.carrier === 'carrier_a' ? carrierA(connection, options) : carrierB(connection, options);
 }
 

@@ -63,12 +63,12 @@ const returnLegEndings = new Set([21, 11]);
 
 export function carrierB(
   connection: { baseUrl: string; credentials: CarrierBCredentials },
-  options: CarrierAdapterOptions = {},
+  options: CarrierAdapterOptions,
 ): CarrierAdapter {
-  const timeoutMs = options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS;
+  const transport = { dispatcher: options.dispatcher, timeoutMs: options.timeoutMs ?? CARRIER_CALL_TIMEOUT_MS };
   const headers = { Token: connection.credentials.token, 'X-Client-Source': connection.credentials.clientSource };
   const call = (method: 'GET' | 'POST', path: string, body?: unknown) =>
-    callCarrier(method, new URL(path, connection.baseUrl).toString(), { headers, body, timeoutMs });
+    callCarrier(method, new URL(path, connection.baseUrl).toString(), transport, { headers, body });
   const reference = (code: string) => encodeURIComponent(code);
 
   /**

@@ -1,16 +1,17 @@
 import type { KeyObject } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
-import { Problem, withShop } from '../../domain/kernel/index.js';
+import { Problem, seal, withShop } from '../../domain/kernel/index.js';
 import { carrierConnection } from '../../domain/shipments/index.js';
 import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
+import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../workflows/shipments.js';
+import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
 import {
   CarrierError,
   type CarrierAdapter,
   type CarrierAdapterOptions,
   type CarrierMilestone,
   type CarrierOrder,
-  type CarrierOrderRequest,
 } from './carrier-adapter.js';
 import { carrierAdapter } from './carrier-adapters.js';
 
@@ -21,11 +22,12 @@ export interface ConnectionRef {
 }
 
 /**
- * The carrier calls as activities: each opens the connection's credentials in the shop's
- * transaction (never in workflow history), calls the adapter, and turns a carrier error into an
+ * The carrier calls as activities: each checks that the workflow's input is Shopflow's (sealed for the
+ * running workflow: sealed-inputs.ts), opens the connection's credentials in the shop's transaction
+ * (never in workflow history), calls the adapter, and turns a carrier error into an
  * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable.
  */
-export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject; adapterOptions?: CarrierAdapterOptions }) {
+export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject; sealKey: string; adapterOptions: CarrierAdapterOptions }) {
   async function withCarrier<T>(ref: ConnectionRef, call: (adapter: CarrierAdapter) => Promise<T>): Promise<T> {
     const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch(
       (error: unknown) => {
@@ -43,28 +45,32 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
   }
 
   return {
-    async createAtCarrier(input: ConnectionRef & { request: CarrierOrderRequest }): Promise<CarrierOrder> {
-      return withCarrier(input, (adapter) => adapter.create(input.request));
+    async createAtCarrier(push: ShipmentPushInput): Promise<CarrierOrder> {
+      assertSealedForRun(deps.sealKey, push, 'the push');
+      return withCarrier(push, (adapter) => adapter.create(push.request));
     },
 
     /** The order the carrier holds under our shipment id, or null when it has none (the create never landed). */
-    async lookUpAtCarrier(input: ConnectionRef & { shipmentId: string }): Promise<CarrierOrder | null> {
-      return withCarrier(input, (adapter) =>
-        adapter.lookup(input.shipmentId).catch((error: unknown) => {
+    async lookUpAtCarrier(push: ShipmentPushInput): Promise<CarrierOrder | null> {
+      assertSealedForRun(deps.sealKey, push, 'the push');
+      return withCarrier(push, (adapter) =>
+        adapter.lookup(push.request.shipmentId).catch((error: unknown) => {
           if (error instanceof CarrierError && error.kind === 'not-found') return null;
           throw error;
         }),
       );
     },
 
-    async carrierStatus(input: ConnectionRef & { trackingCode: string }): Promise<CarrierOrder> {
-      return withCarrier(input, (adapter) => adapter.status(input.trackingCode));
-    },
-
-    /** The carrier's status endpoint as a milestone of the outbound leg, for tracking when callbacks are silent. */
-    async pollCarrier(input: ConnectionRef & { trackingCode: string }): Promise<CarrierMilestone> {
-      const order = await withCarrier(input, (adapter) => adapter.status(input.trackingCode));
-      return {
+    /**
+     * The carrier's status endpoint as a milestone of the outbound leg, for tracking when callbacks are
+     * silent; sealed for the tracking workflow, like the milestones callbacks signal.
+     */
+    async pollCarrier(input: { tracking: TrackingKeys; connectionId: string; trackingCode: string }): Promise<SealedMilestone> {
+      assertSealedForRun(deps.sealKey, input.tracking, 'the tracking');
+      const order = await withCarrier({ shopId: input.tracking.shopId, connectionId: input.connectionId }, (adapter) =>
+        adapter.status(input.trackingCode),
+      );
+      const milestone: CarrierMilestone = {
         trackingCode: order.trackingCode,
         shipmentId: order.shipmentId,
         leg: 'outbound',
@@ -79,10 +85,12 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
         endsReturnLeg: false,
         polled: true,
       };
+      return seal(deps.sealKey, milestone, runningWorkflowId());
     },
 
-    async cancelAtCarrier(input: ConnectionRef & { trackingCode: string }): Promise<void> {
-      return withCarrier(input, (adapter) => adapter.cancel(input.trackingCode));
+    async cancelAtCarrier(cancel: ShipmentCancelInput): Promise<void> {
+      assertSealedForRun(deps.sealKey, cancel, 'the cancel');
+      return withCarrier(cancel, (adapter) => adapter.cancel(cancel.trackingCode));
     },
   };
 }

@@ -1,4 +1,5 @@
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
+import { describeOutboundError, readBounded } from '../outbound/outbound-http.js';
 import { CarrierError } from './carrier-adapter.js';
 
 export interface CarrierAnswer {
@@ -6,62 +7,74 @@ export interface CarrierAnswer {
   body: unknown;
 }
 
+/** How carrier calls travel: the outbound policy's dispatcher (connect-time address checks, no redirects), bounded in time. */
+export interface CarrierTransport {
+  dispatcher: Dispatcher;
+  timeoutMs: number;
+}
+
+/** Carrier answers are small JSON documents (the largest, a district's wards, is a few KiB); anything past this is not read. */
+export const MAX_CARRIER_ANSWER_BYTES = 1024 * 1024;
+
 /**
- * One JSON call to a carrier, bounded by `timeoutMs` end to end. Whatever keeps the answer from
- * arriving (network, time-out, a dropped connection, a body that is not JSON) is `unavailable`, and
- * so are the answers that say nothing about the order: 429 and 5xx. 401/403 is `unauthorized`: the
- * connection's credentials are refused, so nothing was done and retrying will not help.
+ * One JSON call to a carrier, bounded by `timeoutMs` end to end and by MAX_CARRIER_ANSWER_BYTES.
+ * Whatever keeps the answer from arriving (network, time-out, a refused address, a dropped
+ * connection, a body that is not JSON or too large) is `unavailable`, and so are the answers that say
+ * nothing about the order: 429 and 5xx. 401/403 is `unauthorized`: the connection's credentials are
+ * refused, so nothing was done and retrying will not help. No error repeats the answer's bytes or the
+ * address a name resolved to (they reach a 503 detail and the workflow history).
  */
 export async function callCarrier(
   method: 'GET' | 'POST',
   url: string,
-  options: { headers: Record<string, string>; body?: unknown; timeoutMs: number },
+  transport: CarrierTransport,
+  options: { headers: Record<string, string>; body?: unknown },
 ): Promise<CarrierAnswer> {
   let status: number;
   let text: string;
   try {
     const response = await request(url, {
       method,
+      dispatcher: transport.dispatcher,
       headers: {
         accept: 'application/json',
         ...(options.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...options.headers,
       },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.timeoutMs,
-      signal: AbortSignal.timeout(options.timeoutMs),
+      headersTimeout: transport.timeoutMs,
+      bodyTimeout: transport.timeoutMs,
+      signal: AbortSignal.timeout(transport.timeoutMs),
     });
     status = response.statusCode;
-    text = await response.body.text();
+    text = (await readBounded(response.body, MAX_CARRIER_ANSWER_BYTES)).toString('utf8');
   } catch (error) {
-    throw new CarrierError('unavailable', `no answer from ${new URL(url).host}: ${(error as Error).message}`, { cause: error });
+    throw new CarrierError('unavailable', `no answer from the carrier: ${describeOutboundError(error)}`, { cause: error });
   }
   if (status === 401 || status === 403)
-    throw new CarrierError('unauthorized', `the carrier refuses the connection's credentials (${status}): ${excerpt(text)}`);
-  if (status === 429) throw new CarrierError('unavailable', `the carrier is rate limiting the shop (429): ${excerpt(text)}`);
-  if (status >= 500) throw new CarrierError('unavailable', `carrier fault (${status}): ${excerpt(text)}`);
+    throw new CarrierError('unauthorized', `the carrier refuses the connection's credentials (${status})`);
+  if (status === 429) throw new CarrierError('unavailable', 'the carrier is rate limiting the shop (429)');
+  if (status >= 500) throw new CarrierError('unavailable', `carrier fault (${status})`);
   try {
     return { status, body: JSON.parse(text) as unknown };
   } catch (error) {
-    throw new CarrierError('unavailable', `the carrier answered ${status} with a body that is not JSON: ${excerpt(text)}`, {
-      cause: error,
-    });
+    throw new CarrierError('unavailable', `the carrier answered ${status} with a body that is not JSON`, { cause: error });
   }
 }
 
-/** Reads an answer with the schema of what the carrier documents; anything else is a carrier fault. */
+/**
+ * Reads an answer with the schema of what the carrier documents; anything else is a carrier fault,
+ * named by the fields that did not match (never their values).
+ */
 export function readAnswer<T>(
-  schema: { safeParse(input: unknown): { success: true; data: T } | { success: false; error: Error } },
+  schema: {
+    safeParse(input: unknown): { success: true; data: T } | { success: false; error: { issues: readonly { path: PropertyKey[] }[] } };
+  },
   answer: CarrierAnswer,
   what: string,
 ): T {
   const parsed = schema.safeParse(answer.body);
-  if (!parsed.success)
-    throw new CarrierError('unavailable', `unexpected ${what} answer (${answer.status}): ${parsed.error.message.slice(0, 300)}`);
-  return parsed.data;
-}
-
-function excerpt(text: string): string {
-  return text.slice(0, 300);
+  if (parsed.success) return parsed.data;
+  const fields = [...new Set(parsed.error.issues.map((issue) => issue.path.map(String).join('.') || '(the answer)'))].slice(0, 5);
+  throw new CarrierError('unavailable', `unexpected ${what} answer (${answer.status}): ${fields.join(', ')} not as documented`);
 }

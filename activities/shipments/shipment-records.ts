@@ -1,11 +1,13 @@
+import { log } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
 import { startTracking, type ShipmentKeys, type TrackingStarter } from './tracking-start.js';
-import { withShop } from '../../domain/kernel/index.js';
+import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
+import type { SealedMilestone, ShipmentCancelInput, TrackingKeys } from '../../workflows/shipments.js';
+import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
 import { recordShipmentCancelled, recordShipmentMilestone, recordShipmentPushed } from '../../domain/orders/index.js';
 import {
   dropRejectedShipment,
   trackedShipment,
-  type CarrierMilestone,
   type CarrierOrder,
   type ShipmentDetail,
   type TrackedShipment,
@@ -22,7 +24,11 @@ export interface ShipmentRef {
  * acceptance or rejection of a push, a milestone, a confirmed cancel; and the start of a shipment's
  * tracking workflow. Each is safe to run again.
  */
-export function createShipmentRecordActivities(deps: { sql: Sql; tracking: Omit<TrackingStarter, 'pollEveryMs'> }) {
+export function createShipmentRecordActivities(deps: {
+  sql: Sql;
+  sealKey: string;
+  tracking: Omit<TrackingStarter, 'pollEveryMs' | 'sealKey'>;
+}) {
   const inShop = <T>(shopId: string, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, shopId, work);
   return {
     /** Null when the row is gone (it cannot be: only a rejection deletes it). */
@@ -35,24 +41,36 @@ export function createShipmentRecordActivities(deps: { sql: Sql; tracking: Omit<
       await inShop(input.shopId, (tx) => dropRejectedShipment(tx, input.shipmentId));
     },
 
-    /** Null when the shop has no such shipment (a callback for a row since deleted). */
-    async recordMilestone(input: ShipmentRef & { milestone: CarrierMilestone }): Promise<{ trackingOver: boolean } | null> {
-      return (await inShop(input.shopId, (tx) => recordShipmentMilestone(tx, input.shopId, input.shipmentId, input.milestone))) ?? null;
+    /**
+     * Null when the shop has no such shipment (a callback for a row since deleted). A milestone not
+     * sealed for this tracking (a forged signal) is ignored and logged; the tracking goes on.
+     */
+    async recordMilestone(input: { tracking: TrackingKeys; milestone: SealedMilestone }): Promise<{ trackingOver: boolean } | null> {
+      assertSealedForRun(deps.sealKey, input.tracking, 'the tracking');
+      const { seal: _seal, ...milestone } = input.milestone;
+      if (!hasValidSeal(deps.sealKey, input.milestone, runningWorkflowId())) {
+        log.warn('a milestone not sealed by Shopflow was ignored', { shipmentId: input.tracking.shipmentId });
+        return { trackingOver: false };
+      }
+      const { shopId, shipmentId } = input.tracking;
+      return (await inShop(shopId, (tx) => recordShipmentMilestone(tx, shopId, shipmentId, milestone))) ?? null;
     },
 
-    async recordCancel(input: ShipmentRef & { applicationId: string | null; reason: string | null }): Promise<ShipmentDetail> {
-      const actor = { shopId: input.shopId, permissions: [], applicationId: input.applicationId };
-      return inShop(input.shopId, (tx) => recordShipmentCancelled(tx, actor, input.shipmentId, input.reason));
+    async recordCancel(cancel: ShipmentCancelInput): Promise<ShipmentDetail> {
+      assertSealedForRun(deps.sealKey, cancel, 'the cancel');
+      const actor = { shopId: cancel.shopId, permissions: [], applicationId: cancel.applicationId };
+      return inShop(cancel.shopId, (tx) => recordShipmentCancelled(tx, actor, cancel.shipmentId, cancel.reason));
     },
 
     /** The shipment's tracking workflow, once the carrier has it (already running: fine). */
     async startShipmentTracking(input: ShipmentKeys & { pollEveryMs: number }): Promise<void> {
       const { pollEveryMs, ...keys } = input;
-      await startTracking({ ...deps.tracking, pollEveryMs }, keys);
+      await startTracking({ ...deps.tracking, sealKey: deps.sealKey, pollEveryMs }, keys);
     },
 
-    async trackingTarget(input: ShipmentRef): Promise<TrackedShipment | null> {
-      return (await inShop(input.shopId, (tx) => trackedShipment(tx, input.shipmentId))) ?? null;
+    async trackingTarget(tracking: TrackingKeys): Promise<TrackedShipment | null> {
+      assertSealedForRun(deps.sealKey, tracking, 'the tracking');
+      return (await inShop(tracking.shopId, (tx) => trackedShipment(tx, tracking.shipmentId))) ?? null;
     },
   };
 }

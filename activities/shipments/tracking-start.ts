@@ -1,5 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
+import { seal } from '../../domain/kernel/index.js';
 import type { CarrierMilestone } from '../../domain/shipments/index.js';
 import {
   shipmentMilestoneSignal,
@@ -26,19 +27,29 @@ export function shipmentSearchAttributes(keys: ShipmentKeys): TypedSearchAttribu
   ]);
 }
 
-/** Where tracking workflows run, and how long a shipment's callbacks may be silent before a poll. */
+/** Where tracking workflows run, how long a shipment's callbacks may be silent before a poll, and what seals their inputs. */
 export interface TrackingStarter {
   client: Client;
   taskQueue: string;
   pollEveryMs: number;
+  /** `DELIVERY_REQUEST_KEY`: seals every workflow input and signal Shopflow sends (domain/kernel/seals.ts). */
+  sealKey: string;
 }
 
-const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) => ({
-  taskQueue: starter.taskQueue,
-  workflowId: trackingWorkflowId(keys.shipmentId),
-  args: [{ shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs }] as [ShipmentTrackingInput],
-  typedSearchAttributes: shipmentSearchAttributes(keys),
-});
+const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) => {
+  const workflowId = trackingWorkflowId(keys.shipmentId);
+  const tracking = seal(
+    starter.sealKey,
+    { shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs },
+    workflowId,
+  );
+  return {
+    taskQueue: starter.taskQueue,
+    workflowId,
+    args: [tracking] as [ShipmentTrackingInput],
+    typedSearchAttributes: shipmentSearchAttributes(keys),
+  };
+};
 
 /** Starts the shipment's tracking workflow (`shipment:<id>`); already running (a callback came first) is success. */
 export async function startTracking(starter: TrackingStarter, keys: ShipmentKeys): Promise<void> {
@@ -54,6 +65,6 @@ export async function signalMilestone(starter: TrackingStarter, keys: ShipmentKe
   await starter.client.workflow.signalWithStart(shipmentTrackingWorkflow, {
     ...trackingStart(starter, keys),
     signal: shipmentMilestoneSignal,
-    signalArgs: [milestone],
+    signalArgs: [seal(starter.sealKey, milestone, trackingWorkflowId(keys.shipmentId))],
   });
 }

@@ -9,12 +9,12 @@ import {
   isWellFormedApiKey,
   RATE_LIMITS,
   rateLimited,
-  rateState,
   type RateCounter,
 } from '../../domain/access/index.js';
 import { Problem } from '../../domain/kernel/index.js';
 import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
+import { setRateHeaders } from './rate-headers.js';
 
 /** Who is calling: the key's application and shop, as found on this very request. */
 export interface AuthContext {
@@ -138,12 +138,4 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
 /** A key anywhere in the URL, percent-encoded or not (`svc%5Flive_…` is the same leak). */
 export function containsApiKey(url: string): boolean {
   return fullyDecoded(url).includes('svc_live_');
-}
-
-function setRateHeaders(reply: FastifyReply, limit: number, hits: number, windowStart: Date) {
-  const state = rateState(limit, hits, windowStart);
-  reply.header('x-ratelimit-limit', state.limit);
-  reply.header('x-ratelimit-remaining', state.remaining);
-  reply.header('x-ratelimit-reset', state.resetSeconds);
-  return state;
 }

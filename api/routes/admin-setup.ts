@@ -23,6 +23,8 @@ import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../
 const tags = ['Admin: shop set-up'];
 const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
 const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission');
+/** Each list has a per-shop cap (domain/kernel/shop-caps.ts), which also bounds the list answered whole. */
+const createProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'limit-reached');
 
 /** May the member change (`manage`), or at least read (`manage` or one of `read`)? 403 otherwise. */
 function guard(manage: string, read: readonly string[]) {
@@ -57,7 +59,7 @@ export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
       access.view(request);
       return { data: await request.inShop(list) };
     });
-    app.post(path, { schema: { tags, body: input, response: { 201: row, ...changeProblems } } }, async (request, reply) => {
+    app.post(path, { schema: { tags, body: input, response: { 201: row, ...createProblems } } }, async (request, reply) => {
       access.manage(request);
       return reply.status(201).send(await request.inShop((tx) => create(tx, request.admin.shopId, request.body as never)));
     });

@@ -55,12 +55,14 @@ export const IDEMPOTENCY_PROBLEMS = ['idempotency-key-in-progress', 'idempotency
 
 /**
  * The admin web app's API (api/plugins/admin-session.ts): a session cookie or 401; an API key is
- * refused there too (api/plugins/authentication.ts). No rate counter but the login's.
+ * refused there too (api/plugins/authentication.ts); each person's requests count in a one-minute
+ * window (429), the login in counters of its own.
  */
 export const ADMIN_READ_PROBLEMS = [
   'validation-failed',
   'invalid-api-key',
   'not-logged-in',
+  'rate-limited',
   'internal-error',
 ] as const satisfies ProblemCodes;
 

@@ -1,9 +1,12 @@
+import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
+import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
 import type { Sql } from '../../db/client.js';
 import { createApplication, createKey, createShop } from '../../domain/access/index.js';
 import { linkPage } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import type { BenchContext } from '../context.js';
 import { loadSettings } from '../../config/settings.js';
+import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
 
 const CUSTOMERS = 100;
 /** 10 applications × 2 keys × 60 sends a minute: 1,200 sends fit one minute's message counters. */
@@ -74,6 +77,7 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
         shop.id,
         { pageId: row!.id, platformPageId: page.id, accessToken: page.accessTokens[0]! },
         loadSettings().secretsKey,
+        pageTokenOwner(createChatPlatformAdapter({ baseUrl: platformUrl, dispatcher: createOutboundAgent({ allowLoopback: true }) })),
       );
       const created: string[] = [];
       for (let index = 0; index < 10; index += 1) {

@@ -98,7 +98,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       APP_DATABASE_URL: options.appUrl,
       TEMPORAL_ADDRESS: options.temporalAddress,
       TEMPORAL_TASK_QUEUE: taskQueue,
-      WEBHOOK_ALLOW_LOOPBACK: 'true',
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
       WEBHOOK_EXTRA_CA_FILE: certificate.certFile,
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
@@ -223,7 +223,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     // Baseline: the same envelope, signed the same way, POSTed straight to the same receiver.
     const baselineInbox = `baseline-${randomUUID()}`;
     // Trusts the receiver's certificate like the worker does, with the CA list parsed once: the worker's agent
-    // (activities/flows/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
+    // (activities/outbound/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
     // event loop each, which at 250/s cascades into pauses of a second or more. Raw HTTPS is the baseline.
     const dispatcher = new Agent({
       connect: { secureContext: createSecureContext({ ca: [...rootCertificates, readFileSync(certificate.certFile, 'utf8')] }) },

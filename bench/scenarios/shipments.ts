@@ -11,6 +11,11 @@ import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-ca
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
+import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
+
+/** The bench's carrier is the local simulator: loopback, as development allows. */
+const SIMULATOR_ENDPOINTS = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
 
 /** 10 shops × 40 pushes: under the shipment counter's 60 a minute per shop. */
 const SHOPS = 10;
@@ -87,7 +92,7 @@ async function shippingShop(sql: Sql, carrierUrl: string, apiUrl: string) {
       sql,
       prepared.shopId,
       { carrier: 'carrier_b', simulatorUrl: carrierUrl, warehouseId: prepared.warehouseId },
-      { secretsKey: prepared.settings.secretsKey, publicBaseUrl: apiUrl },
+      { secretsKey: prepared.settings.secretsKey, endpoints: SIMULATOR_ENDPOINTS, publicBaseUrl: apiUrl },
     );
     return { ...prepared, connectionId };
   });
@@ -121,7 +126,10 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     const total = SHOPS * ORDERS_PER_SHOP;
 
     const account = carrier.registerShop();
-    const adapter = carrierB({ baseUrl: carrier.url, credentials: { token: account.token, clientSource: account.clientSource } });
+    const adapter = carrierB(
+      { baseUrl: carrier.url, credentials: { token: account.token, clientSource: account.clientSource } },
+      { dispatcher: createOutboundAgent({ allowLoopback: true }), endpoints: SIMULATOR_ENDPOINTS },
+    );
     const direct = await timed(total, async () => {
       await adapter.create({
         shipmentId: randomUUID(),

@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { Client } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
 import { searchAttributes } from '../../workers/delivery-starts.js';
 import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
+import { shopflowDataConverter } from '../../config/payload-codec.js';
+import { loadSettings } from '../../config/settings.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 export interface CeilingResults {
   concurrency: number;
@@ -34,9 +36,12 @@ export async function temporalCeilingScenario(options: {
     bench: { finished: { fn: (info) => waiting.get(info.workflowId)?.(), callDuringReplay: false } },
   };
   const connection = await NativeConnection.connect({ address: options.temporalAddress });
+  // The codec every Shopflow worker and client has: the ceiling pays what deliveries pay for it.
+  const { payloadCodecKeys } = loadSettings();
   const worker = await Worker.create({
     connection,
     taskQueue,
+    dataConverter: shopflowDataConverter(payloadCodecKeys),
     sinks,
     workflowBundle: await bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('../workflows/empty.ts', import.meta.url)),
@@ -44,7 +49,7 @@ export async function temporalCeilingScenario(options: {
     }),
   });
   const running = worker.run();
-  const client = new Client({ connection });
+  const client = temporalClient(connection, payloadCodecKeys);
   const runOne = async (): Promise<number> => {
     const workflowId = `bench-ceiling:${randomUUID()}`;
     const started = performance.now();

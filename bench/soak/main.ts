@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { createShop } from '../../domain/access/index.js';
@@ -17,6 +17,7 @@ import { Receipts } from './receipts.js';
 import { printReport, soakFile, writeReport, type KillRecord, type SoakReport } from './report.js';
 import { SoakStack, type Component } from './stack.js';
 import { whereUndelivered } from './undelivered.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 /**
  * `npm run soak`: SOAK_EVENTS (default 10,000) customer creations through two API instances at
@@ -180,8 +181,8 @@ async function stopEverything(): Promise<void> {
 /** The worker registered one for this run's own queue; it would outlive the run in the Temporal UI. */
 async function removeRunSchedule(): Promise<void> {
   const connection = await Connection.connect({ address: services.temporalAddress });
-  await removeHousekeepingSchedule(new Client({ connection }), env.TEMPORAL_TASK_QUEUE).catch((error: Error) =>
-    say(`housekeeping schedule not removed: ${error.message}`),
+  await removeHousekeepingSchedule(temporalClient(connection, loadSettings().payloadCodecKeys), env.TEMPORAL_TASK_QUEUE).catch(
+    (error: Error) => say(`housekeeping schedule not removed: ${error.message}`),
   );
   await connection.close();
 }

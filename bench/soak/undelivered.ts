@@ -1,7 +1,9 @@
-import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
+import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Sql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { loadSettings } from '../../config/settings.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 /**
  * Where the events that did not arrive stand: still in the outbox, or (for up to `sample` of the
@@ -28,7 +30,7 @@ export async function whereUndelivered(
   const where: Record<string, number> = { 'in the outbox': queued.size };
   const connection = await Connection.connect({ address: temporalAddress });
   try {
-    const client = new Client({ connection });
+    const client = temporalClient(connection, loadSettings().payloadCodecKeys);
     for (const eventId of eventIds.filter((id) => !queued.has(id)).slice(0, sample)) {
       const status = await client.workflow
         .getHandle(deliveryWorkflowId(shop.flowId, eventId))

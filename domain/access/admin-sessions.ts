@@ -23,15 +23,16 @@ const hash = (token: string) => createHash('sha256').update(token).digest('hex')
 const refuse = () => new Problem('invalid-credentials', 'the shop, e-mail or password is wrong');
 
 export interface LoginGuards {
-  /** The caller's address (`request.ip`), throttled on its own. */
+  /** The caller's address bucket (`request.ip`), throttled on its own and with each account. */
   clientAddress: string;
-  /** Bounds the password checks running at once. */
+  /** Bounds the password checks running at once, per process and per address. */
   passwordChecks: ConcurrencyLimit;
 }
 
 /**
  * E-mail and password of a working, unlocked member of the shop; returns the session token (for
- * the cookie). The attempt is throttled per address and per account before any password check.
+ * the cookie). The attempt is throttled per address, per account and address, and (a slow-down
+ * the right password still passes) per account before any password check.
  */
 export async function logIn(
   sql: Sql,
@@ -45,25 +46,25 @@ export async function logIn(
     throw error;
   });
   const email = input.email.trim().toLowerCase();
-  const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email);
+  const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email, guards.clientAddress);
   const checkPassword = (stored: string | null | undefined) =>
     // A dummy hash when there is no such shop or user, so every refusal takes as long.
-    boundedPasswordCheck(guards.passwordChecks, () => verifyPassword(input.password, stored ?? DUMMY_HASH));
-  if (!shop) {
-    await checkPassword(undefined);
-    throw refuse();
-  }
+    boundedPasswordCheck(guards.passwordChecks, guards.clientAddress, () => verifyPassword(input.password, stored ?? DUMMY_HASH));
+  // The user is read, and the password checked, outside any transaction: a login waiting for a
+  // check slot holds no database connection.
+  const user = shop && (await loginMember(sql, shop.id, email));
+  const passwordOk = await checkPassword(user?.passwordHash);
+  if (!shop || !user?.passwordHash || !passwordOk) throw refuse();
   const loggedIn = await withShop(sql, shop.id, async (tx) => {
-    const [user] = await tx<{ id: string; name: string; passwordHash: string | null }[]>`
-      select u.id, u.name, u.password_hash from users u join shop_members m on m.user_id = u.id
-      where u.email = ${email} and m.status = 'working' and not u.locked`;
-    const passwordOk = await checkPassword(user?.passwordHash);
-    if (!user || !user.passwordHash || !passwordOk) throw refuse();
     const token = randomBytes(32).toString('base64url');
     const csrfToken = randomBytes(24).toString('base64url');
-    await tx`
+    // Only while the member is still working, unlocked and has the password just checked.
+    const created = await tx`
       insert into admin_sessions (token_hash, shop_id, user_id, csrf_token, expires_at)
-      values (${hash(token)}, ${shop.id}, ${user.id}, ${csrfToken}, now() + make_interval(hours => ${SESSION_HOURS}))`;
+      select ${hash(token)}, ${shop.id}, u.id, ${csrfToken}, now() + make_interval(hours => ${SESSION_HOURS})
+      from users u join shop_members m on m.user_id = u.id
+      where u.id = ${user.id} and u.password_hash = ${user.passwordHash} and m.status = 'working' and not u.locked`;
+    if (created.count !== 1) throw refuse();
     return {
       token,
       session: {
@@ -79,6 +80,18 @@ export async function logIn(
   });
   await refundAttempt();
   return loggedIn;
+}
+
+/** The working, unlocked member of the shop with this e-mail, with the password hash to check. */
+async function loginMember(sql: Sql, shopId: string, email: string) {
+  const [member] = await withShop(
+    sql,
+    shopId,
+    (tx) => tx<{ id: string; name: string; passwordHash: string | null }[]>`
+      select u.id, u.name, u.password_hash from users u join shop_members m on m.user_id = u.id
+      where u.email = ${email} and m.status = 'working' and not u.locked`,
+  );
+  return member;
 }
 
 /** The live session of a cookie token, with the member's current permissions; 401 otherwise. */

@@ -19,6 +19,7 @@ export {
   type StoredResponse,
 } from './idempotency.js';
 export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
+export { isOperatorSession, isOperatorToken, OPERATOR_SESSION_HOURS, operatorSession, throttleOperatorLogin } from './operator-sessions.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
 export { createPage, existingPageIds, listPages, listShopPages } from './pages.js';
 export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS } from './permissions.js';

@@ -4,10 +4,18 @@ import { countHit, rateLimited, rateState, refundHit } from './rate-limits.js';
 
 /** Admin login attempts per one-minute window (docs/decisions.md, Admin API and flows). */
 export const LOGIN_RATE_LIMITS = {
-  /** Per shop and e-mail; a successful login gives its attempt back, so in effect failures count. */
-  account: 5,
-  /** Per client address, every attempt. */
+  /** Per client address, every attempt, whatever the account. */
   address: 30,
+  /**
+   * Per account (shop and e-mail) and client address; a successful login gives its attempt back, so
+   * in effect failures count. Only the guessing address is refused: the owner elsewhere goes on.
+   */
+  accountAddress: 5,
+  /**
+   * Per account over every address, failures only. Past it the account is only slowed down, never
+   * locked: each address gets one attempt a minute at it, so the owner's right password still passes.
+   */
+  accountSlowDown: 20,
 } as const;
 
 /**
@@ -24,20 +32,35 @@ export async function throttleLoginAddress(sql: Sql, address: string): Promise<v
 }
 
 /**
- * Counts the attempt against the account (`shopKey` is the shop's id when it exists, so its slug
- * and id share one counter); 429 over the limit. Returns the refund for a successful login.
+ * Counts the attempt against the account from this address and, when that passes, against the
+ * account as a whole (`shopKey` is the shop's id when it exists, so its slug and id share the
+ * counters); 429 over the limits. Returns the refund for a successful login. Counted before the
+ * password check and given back after it, so concurrent guesses cannot all pass the check at once.
  */
-export async function throttleLoginAccount(sql: Sql, shopKey: string, email: string): Promise<() => Promise<void>> {
-  const scope = `login:account:${shopKey}:${email}`;
-  const hit = await countHit(sql, scope);
-  const state = rateState(LOGIN_RATE_LIMITS.account, hit.hits, hit.windowStart);
-  if (state.exceeded) throw rateLimited(state.resetSeconds, `too many login attempts for this account; retry in ${state.resetSeconds} s`);
-  return () => refundHit(sql, scope, hit.windowStart);
+export async function throttleLoginAccount(sql: Sql, shopKey: string, email: string, address: string): Promise<() => Promise<void>> {
+  const accountScope = `login:account:${shopKey}:${email}`;
+  const pairScope = `${accountScope}:${address}`;
+  const pair = await countHit(sql, pairScope);
+  const pairState = rateState(LOGIN_RATE_LIMITS.accountAddress, pair.hits, pair.windowStart);
+  const refused = (seconds: number) =>
+    rateLimited(seconds, `too many login attempts for this account from this address; retry in ${seconds} s`);
+  // Over its own limit the address does not count against the account: one address cannot slow the owner down.
+  if (pairState.exceeded) throw refused(pairState.resetSeconds);
+  const account = await countHit(sql, accountScope);
+  const slowedDown = rateState(LOGIN_RATE_LIMITS.accountSlowDown, account.hits, account.windowStart).exceeded;
+  if (slowedDown && pair.hits > 1) throw refused(pairState.resetSeconds);
+  return async () => {
+    await refundHit(sql, pairScope, pair.windowStart);
+    await refundHit(sql, accountScope, account.windowStart);
+  };
 }
 
-/** Runs a password check in a free slot of `limit`; 429 with `Retry-After: 1` at once when none is free. */
-export async function boundedPasswordCheck(limit: ConcurrencyLimit, check: () => Promise<boolean>): Promise<boolean> {
-  const release = limit.tryAcquire();
+/**
+ * Runs a password check in a slot of `limit`, one at a time per client address; 429 with
+ * `Retry-After: 1` when the address already has a check running or no slot frees up in time.
+ */
+export async function boundedPasswordCheck(limit: ConcurrencyLimit, address: string, check: () => Promise<boolean>): Promise<boolean> {
+  const release = await limit.acquire(address);
   if (!release) throw rateLimited(1, 'too many logins are being checked right now; retry in 1 s');
   try {
     return await check();

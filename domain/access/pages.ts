@@ -1,4 +1,4 @@
-import type { Named, Tx } from '../kernel/index.js';
+import { refuseAtCap, type Named, type Tx } from '../kernel/index.js';
 
 /** A chat page of the shop (the chat module links it to its platform page and keeps its conversations). */
 export interface ChatPage extends Named {
@@ -27,8 +27,9 @@ export async function existingPageIds(tx: Tx, ids: readonly string[]): Promise<s
   return known.map((row) => row.id);
 }
 
-/** A new chat page of the shop (operators' CLI, until the chat module connects pages itself). */
+/** A new chat page of the shop (admin web app, operators' CLI); 409 `limit-reached` past the shop's cap. */
 export async function createPage(tx: Tx, shopId: string, name: string): Promise<Named> {
+  await refuseAtCap(tx, shopId, 'chatPages', tx`select from pages`);
   const [page] = await tx<Named[]>`insert into pages (shop_id, name) values (${shopId}, ${name}) returning id, name`;
   return page!;
 }

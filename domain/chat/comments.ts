@@ -31,20 +31,28 @@ const COMMENT_COLUMNS = (tx: Tx) => tx`
 /**
  * Applies one feed change to the stored comment, creating it whatever the verb: the platform delivers
  * each event on its own, so an edit, hide or removal may arrive before the comment's `add`. An `add`
- * never overwrites the text an earlier-arrived edit stored; a repeated change changes nothing.
+ * never overwrites the text an earlier-arrived edit stored; a repeated change changes nothing; and
+ * text older (by the platform's time) than the stored text's is ignored, so a late or replayed
+ * webhook never brings back older text.
  */
 export async function recordCommentChange(tx: Tx, shopId: string, pageId: string, change: CommentChange): Promise<ChatComment> {
   const chatCustomerId = await rememberChatCustomer(tx, shopId, pageId, change.author);
   const removed = change.verb === 'remove';
   const hidden = change.verb === 'hide' ? true : change.verb === 'unhide' ? false : null;
+  // Only an edit replaces text; any change carrying text fills a comment known without it. Changes
+  // within one of the platform's whole seconds cannot be ordered: the later arrival wins.
+  const textApplies = tx`(excluded.text is not null
+    and (chat_comments.text_changed_at is null or chat_comments.text_changed_at <= ${change.changedAt})
+    and (${change.verb} = 'edited' or chat_comments.text is null))`;
   const [row] = await tx<{ id: string }[]>`
     insert into chat_comments (shop_id, page_id, platform_comment_id, platform_post_id, platform_parent_id, chat_customer_id,
-                               author_name, text, hidden, hidden_changed_at, removed_at, created_at)
+                               author_name, text, text_changed_at, hidden, hidden_changed_at, removed_at, created_at)
     values (${shopId}, ${pageId}, ${change.platformCommentId}, ${change.postId}, ${change.parentId}, ${chatCustomerId},
-            ${change.author.name ?? null}, ${change.text}, ${hidden ?? false}, ${hidden === null ? null : change.changedAt},
-            ${removed ? tx`clock_timestamp()` : null}, ${change.createdAt})
+            ${change.author.name ?? null}, ${change.text}, ${change.text === null ? null : change.changedAt},
+            ${hidden ?? false}, ${hidden === null ? null : change.changedAt}, ${removed ? tx`clock_timestamp()` : null}, ${change.createdAt})
     on conflict (page_id, platform_comment_id) do update set
-      text = case when ${change.verb} = 'edited' or chat_comments.text is null then coalesce(excluded.text, chat_comments.text) else chat_comments.text end,
+      text = case when ${textApplies} then excluded.text else chat_comments.text end,
+      text_changed_at = case when ${textApplies} then excluded.text_changed_at else chat_comments.text_changed_at end,
       -- A hide/unhide older than the last visibility change (a late delivery, or the feed's report of
       -- Shopflow's own hide/show within the same second) changes nothing.
       hidden = case when ${hidden}::boolean is not null

@@ -31,7 +31,17 @@ export {
   type InboundMessage,
 } from './inbound-webhook.js';
 export { listMessages, recordWebhookMessage, type PlatformMessage } from './messages.js';
-export { linkedPageOf, linkPage, markPageDisconnected, pageLink, type PageLink } from './page-links.js';
+export {
+  linkedPageOf,
+  linkPage,
+  markPageDisconnected,
+  pageLink,
+  PageLinkInputSchema,
+  unlinkPage,
+  type PageLink,
+  type PageLinkInput,
+  type PageTokenOwner,
+} from './page-links.js';
 export {
   replyPrivately,
   sendChatMessage,

@@ -1,4 +1,5 @@
 import type { KeyObject } from 'node:crypto';
+import { z } from 'zod';
 import type { Sql } from '../../db/client.js';
 import { existingPageIds } from '../access/index.js';
 import { isUuid, openSecret, Problem, sealSecret, type Tx } from '../kernel/index.js';
@@ -11,29 +12,77 @@ export interface PageLink {
   connected: boolean;
 }
 
+/** What linking takes: the platform page and its page access token (sent as a header: printable, no spaces). */
+export const PageLinkInputSchema = z.strictObject({
+  platformPageId: z.string().regex(/^\d{1,30}$/, 'digits, as platform page ids are'),
+  accessToken: z
+    .string()
+    .min(1)
+    .max(2000)
+    .regex(/^[\x21-\x7e]+$/, 'printable characters without spaces'),
+});
+export type PageLinkInput = z.infer<typeof PageLinkInputSchema>;
+
 /**
- * Links a page of the shop to its platform page with a new page access token, sealed at rest (the
- * page id as associated data). A new token means the page is connected again. 404 for another shop's page.
+ * Whose page a page access token speaks for, as the platform answers it (`GET /me`): the platform
+ * page id, or null when the platform refuses the token (unknown, expired, revoked, not a page's).
+ * The caller asks the platform; it throws when the platform cannot say.
+ */
+export type PageTokenOwner = (accessToken: string) => Promise<string | null>;
+
+/**
+ * Links a page of the shop to its platform page once the platform confirms the token is that page's
+ * (a page id is public; only its token proves the page is the shop's). The token is sealed at rest
+ * (the page id as associated data); a new token means the page is connected again. 404 for another
+ * shop's page; 422 `page-not-connected` for a token that is not the platform page's, whatever any
+ * shop holds. The latest proven link wins: a link another page (of this shop or another) holds for
+ * the platform page is a stale claim, and is removed.
  */
 export async function linkPage(
   tx: Tx,
   shopId: string,
-  input: { pageId: string; platformPageId: string; accessToken: string },
+  input: PageLinkInput & { pageId: string },
   key: KeyObject,
+  ownerOf: PageTokenOwner,
 ): Promise<void> {
   const [known] = isUuid(input.pageId) ? await existingPageIds(tx, [input.pageId]) : [];
   if (!known) throw new Problem('not-found', `no page ${input.pageId}`);
+  const owner = await ownerOf(input.accessToken);
+  if (owner !== input.platformPageId) {
+    // Decided by the platform's answer alone, before any link is read: it says nothing of who holds the page.
+    throw new Problem(
+      'page-not-connected',
+      owner === null
+        ? 'the chat platform refuses this access token (unknown, expired or revoked)'
+        : `this access token is not platform page ${input.platformPageId}'s`,
+    );
+  }
+  // The policy shows a link to whoever names its platform page id, named here only after the proof.
+  await tx`select set_config('app.platform_page_id', ${input.platformPageId}, true)`;
+  await tx`delete from chat_page_links where platform_page_id = ${input.platformPageId} and page_id <> ${known}`;
+  await tx`select set_config('app.platform_page_id', '', true)`;
   const sealed = sealSecret(key, input.accessToken, known);
   await tx`
     insert into chat_page_links (page_id, shop_id, platform_page_id, sealed_access_token, connected)
     values (${known}, ${shopId}, ${input.platformPageId}, ${sealed}, true)
     on conflict (page_id) do update set platform_page_id = excluded.platform_page_id,
       sealed_access_token = excluded.sealed_access_token, connected = true, updated_at = clock_timestamp()`.catch((error: unknown) => {
-    // The platform page's unique index: a platform page speaks for one page of one shop at a time.
+    // The platform page's unique index: another proven link of the same page committed meanwhile.
     if ((error as { code?: string }).code === '23505')
-      throw new Problem('conflict', `platform page ${input.platformPageId} is linked to another page`);
+      throw new Problem('conflict', `platform page ${input.platformPageId} was linked at the same time; try again`);
     throw error;
   });
+}
+
+/**
+ * Removes the page's platform link: its token is forgotten, its webhooks are no longer recorded and
+ * sends answer `page-not-connected` until it is linked again; its conversations stay. A page without
+ * a link is left as it is; 404 for another shop's page.
+ */
+export async function unlinkPage(tx: Tx, pageId: string): Promise<void> {
+  const [known] = isUuid(pageId) ? await existingPageIds(tx, [pageId]) : [];
+  if (!known) throw new Problem('not-found', `no page ${pageId}`);
+  await tx`delete from chat_page_links where page_id = ${known}`;
 }
 
 /** The page's link with its token opened; undefined when the page has none. */

@@ -240,15 +240,16 @@ function normalizeContacts(contacts: NonNullable<NewCustomer['contacts']>): { va
   return phones;
 }
 
+/**
+ * 409 when another live customer holds one of `phones`. The answer names only the caller's own
+ * number, never the holder: a key that may create customers but not read them learns no one's id.
+ */
 async function assertPhonesFree(tx: Tx, phones: string[]): Promise<void> {
   if (phones.length === 0) return;
-  const [holder] = await tx<{ value: string; customerId: string }[]>`
-    select k.value, k.customer_id from customer_contacts k join customers c on c.id = k.customer_id
+  const [holder] = await tx<{ value: string }[]>`
+    select k.value from customer_contacts k join customers c on c.id = k.customer_id
     where k.kind = 'phone' and k.value = any(${phones}) and c.deleted_at is null limit 1`;
-  if (holder)
-    throw new Problem('conflict', `${holder.value} already belongs to customer ${holder.customerId}`, {
-      extra: { customerId: holder.customerId },
-    });
+  if (holder) throw new Problem('conflict', `a customer with the phone number ${holder.value} already exists`);
 }
 
 function sameAddress(a: Address, b: Address): boolean {

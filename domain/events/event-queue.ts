@@ -7,16 +7,39 @@ export interface QueuedEvent {
 }
 
 /**
- * Takes the oldest queued events, at most `limit`, off the queue in the caller's transaction: they
- * come back only if it rolls back (a start failed), so the caller commits once every delivery has
- * started. Rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`), so several relays
- * share the work. One statement: the claim and the removal are one round trip.
+ * Takes queued events off the queue, at most `limit`, in the caller's transaction: they come back
+ * only if it rolls back (a start failed), so the caller commits once every delivery has started.
+ *
+ * Fair across shops: the batch is shared equally among the shops with queued events (the shops whose
+ * oldest event has waited longest first, at most `limit` of them), and each shop's share is its
+ * oldest events. A shop with a backlog of thousands therefore takes `limit / shops` of a batch, and
+ * another shop's first event goes out in the next batch, not after the backlog. One shop alone takes
+ * whole batches. A share smaller than a shop's queue leaves the batch short rather than fill it from
+ * the backlog, so nothing is claimed and then left locked.
+ *
+ * Rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`, per shop), so several relays
+ * share the work. One statement: the shops are found by a skip scan of `(shop_id, created_at)`, and
+ * the claim and the removal are one round trip.
  */
 export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
+  if (limit < 1) return [];
   return tx<QueuedEvent[]>`
-    with taken as (
+    with recursive waiting (shop_id) as (
+      (select shop_id from event_queue order by shop_id limit 1)
+      union all
+      select (select q.shop_id from event_queue q where q.shop_id > s.shop_id order by q.shop_id limit 1)
+      from waiting s where s.shop_id is not null),
+    served as (
+      select s.shop_id from waiting s where s.shop_id is not null
+      order by (select min(q.created_at) from event_queue q where q.shop_id = s.shop_id)
+      limit ${limit}),
+    taken as (
       delete from event_queue
-      where event_id in (select event_id from event_queue order by created_at limit ${limit} for update skip locked)
+      where event_id in (
+        select claimed.event_id from served cross join lateral (
+          select q.event_id from event_queue q where q.shop_id = served.shop_id
+          order by q.created_at limit ${limit} / (select count(*) from served)
+          for update skip locked) claimed)
       returning event_id, shop_id, created_at)
     select event_id, shop_id from taken order by created_at`;
 }

@@ -15,5 +15,6 @@ export {
   type StoredEvent,
 } from './event-catalogue.js';
 export { takeQueuedEvents } from './event-queue.js';
+export { purgeOldEvents } from './event-purge.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
 export { eventDataOf, storedEvent } from './stored-events.js';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
-import type { Tx } from '../kernel/index.js';
+import { purgeOlderThan, type Fragment, type Tx } from '../kernel/index.js';
 
 /**
  * One attempt of a delivery: what the workflow's history keeps (with `retryAfterSeconds`), what the
@@ -19,6 +19,7 @@ export const DeliveryAttempt = z.object({
 export type AttemptRecord = z.infer<typeof DeliveryAttempt>;
 /** An attempt as the admin API shows it. */
 export const ShownDeliveryAttempt = DeliveryAttempt.extend({ responseExcerpt: z.string().nullable() });
+type ShownAttempt = z.infer<typeof ShownDeliveryAttempt>;
 
 export interface DeliveryRef {
   shopId: string;
@@ -33,11 +34,25 @@ export interface DeliveryRef {
 const STATUS_AFTER: Record<AttemptVerdict, string> = { delivered: 'delivered', gone: 'gone', retry: 'retrying' };
 
 /**
- * Housekeeping, in an `asHousekeeping` transaction: attempts older than the retention (at least one
- * day: the policy's floor), of every shop. The deliveries stay, with their status.
+ * Housekeeping, in an `asHousekeeping` transaction: attempts of every shop older than the retention
+ * (at least one day: the policy's floor), at most `limit` of them, the oldest first.
  */
-export async function purgeOldAttempts(tx: Tx, retentionDays: number): Promise<number> {
-  const purged = await tx`delete from delivery_attempts where attempted_at < now() - make_interval(days => ${Math.max(1, retentionDays)})`;
+export function purgeOldAttempts(tx: Tx, retentionDays: number, limit: number): Promise<number> {
+  return purgeOlderThan(tx, 'delivery_attempts', 'attempted_at', retentionDays, limit);
+}
+
+/**
+ * Housekeeping, in an `asHousekeeping` transaction: deliveries of every shop created and last touched
+ * before the retention (at least one day: the policy's floor), at most `limit` of them, the oldest
+ * first, with what is left of their attempts. A failed one can no longer be resent, so its event may go too.
+ */
+export async function purgeOldDeliveries(tx: Tx, retentionDays: number, limit: number): Promise<number> {
+  const days = Math.max(1, retentionDays);
+  const purged = await tx`
+    delete from deliveries where delivery_id in (
+      select delivery_id from deliveries
+      where created_at < now() - make_interval(days => ${days}) and updated_at < now() - make_interval(days => ${days})
+      order by created_at limit ${limit})`;
   return purged.count;
 }
 
@@ -75,7 +90,7 @@ export interface DeliveryHistoryEntry {
   createdAt: string;
   updatedAt: string;
   temporalUrl: string;
-  attempts: z.infer<typeof ShownDeliveryAttempt>[];
+  attempts: ShownAttempt[];
   /** The event's `data`, only for a viewer holding the event type's read permissions. */
   data?: unknown;
 }
@@ -88,12 +103,24 @@ export interface HistoryFilter {
   limit?: number;
 }
 
-/** Each flow's latest run (the flows list). */
-export async function lastDeliveries(tx: Tx): Promise<Map<string, { status: string; createdAt: string }>> {
-  const rows = await tx<{ flowId: string; status: string; createdAt: string }[]>`
-    select distinct on (flow_id) flow_id, status, api_time(created_at) as created_at
-    from deliveries order by flow_id, created_at desc`;
-  return new Map(rows.map(({ flowId, ...last }) => [flowId, last]));
+/** The latest run of the flow `flowId` (a column of the caller's query) as a scalar subquery: `{ status, createdAt }` or null. */
+export function lastDeliveryOf(tx: Tx, flowId: Fragment): Fragment {
+  return tx`(select json_build_object('status', d.status, 'createdAt', api_time(d.created_at)) from deliveries d
+    where d.flow_id = ${flowId} order by d.created_at desc limit 1)`;
+}
+
+/**
+ * Whether a person sees a run's content (the event's data, what was sent, the receiver's answers):
+ * only with every read permission of its event type, the same rule for the history and a test-run.
+ */
+export function mayReadContent(eventType: string, viewerPermissions: readonly string[]): boolean {
+  const needed: readonly string[] = isEventType(eventType) ? EVENT_READ_PERMISSIONS[eventType] : ['(unknown)'];
+  return needed.every((permission) => viewerPermissions.includes(permission));
+}
+
+/** An attempt as a person sees it: without the receiver's answer unless they may read the content. */
+export function shownAttempt(attempt: ShownAttempt, mayRead: boolean): ShownAttempt {
+  return mayRead ? attempt : { ...attempt, responseExcerpt: null };
 }
 
 /**
@@ -122,12 +149,11 @@ export async function deliveryHistory(
     order by d.created_at desc, d.delivery_id desc
     limit ${limit} offset ${offset}`;
   return rows.map(({ workflowId, data, ...row }) => {
-    const needed: readonly string[] = isEventType(row.eventType) ? EVENT_READ_PERMISSIONS[row.eventType] : ['(unknown)'];
-    const mayRead = needed.every((permission) => viewerPermissions.includes(permission));
+    const mayRead = mayReadContent(row.eventType, viewerPermissions);
     return {
       ...row,
       temporalUrl: `${temporalUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`,
-      attempts: mayRead ? row.attempts : row.attempts.map((attempt) => ({ ...attempt, responseExcerpt: null })),
+      attempts: row.attempts.map((attempt) => shownAttempt(attempt, mayRead)),
       ...(mayRead && data !== null ? { data } : {}),
     };
   });

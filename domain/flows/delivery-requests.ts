@@ -1,7 +1,7 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { shopIdentity } from '../access/index.js';
-import { canonicalJson, Problem } from '../kernel/index.js';
+import { Problem, seal, type Sealed } from '../kernel/index.js';
 import { envelope, storedEvent, type EventType, type StoredEvent } from '../events/index.js';
+import { mayReadContent } from './deliveries.js';
 import { SAMPLE_READERS } from './flow-samples.js';
 import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
 import type { Tx } from '../kernel/index.js';
@@ -18,29 +18,14 @@ export interface DeliveryRequest {
 }
 
 /**
- * A delivery request with `seal`: an HMAC-SHA256, under the server-side `DELIVERY_REQUEST_KEY`, of
- * every other field. The Temporal frontend is an untrusted transport (docs/security.md): whoever can
- * start a workflow could otherwise have the worker sign any body for any address. The relay, the
- * admin API and the CLI seal what they start; the worker sends nothing whose seal does not verify.
+ * A delivery request with `seal` (domain/kernel/seals.ts), under the server-side `DELIVERY_REQUEST_KEY`:
+ * whoever can start a workflow could otherwise have the worker sign any body for any address. The
+ * relay, the admin API and the CLI seal what they start; the worker sends nothing whose seal does not
+ * verify. Its scope is the request itself (the delivery id names the flow and event), so a delivery's
+ * resend, under a new workflow id, sends the same sealed request.
  */
-export type Sealed<T extends object> = T & { seal: string };
-
-function sealOf(key: string, fields: object): string {
-  return createHmac('sha256', key).update(canonicalJson(fields)).digest('base64url');
-}
-
 export function sealDeliveryRequest<T extends DeliveryRequest>(key: string, request: T): Sealed<T> {
-  const { seal: _previous, ...fields } = request as T & { seal?: string };
-  return { ...(fields as T), seal: sealOf(key, fields) };
-}
-
-/** True when `seal` covers exactly the other fields of `request` (extra fields added on the way break it). */
-export function hasValidSeal(key: string, request: DeliveryRequest & { seal?: string }): boolean {
-  const { seal, ...fields } = request;
-  if (typeof seal !== 'string') return false;
-  const expected = Buffer.from(sealOf(key, fields));
-  const given = Buffer.from(seal);
-  return expected.length === given.length && timingSafeEqual(expected, given);
+  return seal(key, request);
 }
 
 /** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */
@@ -68,11 +53,22 @@ export async function requestsForEvent(tx: Tx, eventId: string): Promise<Deliver
   return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
 }
 
-/** A test-run: a sample event of the flow's trigger type, rendered for the flow's account. */
-export async function testRunRequest(tx: Tx, shopId: string, flowId: string): Promise<DeliveryRequest> {
+/**
+ * A test-run: a sample event of the flow's trigger type, rendered for what both the flow's account
+ * and the person starting it (`viewer`: their permissions, or the operator) may read. The shop's
+ * latest real record serves as the sample only when both may read its type; otherwise a synthetic one.
+ */
+export async function testRunRequest(
+  tx: Tx,
+  shopId: string,
+  flowId: string,
+  viewer: readonly string[] | 'operator',
+): Promise<DeliveryRequest> {
   const flow = await getFlow(tx, flowId);
-  const event = await sampleEvent(tx, flow.eventType as EventType, SAMPLE_READERS);
-  return deliveryRequest(await shopIdentity(tx, shopId), flow, event);
+  const eventType = flow.eventType as EventType;
+  const permissions = viewer === 'operator' ? flow.permissions : flow.permissions.filter((permission) => viewer.includes(permission));
+  const event = await sampleEvent(tx, eventType, mayReadContent(eventType, permissions) ? SAMPLE_READERS : {});
+  return deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
 }
 
 /**

@@ -3,8 +3,9 @@ import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from '../access/index.js';
 import { assertMayGrant, existingPageIds, memberPermissions, writeShopLog } from '../access/index.js';
 import { EVENT_READ_PERMISSIONS, isEventType, needsPage, newEventId, type EventType, type StoredEvent } from '../events/index.js';
-import { isUuid, Problem, refuseAbsent } from '../kernel/index.js';
-import type { Tx } from '../kernel/index.js';
+import { isUuid, Problem, refuseAbsent, refuseAtCap, syncedPage } from '../kernel/index.js';
+import type { CursorBinding, Page, Tx } from '../kernel/index.js';
+import { lastDeliveryOf } from './deliveries.js';
 import { addSigningSecret } from './webhook-secrets.js';
 
 export type FlowState = 'draft' | 'on' | 'off';
@@ -92,6 +93,7 @@ export async function createFlow(
   const permissions = [...new Set(input.permissions ?? EVENT_READ_PERMISSIONS[input.eventType])].sort();
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
   const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
+  await refuseAtCap(tx, shopId, 'flows', tx`select from flows`);
   const flowId = randomUUID();
   const state = input.state ?? 'draft';
   await tx`
@@ -185,8 +187,23 @@ const FLOW_COLUMNS = (tx: Tx) => tx`
   id, name, event_type, page_id, url, http_enabled, state, permissions, page_ids,
   api_time(switched_on_at) as switched_on_at, api_time(created_at) as created_at, api_time(updated_at) as updated_at`;
 
-export async function listFlows(tx: Tx): Promise<Flow[]> {
-  return tx<Flow[]>`select ${FLOW_COLUMNS(tx)} from flows order by created_at, id`;
+/** A flow in the admin list, with its latest run. */
+export type ListedFlow = Flow & { lastDelivery: { status: string; createdAt: string } | null };
+
+/** One page of the shop's flows, oldest first; `cursor` from the previous page (400 `invalid-cursor` otherwise). */
+export async function listFlows(tx: Tx, query: { limit: number; cursor?: string }, binding: CursorBinding): Promise<Page<ListedFlow>> {
+  return syncedPage<ListedFlow>(
+    tx,
+    {
+      table: 'flows',
+      column: 'created_at',
+      softDelete: false,
+      source: tx`flows`,
+      columns: tx`${FLOW_COLUMNS(tx)}, ${lastDeliveryOf(tx, tx`flows.id`)} as last_delivery`,
+    },
+    // No `updatedSince`, so no recompute ceiling applies.
+    { query, binding, ceilingSeconds: 0 },
+  );
 }
 
 export async function getFlow(tx: Tx, flowId: string): Promise<Flow> {

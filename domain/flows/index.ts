@@ -7,23 +7,18 @@
 export {
   DeliveryAttempt,
   deliveryHistory,
-  lastDeliveries,
   markDeliveryFailed,
+  mayReadContent,
   purgeOldAttempts,
+  purgeOldDeliveries,
   recordAttempt,
   ShownDeliveryAttempt,
+  shownAttempt,
   type AttemptRecord,
   type DeliveryRef,
   type HistoryFilter,
 } from './deliveries.js';
-export {
-  hasValidSeal,
-  requestsForEvent,
-  resendRequest,
-  sealDeliveryRequest,
-  testRunRequest,
-  type DeliveryRequest,
-} from './delivery-requests.js';
+export { requestsForEvent, resendRequest, sealDeliveryRequest, testRunRequest, type DeliveryRequest } from './delivery-requests.js';
 export { shopOfFlow } from './flow-lookup.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';

@@ -1,4 +1,4 @@
-import type { Fragment, Named, Tx } from '../kernel/index.js';
+import { refuseAtCap, type Fragment, type Named, type Tx } from '../kernel/index.js';
 
 export interface Warehouse extends Named {
   address: string | null;
@@ -21,8 +21,9 @@ export function warehouseNameOf(tx: Tx, warehouseId: Fragment): Fragment {
   return tx`(select w.name from warehouses w where w.id = ${warehouseId})`;
 }
 
-/** Shop set-up (admin web app): a new warehouse. */
+/** Shop set-up (admin web app): a new warehouse; 409 `limit-reached` past the shop's cap (deleted ones count: their rows stay). */
 export async function createWarehouse(tx: Tx, shopId: string, input: { name: string; address?: string | null }): Promise<Warehouse> {
+  await refuseAtCap(tx, shopId, 'warehouses', tx`select from warehouses`);
   const [row] = await tx<Warehouse[]>`
     insert into warehouses (shop_id, name, address) values (${shopId}, ${input.name}, ${input.address ?? null}) returning id, name, address`;
   return row!;

@@ -1,7 +1,7 @@
 /**
  * The kernel: what every module uses and that owns no table. Tenancy (`withShop`, `Tx`), the problem
  * catalogue, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
- * phone numbers, sealed secrets, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
+ * phone numbers, sealed secrets, the per-shop caps, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
  * It imports no other module. Other modules import only this file.
  */
 
@@ -22,5 +22,7 @@ export {
 export { normalizePhone } from './phones.js';
 export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
 export { openSecret, sealSecret } from './sealed-secrets.js';
-export { asHousekeeping, inShop, withShop, type Tx } from './tenancy.js';
+export { hasValidSeal, seal, type Sealed } from './seals.js';
+export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
+export { asHousekeeping, inShop, purgeOlderThan, withShop, type Tx } from './tenancy.js';
 export * from './wire-fields.js';

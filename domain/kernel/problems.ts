@@ -20,6 +20,8 @@ export const PROBLEMS = {
   'order-has-live-shipment': { status: 409, title: 'Order has a live shipment' },
   'shipment-not-cancellable': { status: 409, title: 'Shipment not cancellable' },
   'document-already-posted': { status: 409, title: 'Document already posted' },
+  // A shop already holds as many of a kind as one shop may (domain/kernel/shop-caps.ts).
+  'limit-reached': { status: 409, title: 'Limit reached' },
   'payload-too-large': { status: 413, title: 'Payload too large' },
   'unsupported-media-type': { status: 415, title: 'Unsupported media type' },
   'idempotency-key-reused': { status: 422, title: 'Idempotency key reused' },

@@ -34,3 +34,16 @@ export function asHousekeeping<T>(sql: Sql, work: (tx: Tx) => Promise<T>): Promi
     return work(tx);
   }) as Promise<T>;
 }
+
+/**
+ * A housekeeping purge of one table (in an `asHousekeeping` transaction, whose policies decide which
+ * rows it may see): at most `limit` rows whose `timeColumn` is older than `days` (at least one day,
+ * the policies' floor), the oldest first. Answers how many went.
+ */
+export async function purgeOlderThan(tx: Tx, table: string, timeColumn: string, days: number, limit: number): Promise<number> {
+  const purged = await tx`
+    delete from ${tx(table)} where id in (
+      select id from ${tx(table)} where ${tx(timeColumn)} < now() - make_interval(days => ${Math.max(1, days)})
+      order by ${tx(timeColumn)} limit ${limit})`;
+  return purged.count;
+}

@@ -1,4 +1,4 @@
-import type { Named, Tx } from '../kernel/index.js';
+import { refuseAtCap, type Named, type Tx } from '../kernel/index.js';
 
 /**
  * The order set-up lists (spec, Inventory, chat, reference lists): returned whole, sorted by name
@@ -26,19 +26,22 @@ export async function listSalesChannels(tx: Tx): Promise<Named[]> {
   return [...(await tx<Named[]>`select id, name from sales_channels order by lower(unaccent(name)), name, id`)];
 }
 
-/** Shop set-up (admin web app): a new entry of one of the order set-up lists. */
+/** Shop set-up (admin web app): a new entry of one of the order set-up lists; 409 `limit-reached` past the shop's cap. */
 export async function createTag(tx: Tx, shopId: string, input: { name: string }): Promise<Named> {
+  await refuseAtCap(tx, shopId, 'tags', tx`select from tags`);
   const [row] = await tx<Named[]>`insert into tags (shop_id, name) values (${shopId}, ${input.name}) returning id, name`;
   return row!;
 }
 
 export async function createPaymentMethod(tx: Tx, shopId: string, input: Omit<PaymentMethod, 'id'>): Promise<PaymentMethod> {
+  await refuseAtCap(tx, shopId, 'paymentMethods', tx`select from payment_methods`);
   const [row] = await tx<PaymentMethod[]>`
     insert into payment_methods (shop_id, name, kind) values (${shopId}, ${input.name}, ${input.kind}) returning id, name, kind`;
   return row!;
 }
 
 export async function createSalesChannel(tx: Tx, shopId: string, input: { name: string }): Promise<Named> {
+  await refuseAtCap(tx, shopId, 'salesChannels', tx`select from sales_channels`);
   const [row] = await tx<Named[]>`insert into sales_channels (shop_id, name) values (${shopId}, ${input.name}) returning id, name`;
   return row!;
 }

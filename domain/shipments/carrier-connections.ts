@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { liveWarehouses } from '../inventory/index.js';
-import { openSecret, Problem, refuseAbsent, sealSecret } from '../kernel/index.js';
+import { openSecret, Problem, refuseAbsent, refuseAtCap, sealSecret } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   type CarrierConnection,
@@ -14,6 +14,7 @@ import {
   type ConnectCarrierInput,
 } from './carrier-connection-input.js';
 import type { CarrierAddress } from './carrier-address.js';
+import { assertCarrierEndpoint, type CarrierEndpoints } from './carrier-endpoints.js';
 
 /** A connection with its credentials opened: for the carrier adapters' callers only. */
 export type OpenedCarrierConnection = {
@@ -65,21 +66,30 @@ export async function connectionOfCallback(
   }) as Promise<{ shopId: string; connectionId: string; carrier: Carrier } | undefined>;
 }
 
+/** What connecting needs besides the input: the key that seals credentials, and where connections may point. */
+export interface ConnectionKeys {
+  secretsKey: KeyObject;
+  endpoints: CarrierEndpoints;
+}
+
 /**
  * Connects a carrier: the credentials and a new callback secret are sealed with the connection id as
  * associated data. Returns the id and the callback secret, for the callback URL registered at the carrier.
+ * The base URL must be one of the carrier's endpoints (carrier-endpoints.ts).
  */
 export async function connectCarrier(
   tx: Tx,
   shopId: string,
   input: ConnectCarrierInput,
-  secretsKey: KeyObject,
+  keys: ConnectionKeys,
 ): Promise<{ connectionId: string; callbackSecret: string }> {
+  assertCarrierEndpoint(input.carrier, input.baseUrl, keys.endpoints);
   const [warehouse] = await tx`select 1 from ${liveWarehouses(tx)} w where w.id = ${input.warehouseId}`;
   if (!warehouse) refuseAbsent([{ path: 'warehouseId', noun: 'warehouse', id: input.warehouseId }]);
+  await refuseAtCap(tx, shopId, 'carrierConnections', tx`select from carrier_connections`);
   const connectionId = randomUUID();
   const callbackSecret = randomBytes(32).toString('base64url');
-  const sealed = sealSecret(secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
+  const sealed = sealSecret(keys.secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
   await tx`
     insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, pick_up, sealed_credentials, callback_secret_hash)
     values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId},
@@ -95,9 +105,9 @@ export async function connectCarrierWithCallbackUrl(
   tx: Tx,
   shopId: string,
   input: ConnectCarrierInput,
-  keys: { secretsKey: KeyObject; publicBaseUrl: string },
+  keys: ConnectionKeys & { publicBaseUrl: string },
 ): Promise<{ connection: CarrierConnection; callbackUrl: string }> {
-  const { connectionId, callbackSecret } = await connectCarrier(tx, shopId, input, keys.secretsKey);
+  const { connectionId, callbackSecret } = await connectCarrier(tx, shopId, input, keys);
   const connection = { id: connectionId, carrier: input.carrier, name: input.name, active: true };
   return { connection, callbackUrl: carrierCallbackUrl(keys.publicBaseUrl, callbackSecret) };
 }

@@ -25,8 +25,10 @@ export {
   connectCarrierWithCallbackUrl,
   disconnectCarrier,
   listCarrierConnections,
+  type ConnectionKeys,
   type OpenedCarrierConnection,
 } from './carrier-connections.js';
+export { carrierEndpointRefusal, type CarrierEndpoints } from './carrier-endpoints.js';
 export { carrierAddressSchema, type CarrierAddress } from './carrier-address.js';
 export {
   carrierMilestoneSchema,

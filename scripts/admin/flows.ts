@@ -47,7 +47,7 @@ export const flowCommands: Record<string, Command> = {
     run: async (sql, f) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
-      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId));
+      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator'));
       return withTemporal(async (deliveries) => {
         const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };

@@ -30,9 +30,9 @@ export const shipmentCommands: Record<string, Command> = {
         },
       });
       if (!parsed.success) fail(parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; '));
-      const { secretsKey, publicBaseUrl } = loadSettings();
+      const { secretsKey, publicBaseUrl, carrierEndpoints: endpoints } = loadSettings();
       const { connection, callbackUrl } = await withShop(sql, shop.id, (tx) =>
-        connectCarrierWithCallbackUrl(tx, shop.id, parsed.data, { secretsKey, publicBaseUrl }),
+        connectCarrierWithCallbackUrl(tx, shop.id, parsed.data, { secretsKey, endpoints, publicBaseUrl }),
       );
       return { connectionId: connection.id, callbackUrl };
     },

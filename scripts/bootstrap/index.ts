@@ -68,7 +68,7 @@ export async function bootstrap(database: string): Promise<Services> {
     await run.leave({ postgres: stopLocalPostgres, temporal: stopLocalTemporal });
   };
   try {
-    const [server, { address, uiUrl }, devCertificate] = [settled(pg), settled(temporal), settled(certificate)];
+    const [server, { address, uiUrl, cli }, devCertificate] = [settled(pg), settled(temporal), settled(certificate)];
     const { adminUrl, appUrl } = await prepareDatabase(server.adminUrl, database);
     return {
       adminUrl,
@@ -81,8 +81,9 @@ export async function bootstrap(database: string): Promise<Services> {
         APP_DATABASE_URL: appUrl,
         TEMPORAL_ADDRESS: address,
         TEMPORAL_UI_URL: uiUrl,
-        WEBHOOK_ALLOW_LOOPBACK: 'true',
+        OUTBOUND_ALLOW_LOOPBACK: 'true',
         WEBHOOK_EXTRA_CA_FILE: devCertificate.certFile,
+        ...(cli ? { TEMPORAL_CLI: cli } : {}),
       },
       stop,
     };

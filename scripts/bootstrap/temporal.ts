@@ -18,6 +18,8 @@ export interface TemporalService {
   uiUrl: string;
   /** This bootstrap started the dev server (stopped by the last run out: shared-services.ts). */
   started?: boolean;
+  /** The `temporal` CLI of a local dev server (an operator's tool the suite uses too); none with `TEMPORAL_ADDRESS`. */
+  cli?: string;
 }
 
 interface ServerState {
@@ -40,7 +42,7 @@ export async function ensureTemporal(): Promise<TemporalService> {
   if (local) {
     // A server started by an older checkout lacks the search attributes added since.
     await registerSearchAttributes(local.address);
-    return local;
+    return { ...local, cli: await findTemporalCli() };
   }
   const running = readState();
   const cli = await findTemporalCli();
@@ -72,6 +74,7 @@ export async function ensureTemporal(): Promise<TemporalService> {
     address,
     uiUrl: `http://127.0.0.1:${uiPort}`,
     started: true,
+    cli,
   };
 }
 

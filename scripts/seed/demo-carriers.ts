@@ -1,4 +1,3 @@
-import type { KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { listWarehouses } from '../../domain/inventory/index.js';
 import { Problem, withShop } from '../../domain/kernel/index.js';
@@ -12,13 +11,13 @@ import {
   type CarrierAddress,
   type CarrierACredentials,
   type CarrierBCredentials,
+  type ConnectionKeys,
 } from '../../domain/shipments/index.js';
 
-export interface CallbackKeys {
-  secretsKey: KeyObject;
+export type CallbackKeys = ConnectionKeys & {
   /** The callback URLs registered at the simulators are built on it. */
   publicBaseUrl: string;
-}
+};
 
 type Account = { carrier: 'carrier_a'; credentials: CarrierACredentials } | { carrier: 'carrier_b'; credentials: CarrierBCredentials };
 

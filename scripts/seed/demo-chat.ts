@@ -1,14 +1,17 @@
 import type { KeyObject } from 'node:crypto';
+import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
+import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
 import type { Sql } from '../../db/client.js';
 import { linkPage } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/index.js';
+import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
 
 /**
  * The demo shop's two pages on the chat simulator, each with customers who wrote. The simulator
  * keeps nothing between runs, so every run creates the pages again under the same platform ids and
- * PSIDs and links them with their new tokens. A customer whose conversation Shopflow already has
- * writes again without a webhook (the platform's memory, replayed), so the 24-hour window is open
- * and nothing is recorded twice.
+ * PSIDs and links them with their new tokens (the simulator confirms each, as linking asks). A
+ * customer whose conversation Shopflow already has writes again without a webhook (the platform's
+ * memory, replayed), so the 24-hour window is open and nothing is recorded twice.
  */
 const DEMO_CHAT = [
   {
@@ -28,6 +31,10 @@ const DEMO_CHAT = [
 
 export async function seedDemoChat(sql: Sql, options: { shopId: string; platformUrl: string; secretsKey: KeyObject }): Promise<void> {
   const { shopId, platformUrl, secretsKey } = options;
+  // The seed speaks only to the local simulator, as development allows.
+  const ownerOf = pageTokenOwner(
+    createChatPlatformAdapter({ baseUrl: platformUrl, dispatcher: createOutboundAgent({ allowLoopback: true }) }),
+  );
   const control = async <T>(path: string, body: object): Promise<T> => {
     const response = await fetch(`${platformUrl}/_control${path}`, {
       method: 'POST',
@@ -48,7 +55,13 @@ export async function seedDemoChat(sql: Sql, options: { shopId: string; platform
     if (!known.pageId) continue;
     const { accessTokens } = await control<{ accessTokens: string[] }>('/pages', { name: demo.page, id: demo.platformPageId });
     await withShop(sql, shopId, (tx) =>
-      linkPage(tx, shopId, { pageId: known.pageId!, platformPageId: demo.platformPageId, accessToken: accessTokens[0]! }, secretsKey),
+      linkPage(
+        tx,
+        shopId,
+        { pageId: known.pageId!, platformPageId: demo.platformPageId, accessToken: accessTokens[0]! },
+        secretsKey,
+        ownerOf,
+      ),
     );
     for (const { text, ...customer } of demo.customers) {
       await control(`/pages/${demo.platformPageId}/customers`, customer);

@@ -23,6 +23,7 @@ const pageSchema = z.object({
   appId: z.string().optional(),
   sendCapPerMinute: z.number().int().min(0).optional(),
 });
+const tokenSchema = z.object({ expiresAt: timestamp.optional() });
 const sendCapSchema = z.object({ sendCapPerMinute: z.number().int().min(0) });
 const customerSchema = z.object({ name: z.string().min(1), phone: z.string().optional(), psid: numericIdSchema.optional() });
 const availabilitySchema = z.object({ available: z.boolean() });
@@ -74,7 +75,7 @@ export function controlRoutes(platform: ChatPlatform) {
       pageView(platform, platform.setSendCap(request.params.pageId, parse(sendCapSchema, request.body).sendCapPerMinute)),
     );
     app.post<Id<'pageId'>>('/pages/:pageId/tokens', async (request, reply) =>
-      reply.code(201).send({ accessToken: platform.issuePageToken(request.params.pageId) }),
+      reply.code(201).send({ accessToken: platform.issuePageToken(request.params.pageId, parse(tokenSchema, request.body)) }),
     );
     app.post<Id<'pageId'>>('/pages/:pageId/disconnect', async (request) =>
       pageView(platform, platform.disconnectPage(request.params.pageId)),

@@ -38,6 +38,15 @@ export const graphErrors = {
   serviceUnavailable: () => new GraphError(503, 2, 'Service temporarily unavailable', undefined, true),
   missingToken: () => new GraphError(400, 104, 'An access token is required to request this resource.'),
   invalidToken: () => new GraphError(400, 190, 'Invalid OAuth access token - Cannot parse access token'),
+  /** `me` without a token naming a page or person (none, or an app's). */
+  activeTokenRequired: () => new GraphError(400, 2500, 'An active access token must be used to query information about the current user.'),
+  tokenExpired: (expiredAt: Date, now: Date) =>
+    new GraphError(
+      400,
+      190,
+      `Error validating access token: Session has expired on ${sessionTime(expiredAt)}. The current time is ${sessionTime(now)}.`,
+      463,
+    ),
   pageDisconnected: () => new GraphError(400, 190, 'Error validating access token: The user has not authorized application.', 458),
   invalidParameter: (detail: string) => new GraphError(400, 100, `(#100) ${detail}`),
   noSuchObject: (id: string, method: 'get' | 'post') =>
@@ -63,6 +72,14 @@ export const graphErrors = {
   privateReplyTooLate: () => new GraphError(400, 10903, "(#10903) This activity can't be replied to"),
   callbackVerificationFailed: (detail: string) => new GraphError(400, 2200, `(#2200) callback verification failed: ${detail}`),
 };
+
+/** Graph's wording of a time in token errors: `Tuesday, 27-Oct-26 06:00:00 UTC`. */
+function sessionTime(at: Date): string {
+  const named = (options: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat('en-US', { timeZone: 'UTC', ...options }).format(at);
+  const day = String(at.getUTCDate()).padStart(2, '0');
+  const year = String(at.getUTCFullYear()).slice(2);
+  return `${named({ weekday: 'long' })}, ${day}-${named({ month: 'short' })}-${year} ${at.toISOString().slice(11, 19)} UTC`;
+}
 
 /** A refusal of a control call (`/_control/...`): plain `{ error: { message } }` with an HTTP status. */
 export class ControlError extends Error {

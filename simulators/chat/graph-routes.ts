@@ -28,8 +28,9 @@ const subscriptionSchema = z.object({
 
 /**
  * The Graph API surface an adapter calls, with or without a version prefix (`/v21.0/...`; the
- * server strips it). `me` stands for the token's page. The page access token comes as the
- * `access_token` parameter or an `Authorization: Bearer` header.
+ * server strips it). `me` stands for the token's page (`GET /me` answers `{ id, name }`: whose
+ * token it is). The page access token comes as the `access_token` parameter or an
+ * `Authorization: Bearer` header.
  */
 export function graphRoutes(platform: ChatPlatform, faultGate: FaultGate) {
   return async (app: FastifyInstance) => {
@@ -85,7 +86,8 @@ export function graphRoutes(platform: ChatPlatform, faultGate: FaultGate) {
     });
 
     app.get<NodeParams>('/:nodeId', { preHandler: faultGate('read') }, async (request) => {
-      const page = platform.pageForToken(accessToken(request));
+      const token = accessToken(request);
+      const page = request.params.nodeId === 'me' ? platform.pageForMe(token) : platform.pageForToken(token);
       return nodeView(platform, page, request.params.nodeId);
     });
 

@@ -69,11 +69,14 @@ export class ChatPlatform {
     return { page, accessToken: this.store.issueToken(page.id).token };
   }
 
-  /** Another token of the same page (another integration, another key): it shares the page's cap. */
-  issuePageToken(pageId: string): string {
+  /**
+   * Another token of the same page (another integration, another key): it shares the page's cap.
+   * With `expiresAt`, a short-lived token, refused from then on.
+   */
+  issuePageToken(pageId: string, options: { expiresAt?: Date } = {}): string {
     const page = this.store.page(pageId);
     if (!page.connected) throw new ControlError(409, `page ${pageId} is disconnected: reconnect it`);
-    return this.store.issueToken(page.id).token;
+    return this.store.issueToken(page.id, options.expiresAt).token;
   }
 
   setSendCap(pageId: string, sendCapPerMinute: number): Page {
@@ -169,14 +172,24 @@ export class ChatPlatform {
 
   // What the page does through the Graph API
 
-  /** The page a token speaks for; refuses unknown tokens and those of a disconnected page (190). */
+  /** The page a token speaks for; refuses unknown tokens, expired ones and those of a disconnected page (190). */
   pageForToken(token: string | undefined): Page {
     if (!token) throw graphErrors.missingToken();
     const known = this.store.tokens.get(token);
     if (!known) throw graphErrors.invalidToken();
     const page = this.store.page(known.pageId);
     if (known.revoked || !page.connected) throw graphErrors.pageDisconnected();
+    const now = this.clock.now();
+    if (known.expiresAt && known.expiresAt <= now) throw graphErrors.tokenExpired(known.expiresAt, now);
     return page;
+  }
+
+  /** The page `me` names in `GET /me`: a page token's page; no token, or an app's (which names no one), is 2500. */
+  pageForMe(token: string | undefined): Page {
+    const [appId = '', secret] = (token ?? '').split('|');
+    const appToken = secret !== undefined && this.store.apps.get(appId)?.secret === secret;
+    if (!token || appToken) throw graphErrors.activeTokenRequired();
+    return this.pageForToken(token);
   }
 
   sendMessage(page: Page, sendRequest: SendRequest): Message {

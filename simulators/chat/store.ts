@@ -30,6 +30,8 @@ export interface PageToken {
   pageId: string;
   /** Tokens issued before a disconnection stay refused after a reconnection, as real ones do. */
   revoked: boolean;
+  /** A short-lived token is refused from then on (190 / 463); a long-lived one has none. */
+  expiresAt?: Date;
 }
 
 export interface Customer {
@@ -127,8 +129,8 @@ export class ChatStore {
   }
 
   /** Page access tokens look like the real ones (`EAA…`) so logs and redaction behave alike. */
-  issueToken(pageId: string): PageToken {
-    const token: PageToken = { token: `EAA${randomBytes(36).toString('base64url')}`, pageId, revoked: false };
+  issueToken(pageId: string, expiresAt?: Date): PageToken {
+    const token: PageToken = { token: `EAA${randomBytes(36).toString('base64url')}`, pageId, revoked: false, expiresAt };
     this.tokens.set(token.token, token);
     return token;
   }

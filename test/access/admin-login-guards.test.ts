@@ -7,17 +7,20 @@ import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
 import { LOGIN_RATE_LIMITS } from '../../domain/access/login-guards.js';
 import { addMember } from '../../domain/access/users.js';
 
-/** The one slot of the login routes mounted at /bounded, which a test holds. */
+/** The one slot of the login routes mounted at /bounded, which a flood fights over. */
 const boundedChecks = new ConcurrencyLimit(1);
+/** The one slot of the routes at /crowded, which a test holds; a login waits 300 ms for it. */
+const crowdedChecks = new ConcurrencyLimit(1, 300);
 
 const PASSWORD = 'correct horse battery staple';
-const MEMBERS = ['alice', 'bob', 'carol', 'dave', 'erin'] as const;
+const MEMBERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace'] as const;
 const email = (name: string) => `${name}@guards.test`;
 
 const { db, api, shop } = useSuite({
   api: {
     routes: (app, db) => {
       void app.register(adminSessionRoutes, { prefix: '/bounded', sql: db.app, secureCookie: true, passwordChecks: boundedChecks });
+      void app.register(adminSessionRoutes, { prefix: '/crowded', sql: db.app, secureCookie: true, passwordChecks: crowdedChecks });
     },
   },
   shop: true,
@@ -52,6 +55,13 @@ async function expectRateLimited(response: Response): Promise<number> {
   return retryAfter;
 }
 
+/** `count` wrong passwords for `name` from `address`, each refused as a wrong password. */
+async function guess(name: string, address: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    await expectProblem(await attempt({ email: email(name), password: `wrong ${i}` }, address), 401, 'invalid-credentials');
+  }
+}
+
 /** The counters use fixed one-minute windows (database clock): start a sequence only with `seconds` of it left. */
 async function awaitWindowRoom(seconds: number): Promise<void> {
   const [row] = await db.admin<{ left: number }[]>`select 60 - extract(second from clock_timestamp())::float8 as left`;
@@ -68,20 +78,38 @@ async function timed(run: () => Promise<Response>, status: number): Promise<numb
 }
 
 describe('admin login throttling', () => {
-  it('refuses the sixth attempt for one account in a minute with 429 and Retry-After, even with the right password', async () => {
+  it("throttles a guessing address at the owner's account while the owner's right password from another address gets in", async () => {
     await awaitWindowRoom(20);
-    for (let i = 0; i < LOGIN_RATE_LIMITS.account; i++) {
-      await expectProblem(await attempt({ email: email('alice'), password: `wrong ${i}` }, '198.51.100.1'), 401, 'invalid-credentials');
-    }
-    // The account counts, whatever the address; its e-mail in another spelling too.
-    await expectRateLimited(await attempt({ email: ' ALICE@guards.test' }, '198.51.100.2'));
-    // Another account from another address is not affected.
-    expect((await attempt({ email: email('bob') }, '198.51.100.3')).status).toBe(200);
+    const attacker = '198.51.100.1';
+    await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
+    // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
+    await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+    await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
+    // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
+    expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
+    await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+    // Another account from the attacker's address is still only behind the address limit.
+    expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
+  });
+
+  it('slows an account guessed at from many addresses down to one attempt a minute per address, which the right password passes', async () => {
+    await awaitWindowRoom(30);
+    // Each address as many failures as it may: together they use up the account's budget.
+    const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
+    for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
+    // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
+    await guess('frank', '198.51.100.40', 1);
+    await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
+    // The owner's right password, first thing from their address, still gets in.
+    expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
+    // Other accounts are not slowed down.
+    await guess('grace', '198.51.100.42', 1);
+    expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
   });
 
   it('gives a successful login its attempt back, so only failures use up the account', async () => {
     await awaitWindowRoom(20);
-    for (let i = 0; i <= LOGIN_RATE_LIMITS.account; i++) {
+    for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
       expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
     }
   });
@@ -96,27 +124,51 @@ describe('admin login throttling', () => {
     expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
   });
 
-  it('answers 429 with Retry-After: 1 at once, without queuing, when every password-check slot is taken', async () => {
-    const release = boundedChecks.tryAcquire()!;
-    try {
-      const refused = await Promise.race([
-        attempt({ email: email('erin') }, '192.0.2.1', '/bounded/session'),
-        sleep(10_000, 'queued' as const),
-      ]);
-      expect(refused).not.toBe('queued');
-      await expectProblem(refused as Response, 429, 'rate-limited');
-      expect((refused as Response).headers.get('retry-after')).toBe('1');
-    } finally {
-      release();
-    }
-    expect((await attempt({ email: email('erin') }, '192.0.2.1', '/bounded/session')).status).toBe(200);
+  it('lets a flood of concurrent logins from one address take one check slot only: the owner from another address gets in', async () => {
+    const attacker = '192.0.2.66';
+    // Guesses at many accounts at once (within the address limit), as fast as they go.
+    const flood = Promise.all(
+      Array.from({ length: 20 }, (_, i) => attempt({ email: `flood-${i}@guards.test`, password: 'guess' }, attacker, '/bounded/session')),
+    );
+    await sleep(20);
+    const owner = await attempt({ email: email('erin') }, '192.0.2.1', '/bounded/session');
+    expect(owner.status).toBe(200);
+    const answers = await flood;
+    // The address had one check at a time; the others were turned away at once with Retry-After: 1.
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    for (const answer of refused) expect(answer.headers.get('retry-after')).toBe('1');
+    expect(answers.every((answer) => answer.status === 401 || answer.status === 429)).toBe(true);
+  });
+
+  it('refuses a second check from an address that has one running at once, and lets others wait their turn', async () => {
+    const release = (await crowdedChecks.acquire('192.0.2.30'))!;
+    expect(release).toBeDefined();
+    const started = performance.now();
+    const sameAddress = await attempt({ email: email('erin') }, '192.0.2.30', '/crowded/session');
+    expect(performance.now() - started).toBeLessThan(250);
+    await expectProblem(sameAddress, 429, 'rate-limited');
+    expect(sameAddress.headers.get('retry-after')).toBe('1');
+    // Another address waits for the slot; past the wait it is 429 with Retry-After: 1.
+    const waited = performance.now();
+    const tooLong = await attempt({ email: email('erin') }, '192.0.2.31', '/crowded/session');
+    expect(performance.now() - waited).toBeGreaterThanOrEqual(290);
+    await expectProblem(tooLong, 429, 'rate-limited');
+    expect(tooLong.headers.get('retry-after')).toBe('1');
+    // Freed while it waits, the slot goes to it.
+    setTimeout(release, 100);
+    expect((await attempt({ email: email('erin') }, '192.0.2.32', '/crowded/session')).status).toBe(200);
+    // The address's slot is its own again once released.
+    const again = await crowdedChecks.acquire('192.0.2.30');
+    expect(again).toBeDefined();
+    again!();
   });
 
   it('refuses an unknown shop as slowly as a wrong password (the same slow hash runs)', async () => {
     const wrong: number[] = [];
     const unknownShop: number[] = [];
     // Within the account limit: four wrong passwords, four tries of the unknown shop, interleaved.
-    for (let i = 0; i < LOGIN_RATE_LIMITS.account - 1; i++) {
+    for (let i = 0; i < LOGIN_RATE_LIMITS.accountAddress - 1; i++) {
       wrong.push(await timed(() => attempt({ email: email('bob'), password: 'wrong' }, '192.0.2.20'), 401));
       unknownShop.push(await timed(() => attempt({ shop: 'no-such-shop', email: email('bob') }, '192.0.2.21'), 401));
     }

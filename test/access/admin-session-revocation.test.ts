@@ -119,6 +119,7 @@ describe('the session cookie', () => {
         CURSOR_SECRET: 'a-cursor-secret-of-the-test',
         DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-the-test-0123456789',
         SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
+        PAYLOAD_CODEC_KEYS: `k:${Buffer.alloc(32, 4).toString('base64')}`,
         ...env,
       });
     expect(settings({ NODE_ENV: 'production', PUBLIC_BASE_URL: 'http://shop.internal' }).secureCookies).toBe(true);

@@ -161,7 +161,14 @@ describe('chat pages', () => {
         [pages.fashion, 'fb-fashion'],
         [pages.outlet, 'fb-outlet'],
       ])
-        await linkPage(tx, shop.shopId, { pageId: pageId!, platformPageId: platformPageId!, accessToken: 'EAA' }, testSecretsKey);
+        // No platform runs here: the token is taken as the page's (test/chat covers the proof).
+        await linkPage(
+          tx,
+          shop.shopId,
+          { pageId: pageId!, platformPageId: platformPageId!, accessToken: 'EAA' },
+          testSecretsKey,
+          async () => platformPageId!,
+        );
       return pages;
     });
     const chosen = await arrange((tx) =>

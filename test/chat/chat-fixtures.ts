@@ -1,20 +1,41 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { createApplication } from '../../domain/access/index.js';
-import { linkPage } from '../../domain/chat/index.js';
+import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
+import { createChatPlatformAdapter, type ChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { testOutboundPolicy } from '../support/receiver.js';
+import { linkPage, type PageTokenOwner } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import type { RunningChatPlatform } from '../../simulators/chat/index.js';
 import { testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 
-/** A page of the shop (access's table, written as a fixture) linked to a platform page with a token. */
-export async function linkedPage(sql: Sql, shopId: string, options: { name?: string; platformPageId?: string; accessToken?: string } = {}) {
+/** The chat platform adapter as the API builds it, through the outbound policy of the test settings. */
+export function testChatAdapter(baseUrl: string, timeoutMs?: number): ChatPlatformAdapter {
+  return createChatPlatformAdapter({ baseUrl, dispatcher: createOutboundAgent(testOutboundPolicy()), ...(timeoutMs ? { timeoutMs } : {}) });
+}
+
+/** The simulator's own answer to whose token it is, as the API and the CLI ask it. */
+export const simulatorOwnerOf = (chat: RunningChatPlatform): PageTokenOwner => pageTokenOwner(testChatAdapter(chat.url));
+
+/**
+ * A page of the shop (access's table, written as a fixture) linked to a platform page with a token.
+ * Without `ownerOf` the token is taken as the page's, for tests of what follows a link (no platform
+ * runs there); a simulator's tokens are proven by it (`simulatorOwnerOf`).
+ */
+export async function linkedPage(
+  sql: Sql,
+  shopId: string,
+  options: { name?: string; platformPageId?: string; accessToken?: string; ownerOf?: PageTokenOwner } = {},
+) {
   const platformPageId = options.platformPageId ?? `${Date.now()}${randomBytes(3).readUIntBE(0, 3)}`;
   const accessToken = options.accessToken ?? `EAA${randomBytes(24).toString('hex')}`;
+  const ownerOf = options.ownerOf ?? (async () => platformPageId);
   const pageId = await withShop(sql, shopId, async (tx) => {
     const [page] = await tx<
       { id: string }[]
     >`insert into pages (shop_id, name) values (${shopId}, ${options.name ?? 'Fanpage'}) returning id`;
-    await linkPage(tx, shopId, { pageId: page!.id, platformPageId, accessToken }, testSecretsKey);
+    await linkPage(tx, shopId, { pageId: page!.id, platformPageId, accessToken }, testSecretsKey, ownerOf);
     return page!.id;
   });
   return { pageId, platformPageId, accessToken };
@@ -39,7 +60,7 @@ export async function chatKey(sql: Sql, shop: ShopFixture, pageIds: string[], pe
  */
 export async function simulatorPage(sql: Sql, shopId: string, chat: RunningChatPlatform, customers: string[] = ['Lan Nguyen']) {
   const { page, accessToken } = chat.platform.createPage({ name: 'Shop page' });
-  const { pageId } = await linkedPage(sql, shopId, { platformPageId: page.id, accessToken });
+  const { pageId } = await linkedPage(sql, shopId, { platformPageId: page.id, accessToken, ownerOf: simulatorOwnerOf(chat) });
   const written = customers.map((name) => {
     const customer = chat.platform.createCustomer(page.id, { name });
     chat.platform.customerWrites(customer.psid, { text: `Hello from ${name}` });

@@ -68,7 +68,11 @@ describe('page links', () => {
     const { pageId } = await linkedPage(db.app, other.shopId);
     expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toBeUndefined();
     await expect(
-      inShop((tx) => linkPage(tx, shop.shopId, { pageId, platformPageId: 'x', accessToken: 'y' }, testSecretsKey)),
+      inShop((tx) =>
+        linkPage(tx, shop.shopId, { pageId, platformPageId: '1', accessToken: 'y' }, testSecretsKey, () => {
+          throw new Error('the platform is not asked for a page the shop does not have');
+        }),
+      ),
     ).rejects.toMatchObject({ code: 'not-found' });
   });
 });

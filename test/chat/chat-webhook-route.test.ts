@@ -1,6 +1,5 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
 import { chatProfileLookup } from '../../activities/chat/profile-lookup.js';
 import { CHAT_WEBHOOK_PATH, chatWebhookRoutes } from '../../api/routes/chat/chat-webhook.js';
 import { createCustomer } from '../../domain/customers/index.js';
@@ -9,7 +8,7 @@ import { hubSignature256, startChatPlatform, type RunningChatPlatform } from '..
 import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { linkedPage } from './chat-fixtures.js';
+import { linkedPage, simulatorOwnerOf, testChatAdapter } from './chat-fixtures.js';
 
 const APP_SECRET = 'route-test-app-secret';
 const VERIFY_TOKEN = 'let-me-in';
@@ -24,7 +23,7 @@ beforeAll(async () => {
   shop = await createShopFixture(db.app);
   // As buildApp registers it when the settings name an app secret and the platform's URL (the simulator starts after the API).
   const profileOf = (page: { shopId: string; pageId: string }, psid: string) =>
-    chatProfileLookup(db.app, createChatPlatformAdapter({ baseUrl: simulator.url }), testSecretsKey)(page, psid);
+    chatProfileLookup(db.app, testChatAdapter(simulator.url), testSecretsKey)(page, psid);
   api = await startTestApi(
     db.app,
     (app) => void app.register(chatWebhookRoutes, { sql: db.app, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN, profileOf }),
@@ -44,7 +43,7 @@ afterAll(async () => {
 /** A simulator page linked to a page of the shop, with a customer. */
 async function linkedSimulatorPage(profile: { name: string; phone?: string } = { name: 'Lan Nguyen' }) {
   const { page, accessToken } = simulator.platform.createPage({ name: 'Shop page' });
-  const { pageId } = await linkedPage(db.app, shop.shopId, { platformPageId: page.id, accessToken });
+  const { pageId } = await linkedPage(db.app, shop.shopId, { platformPageId: page.id, accessToken, ownerOf: simulatorOwnerOf(simulator) });
   const customer = simulator.platform.createCustomer(page.id, profile);
   return { platformPageId: page.id, pageId, psid: customer.psid };
 }
@@ -98,6 +97,23 @@ describe('POST /platform/chat/webhook', () => {
     const again = await post(webhook!.body, webhook!.signature);
     expect(again.statusCode).toBe(200);
     expect(await messagesOfPage(pageId)).toHaveLength(1);
+  });
+
+  it('ignores a replayed comment edit older than the stored text (issue 26)', async () => {
+    const { platformPageId, pageId, psid } = await linkedSimulatorPage();
+    const postOnPage = simulator.platform.createPost(platformPageId, { message: 'Sale' });
+    const { comment } = simulator.platform.customerComments(postOnPage.id, { psid, message: 'giá?' });
+    simulator.platform.clock.advance(5_000);
+    const { webhook: olderEdit } = simulator.platform.customerEditsComment(comment.id, 'giá bao nhiêu?');
+    simulator.platform.clock.advance(5_000);
+    simulator.platform.customerEditsComment(comment.id, 'giá bao nhiêu ạ? ship HN');
+    await simulator.platform.webhooks.settled();
+    const stored = () => db.admin`select text from chat_comments where page_id = ${pageId}`;
+    expect(await stored()).toEqual([{ text: 'giá bao nhiêu ạ? ship HN' }]);
+
+    // The older edit, signed by the platform, delivered again after the newer one.
+    expect((await post(olderEdit!.body, olderEdit!.signature)).statusCode).toBe(200);
+    expect(await stored()).toEqual([{ text: 'giá bao nhiêu ạ? ship HN' }]);
   });
 
   it('answers 401 to a body that does not match its signature, and records nothing', async () => {

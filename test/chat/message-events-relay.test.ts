@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recordWebhookMessage } from '../../domain/chat/index.js';
 import { writeEvent } from '../../domain/events/index.js';
@@ -14,6 +14,7 @@ import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { startTestWorker, type TestTemporal } from '../support/temporal.js';
 import { linkedPage } from './chat-fixtures.js';
+import { testTemporalClient } from '../support/temporal.js';
 
 let db: TestDatabase;
 let temporal: TestTemporal;
@@ -28,7 +29,11 @@ beforeAll(async () => {
   temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
   shop = await createShopFixture(db.app);
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) }, pollIntervalMs: 200 });
+  relay = new OutboxRelay({
+    sql: db.app,
+    deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
+    pollIntervalMs: 200,
+  });
   await relay.start();
 });
 afterAll(async () => {

@@ -2,7 +2,8 @@ import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ChatPlatformError, problemForPlatformError, type ChatPlatformErrorKind } from '../../activities/chat/platform-errors.js';
-import { createChatPlatformAdapter, type ChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import type { ChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { testChatAdapter } from './chat-fixtures.js';
 import { startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 
 const HOUR_MS = 3_600_000;
@@ -13,7 +14,7 @@ let adapter: ChatPlatformAdapter;
 
 beforeAll(async () => {
   simulator = await startChatPlatform();
-  adapter = createChatPlatformAdapter({ baseUrl: simulator.url, timeoutMs: 500 });
+  adapter = testChatAdapter(simulator.url, 500);
 });
 afterAll(async () => {
   await simulator?.close();
@@ -123,7 +124,7 @@ describe('chat platform adapter: sending', () => {
         server.close(() => resolve(port));
       });
     });
-    const unreachable = createChatPlatformAdapter({ baseUrl: `http://127.0.0.1:${closedPort}`, timeoutMs: 500 });
+    const unreachable = testChatAdapter(`http://127.0.0.1:${closedPort}`, 500);
     await expectKind(unreachable.sendMessage(token, psid, { text: 'x' }), 'unavailable');
   });
 
@@ -162,5 +163,15 @@ describe('chat platform adapter: comments and profiles', () => {
   it("reads a customer's profile, with the phone where the platform gives one", async () => {
     const { token, psid } = pageWithCustomer({ customerWrites: false });
     expect(await adapter.customerProfile(token, psid)).toEqual({ name: 'Lan Nguyen', phone: '0901234567' });
+  });
+});
+
+describe('chat platform adapter: whose token', () => {
+  it("names the token's page (GET /me); a token of no page is page-not-connected, an outage unavailable", async () => {
+    const { pageId, token } = pageWithCustomer({ customerWrites: false });
+    expect(await adapter.tokenPage(token)).toEqual({ id: pageId, name: 'Shop page' });
+    await expectKind(adapter.tokenPage('EAAmade-up-token'), 'page-not-connected', { code: 190 });
+    simulator.platform.faults.inject({ kind: 'read', effect: 'unavailable' });
+    await expectKind(adapter.tokenPage(token), 'unavailable', { httpStatus: 503 });
   });
 });

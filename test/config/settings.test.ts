@@ -12,6 +12,7 @@ const production = {
   CURSOR_SECRET: 'a-cursor-secret-of-our-own-0123456789',
   DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-our-own-0123456789',
   SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
+  PAYLOAD_CODEC_KEYS: `2026-11:${Buffer.alloc(32, 7).toString('base64')}`,
 };
 
 describe('settings: production unless told otherwise', () => {
@@ -23,6 +24,7 @@ describe('settings: production unless told otherwise', () => {
     ['CURSOR_SECRET', 'CURSOR_SECRET must be set'],
     ['DELIVERY_REQUEST_KEY', 'DELIVERY_REQUEST_KEY must be set'],
     ['SECRETS_KEY', 'SECRETS_KEY must be set'],
+    ['PAYLOAD_CODEC_KEYS', 'PAYLOAD_CODEC_KEYS must be set'],
     ['APP_DB_PASSWORD', 'must not use the development password'],
   ])('refuses to start without %s when NODE_ENV is unset', (name, message) => {
     const { [name as keyof typeof production]: _dropped, ...rest } = production;
@@ -39,10 +41,43 @@ describe('settings: production unless told otherwise', () => {
   });
 
   it.each([
-    ['WEBHOOK_ALLOW_LOOPBACK', 'true'],
+    ['OUTBOUND_ALLOW_LOOPBACK', 'true'],
     ['WEBHOOK_EXTRA_CA_FILE', '/tmp/extra-ca.pem'],
   ])('refuses the development convenience %s when NODE_ENV is unset', (name, value) => {
     expect(() => loadSettings({ ...production, [name]: value })).toThrow(/development and tests only/);
+  });
+
+  it('refuses the development codec key, even behind a key of its own, and the development operator token', () => {
+    const development = `dev-1:${Buffer.from('shopflow-development-codec-key!!').toString('base64')}`;
+    expect(() => loadSettings({ ...production, PAYLOAD_CODEC_KEYS: `${production.PAYLOAD_CODEC_KEYS},${development}` })).toThrow(
+      /PAYLOAD_CODEC_KEYS must not hold the development key/,
+    );
+    expect(() => loadSettings({ ...production, CODEC_OPERATOR_TOKEN: 'shopflow-development-operator-token' })).toThrow(
+      /CODEC_OPERATOR_TOKEN must be a secret of your own/,
+    );
+    // Production serves no codec endpoint until an operator token is set.
+    expect(loadSettings(production).codecOperatorToken).toBeUndefined();
+  });
+
+  it.each([
+    ['k1', /"id:base64"/],
+    [`k1:${Buffer.alloc(16).toString('base64')}`, /not the base64 of 32 bytes/],
+    [`k1:${Buffer.alloc(32).toString('base64')},k1:${Buffer.alloc(32, 1).toString('base64')}`, /share an id/],
+  ])('names what is wrong with PAYLOAD_CODEC_KEYS=%s, never a key', (value, message) => {
+    expect(() => loadSettings({ ...production, PAYLOAD_CODEC_KEYS: value })).toThrow(message);
+  });
+
+  it('reads the carrier hosts as lower-case lists, GHN’s and GHTK’s by default', () => {
+    expect(loadSettings(production).carrierEndpoints).toEqual({
+      hosts: {
+        carrier_a: ['online-gateway.ghn.vn', 'dev-online-gateway.ghn.vn'],
+        carrier_b: ['services.giaohangtietkiem.vn', 'services-staging.ghtklab.com'],
+      },
+      allowLoopback: false,
+    });
+    expect(loadSettings({ ...production, CARRIER_A_HOSTS: ' GHN.Example.vn, ' }).carrierEndpoints.hosts.carrier_a).toEqual([
+      'ghn.example.vn',
+    ]);
   });
 
   it('names every refusal at once, so one restart fixes them all', () => {
@@ -53,8 +88,8 @@ describe('settings: production unless told otherwise', () => {
 
   it('keeps the development defaults for development and test, which the README commands set explicitly', () => {
     for (const NODE_ENV of ['development', 'test']) {
-      const settings = loadSettings({ NODE_ENV, DATABASE_URL: production.DATABASE_URL, WEBHOOK_ALLOW_LOOPBACK: 'true' });
-      expect(settings.WEBHOOK_ALLOW_LOOPBACK).toBe(true);
+      const settings = loadSettings({ NODE_ENV, DATABASE_URL: production.DATABASE_URL, OUTBOUND_ALLOW_LOOPBACK: 'true' });
+      expect(settings.OUTBOUND_ALLOW_LOOPBACK).toBe(true);
       expect(settings.appDatabaseUrl).toContain('shopflow_app:shopflow_app@');
     }
   });

@@ -90,6 +90,15 @@ describe('creating customers', () => {
     );
   });
 
+  it('tells a key that may only create customers nothing of the customer holding a phone', async () => {
+    const holder = await createCustomer({ name: 'Đỗ Quang Vinh', contacts: [{ kind: 'phone', value: '0966 402 731' }] });
+    const probe = { name: 'Probe', contacts: [{ kind: 'phone', value: '0966402731' }] };
+    const createOnly = (await shop.newKey(['pos.customers.create'])).key;
+    const problem = await expectProblem(await call('POST', '/customers', probe, {}, createOnly), 409, 'conflict');
+    expect(problem.detail).toMatch(/already exists/);
+    for (const told of [holder.id, 'Vinh', 'customerId']) expect(JSON.stringify(problem)).not.toContain(told);
+  });
+
   it('replays a creation sent again with the same Idempotency-Key', async () => {
     const idempotencyKey = randomUUID();
     const body = { name: 'Phạm Hoa', contacts: [{ kind: 'phone', value: '0977 000 111' }] };

@@ -266,6 +266,59 @@ describe('flows in the admin API', () => {
   });
 });
 
+describe('test-run visibility', () => {
+  interface TestRun {
+    status: string;
+    attempt: { statusCode: number; responseExcerpt: string | null };
+    request: { body: string | null };
+  }
+
+  it("sends and shows a member without the data type's read permission no real record, and hides the receiver's answer", async () => {
+    await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx`
+      insert into roles (shop_id, name, permissions) values (${shop.shopId}, 'Flow manager', ${['automation.flows.manage']})`,
+    );
+    await addMember(db.app, shop.shopId, { email: 'manager@shop.test', name: 'Manager', role: 'Flow manager', password: PASSWORD });
+    const { key } = await shop.newKey(['pos.customers.create']);
+    const name = `Khách bí mật ${randomUUID().slice(0, 8)}`;
+    expect((await request('POST', '/customers', { key, body: { name, contacts: [{ kind: 'phone', value: '0912345678' }] } })).status).toBe(
+      201,
+    );
+    const inbox = `visibility-${randomUUID()}`;
+    const answer = '{"echo":"what the receiver answered"}';
+    receiver.respondWith(inbox, [{ status: 200, body: answer }]);
+    // The owner saves the flow (its account reads customers); a member who may not read customers test-runs it.
+    const owner = await logIn('admin@shop.test');
+    const { flow } = await newFlow(owner, { eventType: 'customer.created', url: receiver.url(inbox) });
+    expect(flow.permissions).toEqual(['pos.customers.read']);
+
+    const manager = await logIn('manager@shop.test');
+    const hidden = await admin(manager, 'POST', `/flows/${flow.id}/test-run`);
+    expect(hidden.status).toBe(200);
+    const hiddenText = await hidden.text();
+    expect(JSON.parse(hiddenText)).toMatchObject({
+      status: 'delivered',
+      attempt: { statusCode: 200, responseExcerpt: null },
+      request: { body: null },
+    });
+    for (const secret of [name, '912345678', 'what the receiver answered']) expect(hiddenText).not.toContain(secret);
+    // What the receiver got carries a synthetic sample, not the shop's customer.
+    const [sentForManager] = receiver.received(inbox);
+    expect(sentForManager!.body).not.toContain(name);
+    expect(sentForManager!.body).not.toContain('912345678');
+    expect(JSON.parse(sentForManager!.body)).toMatchObject({ type: 'customer.created', data: { sample: true } });
+
+    // The owner, who reads customers, is shown the real sample and the answer.
+    const shown = (await (await admin(owner, 'POST', `/flows/${flow.id}/test-run`)).json()) as TestRun;
+    expect(shown).toMatchObject({ status: 'delivered', attempt: { statusCode: 200, responseExcerpt: answer } });
+    expect(JSON.parse(shown.request.body!)).toMatchObject({ data: { name } });
+    expect(shown.request.body).toContain('912345678');
+    expect(receiver.received(inbox)[1]!.body).toBe(shown.request.body);
+  });
+});
+
 describe('skipped runs', () => {
   it('records a skipped run in the shop log when a change touches nothing in the event data', async () => {
     const session = await logIn('admin@shop.test');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -11,6 +11,7 @@ import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
+import { testTemporalClient } from '../support/temporal.js';
 
 /**
  * The real worker and relay as child processes, killed with SIGKILL in the middle of a run of
@@ -32,7 +33,7 @@ const taskQueue = `crash-test-${randomUUID()}`;
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  client = new Client({ connection });
+  client = testTemporalClient(connection);
 });
 afterAll(async () => {
   await Promise.all(groups.map((group) => group.stopAll(5_000)));
@@ -48,7 +49,7 @@ async function startWorkerAndRelay(): Promise<ProcessGroup> {
     APP_DATABASE_URL: db.appUrl,
     TEMPORAL_ADDRESS: testEnv('TEMPORAL_ADDRESS'),
     TEMPORAL_TASK_QUEUE: taskQueue,
-    WEBHOOK_ALLOW_LOOPBACK: 'true',
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
     WEBHOOK_EXTRA_CA_FILE: testEnv('WEBHOOK_EXTRA_CA_FILE'),
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',

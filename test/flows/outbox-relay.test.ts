@@ -1,15 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { testSecretsKey } from '../support/fixtures.js';
+import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
+import { takeQueuedEvents } from '../../domain/events/event-queue.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workers/outbox-relay.js';
 import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
+import { testTemporalClient } from '../support/temporal.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 let relays: OutboxRelay[];
@@ -17,7 +19,7 @@ let connection: Connection;
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  const client = new Client({ connection });
+  const client = testTemporalClient(connection);
   // Two relays on one queue, as when several run at once.
   relays = [0, 1].map(() => new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client }, pollIntervalMs: 200 }));
   await Promise.all(relays.map((relay) => relay.start()));
@@ -53,12 +55,23 @@ function productEvent(name = 'Áo thun') {
 
 const queueLength = async () => (await db.admin<{ count: number }[]>`select count(*)::int as count from event_queue`)[0]!.count;
 
+/** A backlog of `count` events of `shopId` in one transaction, through the outbox, of a type no flow of the suite listens to. */
+async function backlog(shopId: string, count: number): Promise<string[]> {
+  return withShop(db.app, shopId, async (tx) => {
+    const ids: string[] = [];
+    for (let index = 0; index < count; index += 1) {
+      ids.push(await writeEvent(tx, { shopId, type: 'customer.created', resourceId: randomUUID(), data: { id: randomUUID() } }));
+    }
+    return ids;
+  });
+}
+
 /** A relay starting deliveries eagerly on the suite's worker (a client on its connection), alone on the outbox: the two relays stop. */
 async function startEagerRelayAlone(options: Partial<RelayOptions> = {}): Promise<OutboxRelay> {
   await Promise.all(relays.map((relay) => relay.stop()));
   const eagerRelay = new OutboxRelay({
     sql: db.app,
-    deliveries: { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) },
+    deliveries: { ...temporal.deliveries, client: testTemporalClient(temporal.nativeConnection) },
     pollIntervalMs: 200,
     eagerStart: true,
     ...options,
@@ -82,7 +95,7 @@ describe('outbox relay', () => {
       url: receiver.url(inbox),
       payload: '{"id":"eager"}',
     };
-    const shared = { ...temporal.deliveries, client: new Client({ connection: temporal.nativeConnection }) };
+    const shared = { ...temporal.deliveries, client: testTemporalClient(temporal.nativeConnection) };
     expect(await startDelivery(shared, input, { eagerStart: true })).toBe('started-eagerly');
     const [request] = await receiver.waitFor(inbox, 1);
     expect(request!.body).toBe('{"id":"eager"}');
@@ -199,7 +212,7 @@ describe('outbox relay', () => {
     await flow({ inbox: randomUUID() });
     // A task queue no worker on this connection serves: the server queues each task instead of handing it over.
     const taskQueue = `no-worker-${randomUUID()}`;
-    const client = new Client({ connection: temporal.nativeConnection });
+    const client = testTemporalClient(temporal.nativeConnection);
     const spillingRelay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client, taskQueue }, eagerStart: true });
     await Promise.all(relays.map((relay) => relay.stop()));
     const ids = await Promise.all(Array.from({ length: 3 }, (_, index) => productEvent(`spilled ${index}`)));
@@ -226,15 +239,79 @@ describe('outbox relay', () => {
     // A namespace the server does not have: every start is refused.
     const refused = new OutboxRelay({
       sql: db.app,
-      deliveries: { ...temporal.deliveries, client: new Client({ connection, namespace: `missing-${randomUUID()}` }) },
+      deliveries: { ...temporal.deliveries, client: testTemporalClient(connection, `missing-${randomUUID()}`) },
     });
     await expect(refused.relayBatch()).rejects.toThrow();
     expect(await queueLength()).toBe(2);
     expect(receiver.received(inbox)).toHaveLength(0);
-    const working = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: new Client({ connection }) } });
+    const working = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) } });
     expect(await working.relayBatch()).toBe(2);
     expect(await queueLength()).toBe(0);
     const requests = await receiver.waitFor(inbox, 2);
     expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+  });
+
+  it("serves every shop in each batch: another shop's first event starts in the first batch, behind no backlog", async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    const other = await createShopFixture(db.app);
+    const inbox = randomUUID();
+    await withShop(db.app, other.shopId, (tx) =>
+      createFlow(
+        tx,
+        other.shopId,
+        { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
+        null,
+        testSecretsKey,
+      ),
+    );
+    const flooding = await backlog(shop.shopId, 300);
+    const waiting = await withShop(db.app, other.shopId, (tx) =>
+      writeEvent(tx, {
+        shopId: other.shopId,
+        type: 'product.updated',
+        resourceId: randomUUID(),
+        data: { id: randomUUID() },
+        changes: { fields: ['name'] },
+      }),
+    );
+    const relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) } });
+    // Ten events for two shops: five each at most, and the other shop has one.
+    expect(await relay.relayBatch(10)).toBe(6);
+    const left = await db.admin<{ eventId: string }[]>`select event_id from event_queue`;
+    expect(left.map((row) => row.eventId)).not.toContain(waiting);
+    expect(new Set(left.map((row) => row.eventId))).toEqual(new Set(flooding.slice(5)));
+    const [request] = await receiver.waitFor(inbox, 1);
+    expect((JSON.parse(request!.body) as { id: string }).id).toBe(waiting);
+    // Alone, the backlog takes whole batches again.
+    expect(await relay.relayBatch(10)).toBe(10);
+    await db.admin`delete from event_queue`;
+  });
+
+  it('claims per shop past the rows another relay holds, so two claims at once never overlap', async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    const other = await createShopFixture(db.app);
+    const [first, second] = [await backlog(shop.shopId, 8), await backlog(other.shopId, 8)];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let claimed!: (events: string[]) => void;
+    const firstClaim = new Promise<string[]>((resolve) => (claimed = resolve));
+    const holding = db.app.begin(async (tx) => {
+      claimed((await takeQueuedEvents(tx, 6)).map((event) => event.eventId));
+      await held;
+      throw new Error('rolled back');
+    });
+    const byFirst = await firstClaim;
+    const bySecond = await db.app.begin(async (tx) => (await takeQueuedEvents(tx, 6)).map((event) => event.eventId));
+    release();
+    await expect(holding).rejects.toThrow('rolled back');
+    // Each claim: the three oldest free events of each shop.
+    expect(byFirst).toEqual(expect.arrayContaining([...first!.slice(0, 3), ...second!.slice(0, 3)]));
+    expect(bySecond).toEqual(expect.arrayContaining([...first!.slice(3, 6), ...second!.slice(3, 6)]));
+    expect([byFirst.length, bySecond.length]).toEqual([6, 6]);
+    // The first claim rolled back: its events are queued again.
+    expect(await queueLength()).toBe(10);
+    await db.admin`delete from event_queue`;
   });
 });

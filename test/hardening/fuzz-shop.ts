@@ -14,6 +14,7 @@ import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
 import { seedDemoChat } from '../../scripts/seed/demo-chat.js';
 import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
 import { hanoiAddress } from '../shipments/shipment-fixtures.js';
+import { testConnectionKeys } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import type { Suite } from '../support/suite.js';
 
@@ -44,7 +45,7 @@ export async function seedFuzzShop(
   mkdirSync(folder, { recursive: true });
   const demo = await seedDemoShop(db.app, join(folder, 'demo-api-key'));
   const shopId = demo.shopId;
-  const connections = await seedDemoCarriers(db.app, shopId, carrierUrls, { secretsKey: testSecretsKey, publicBaseUrl: api.baseUrl });
+  const connections = await seedDemoCarriers(db.app, shopId, carrierUrls, { ...testConnectionKeys, publicBaseUrl: api.baseUrl });
   await seedDemoChat(db.app, { shopId, platformUrl: chat.url, secretsKey: testSecretsKey });
   const [page] = chat.platform.store.pages.values();
   const post = chat.platform.createPost(page!.id, { message: 'Hàng mới về' });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSuite } from '../support/suite.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
@@ -12,8 +12,9 @@ import { newEventId as randomEventId, writeEvent } from '../../domain/events/out
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
 import { deliveryWorkflow } from '../../workflows/flows.js';
-import { startTestApi } from '../support/api.js';
+import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer } from '../support/fixtures.js';
+import { startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 
 const { db } = useSuite();
 
@@ -122,33 +123,60 @@ describe('admin CLI', () => {
     expect(shop!.lockPrices).toBe(true);
   });
 
-  it('creates a chat page that GET /pages lists for a key of the shop holding it', async () => {
-    await json('shop:create', '--slug', 'cli-pages', '--name', 'Pages');
-    const page = await json('page:create', '--shop', 'cli-pages', '--name', 'Fashion');
-    expect(page).toEqual({ id: expect.any(String), name: 'Fashion' });
-    expect((await admin('page:create', '--shop', 'cli-nowhere', '--name', 'Lost')).code).toBe(1);
-    const { key } = await json(
-      'app:create',
-      '--shop',
-      'cli-pages',
-      '--name',
-      'Chat',
-      '--permissions',
-      'social.pages.read',
-      '--pages',
-      page.id!,
-    );
-    const api = await startTestApi(db.app);
-    const pages = async () => (await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) })).json();
-    try {
+  describe('chat pages', () => {
+    let chat: RunningChatPlatform;
+    let api: TestApi;
+    let pageId: string;
+    let pages: () => Promise<unknown>;
+    const connected = (value: boolean) => ({ data: [{ id: pageId, name: 'Fashion', platform: 'facebook', connected: value }] });
+    beforeAll(async () => {
+      chat = await startChatPlatform();
+      api = await startTestApi(db.app);
+      extraEnv = { CHAT_PLATFORM_URL: chat.url };
+    });
+    afterAll(async () => {
+      extraEnv = {};
+      await api?.close();
+      await chat?.close();
+    });
+
+    it('creates a chat page that GET /pages lists, linked once the platform says the token is its own', async () => {
+      await json('shop:create', '--slug', 'cli-pages', '--name', 'Pages');
+      const page = await json('page:create', '--shop', 'cli-pages', '--name', 'Fashion');
+      expect(page).toEqual({ id: expect.any(String), name: 'Fashion' });
+      pageId = page.id!;
+      expect((await admin('page:create', '--shop', 'cli-nowhere', '--name', 'Lost')).code).toBe(1);
+      const { key } = await json(
+        'app:create',
+        '--shop',
+        'cli-pages',
+        '--name',
+        'Chat',
+        '--permissions',
+        'social.pages.read',
+        '--pages',
+        pageId,
+      );
+      pages = async () => (await fetch(`${api.baseUrl}/api/open/v1/pages`, { headers: bearer(key!) })).json();
       // Not connected until it is linked to its platform page.
-      expect(await pages()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: false }] });
-      const link = ['chat:link-page', '--shop', 'cli-pages', '--page', page.id!, '--platform-page', '1029384756'];
-      expect(await json(...link, '--token', 'EAAtoken')).toEqual({ pageId: page.id, platformPageId: '1029384756', connected: true });
-      expect(await pages()).toEqual({ data: [{ id: page.id, name: 'Fashion', platform: 'facebook', connected: true }] });
-    } finally {
-      await api.close();
-    }
+      expect(await pages()).toEqual(connected(false));
+      const platform = chat.platform.createPage({ name: 'Fashion' });
+      const link = ['chat:link-page', '--shop', 'cli-pages', '--page', pageId, '--platform-page', platform.page.id];
+      const refused = await admin(...link, '--token', chat.platform.createPage({ name: 'Another page' }).accessToken);
+      expect(refused).toMatchObject({ code: 1, stdout: '' });
+      expect(refused.stderr).toContain('(page-not-connected)');
+      expect(await json(...link, '--token', platform.accessToken)).toEqual({ pageId, platformPageId: platform.page.id, connected: true });
+      expect(await pages()).toEqual(connected(true));
+    });
+
+    it('unlinks a chat page, refuses a malformed token as bad input, and lists chat:unlink-page in its help', async () => {
+      const malformed = ['chat:link-page', '--shop', 'cli-pages', '--page', pageId, '--platform-page', '1', '--token', 'EAA with spaces'];
+      expect(await admin(...malformed)).toMatchObject({ code: 2, stdout: '' });
+      expect(await json('chat:unlink-page', '--shop', 'cli-pages', '--page', pageId)).toEqual({ pageId, connected: false });
+      expect(await pages()).toEqual(connected(false));
+      expect((await admin('chat:unlink-page', '--shop', 'cli-pages', '--page', randomUUID())).stderr).toContain('(not-found)');
+      expect((await admin('help')).stderr).toContain('chat:unlink-page --shop S --page ID');
+    });
   });
 
   it('test-runs a flow and resends a failed delivery through the running worker', async () => {

@@ -12,6 +12,7 @@ import { carrierCallbackUrl, carrierConnection } from '../../domain/shipments/in
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { orderRequest } from '../shipments/carrier-order-request.js';
+import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
 
 const { db, api } = useSuite({ api: true });
 
@@ -55,7 +56,7 @@ describe('the demo shop’s carriers (npm run dev)', () => {
     );
     let simulatorA = await CarrierA.start();
     const simulatorB = await CarrierB.start();
-    const keys = { secretsKey: testSecretsKey, publicBaseUrl: 'https://shopflow.test' };
+    const keys = { ...testConnectionKeys, publicBaseUrl: 'https://shopflow.test' };
     const urls = () => ({ carrier_a: simulatorA.url, carrier_b: simulatorB.url });
     try {
       const first = await seedDemoCarriers(db.app, shopId, urls(), keys);
@@ -70,7 +71,7 @@ describe('the demo shop’s carriers (npm run dev)', () => {
       simulatorA = await CarrierA.start({ port: Number(port) });
       expect(await seedDemoCarriers(db.app, shopId, urls(), keys)).toEqual(first);
       const opened = await withShop(db.app, shopId, (tx) => carrierConnection(tx, first[0]!.connectionId, testSecretsKey));
-      await carrierAdapter(opened).create(orderRequest());
+      await carrierAdapter(opened, testCarrierOptions()).create(orderRequest());
       expect(simulatorA.callbacks.list().at(-1)?.url).toBe(carrierCallbackUrl(keys.publicBaseUrl, opened.callbackSecret));
     } finally {
       await Promise.all([simulatorA.close(), simulatorB.close()]);

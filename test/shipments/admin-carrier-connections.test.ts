@@ -6,7 +6,7 @@ import { callbackSecretHash, carrierConnection } from '../../domain/shipments/in
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { adminLogIn, type AdminRequest } from '../support/admin-session.js';
-import { connectTestCarrier } from '../support/carriers.js';
+import { connectTestCarrier, testCarrierOptions } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
@@ -85,7 +85,7 @@ describe('carrier connections in the admin API', () => {
     // Registered at the carrier, the URL is where its callbacks go.
     simulatorA.registerShop({ shopId: account.shopId, callbackUrl: created.callbackUrl });
     const opened = await inShop((tx) => carrierConnection(tx, created.connection.id, testSecretsKey));
-    await carrierAdapter(opened).create(orderRequest());
+    await carrierAdapter(opened, testCarrierOptions()).create(orderRequest());
     expect(simulatorA.callbacks.list().at(-1)?.url).toBe(created.callbackUrl);
   });
 
@@ -142,7 +142,7 @@ describe('the test fixture connectTestCarrier', () => {
     expect(callbackUrl).toMatch(CALLBACK_URL);
     const opened = await inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey));
     expect(opened).toMatchObject({ carrier: 'carrier_b', baseUrl: simulatorB.url, active: true });
-    const { trackingCode } = await carrierAdapter(opened).create(orderRequest());
+    const { trackingCode } = await carrierAdapter(opened, testCarrierOptions()).create(orderRequest());
     simulatorB.advance(trackingCode);
     expect(simulatorB.callbacks.list().at(-1)?.url).toBe(callbackUrl);
   });

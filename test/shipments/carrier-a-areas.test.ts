@@ -4,6 +4,7 @@ import { CarrierError, type CarrierAdapter } from '../../activities/shipments/ca
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { useSuite } from '../support/suite.js';
 import { orderRequest } from './carrier-order-request.js';
+import { testCarrierOptions } from '../support/carriers.js';
 
 /** Carrier A's create needs GHN's district id and ward code: the adapter finds them from the address's names. */
 const { db } = useSuite();
@@ -18,7 +19,7 @@ afterAll(async () => {
 
 function adapter(): CarrierAdapter {
   const shop = simulator.registerShop();
-  return carrierA({ baseUrl: simulator.url, credentials: { token: shop.token, shopId: shop.shopId } }, { timeoutMs: 1_000 });
+  return carrierA({ baseUrl: simulator.url, credentials: { token: shop.token, shopId: shop.shopId } }, testCarrierOptions(1_000));
 }
 
 const recipient = (province: string, district: string, ward: string | null) => ({ ...orderRequest().recipient, province, district, ward });
@@ -120,7 +121,10 @@ describe('carrier A areas', () => {
     const fresh = await CarrierA.start();
     try {
       const shop = fresh.registerShop();
-      const freshAdapter = carrierA({ baseUrl: fresh.url, credentials: { token: shop.token, shopId: shop.shopId } }, { timeoutMs: 1_000 });
+      const freshAdapter = carrierA(
+        { baseUrl: fresh.url, credentials: { token: shop.token, shopId: shop.shopId } },
+        testCarrierOptions(1_000),
+      );
       fresh.faults.inject('master-data', { type: 'unavailable' });
       const failed = await freshAdapter.create(orderRequest()).catch((error: unknown) => error);
       expect(failed).toMatchObject({ kind: 'unavailable', reason: expect.stringMatching(/503/) });

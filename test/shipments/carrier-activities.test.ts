@@ -1,14 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierActivities, type CarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
+import { seal } from '../../domain/kernel/index.js';
+import { CARRIER_FAILURE_TYPES, UNSEALED_INPUT } from '../../workflows/shipments-carrier-failures.js';
+import type { ShipmentCancelInput, ShipmentPushInput } from '../../workflows/shipments.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { orderRequest, pickUpAddress } from './carrier-order-request.js';
+import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
 
 /** The carrier activities: credentials opened from the database, carrier errors as typed failures. */
 let db: TestDatabase;
@@ -20,7 +25,12 @@ let connectionId: string;
 beforeAll(async () => {
   [db, simulator] = await Promise.all([createTestDatabase(), CarrierB.start()]);
   shop = await createShopFixture(db.app);
-  activities = createCarrierActivities({ sql: db.app, secretsKey: testSecretsKey, adapterOptions: { timeoutMs: 500 } });
+  activities = createCarrierActivities({
+    sql: db.app,
+    secretsKey: testSecretsKey,
+    sealKey: TEST_DELIVERY_REQUEST_KEY,
+    adapterOptions: testCarrierOptions(500),
+  });
   const carrierShop = simulator.registerShop();
   connectionId = await withShop(db.app, shop.shopId, async (tx) => {
     const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`;
@@ -32,7 +42,7 @@ beforeAll(async () => {
       baseUrl: simulator.url,
       pickUp: pickUpAddress,
     };
-    return (await connectCarrier(tx, shop.shopId, input, testSecretsKey)).connectionId;
+    return (await connectCarrier(tx, shop.shopId, input, testConnectionKeys)).connectionId;
   });
 });
 afterAll(async () => {
@@ -49,33 +59,71 @@ async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {
   return error as ApplicationFailure;
 }
 
+/** Runs an activity as the worker would, in the workflow `workflowId`. */
+function inWorkflow<R>(workflowId: string, work: () => Promise<R>): Promise<R> {
+  return new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(work);
+}
+
+/** A push as the API starts it: sealed for its workflow id. */
+function sealedPush(request = orderRequest(), ref = { shopId: shop.shopId, connectionId }) {
+  const workflowId = `shipment-push:${ref.shopId}:${request.shipmentId}`;
+  const fields = { ...ref, orderId: randomUUID(), carrier: 'carrier_b', applicationId: null, request, pollEveryMs: 60_000 };
+  return { workflowId, push: seal(TEST_DELIVERY_REQUEST_KEY, fields, workflowId) as ShipmentPushInput };
+}
+
+function sealedCancel(trackingCode: string) {
+  const workflowId = `shipment-cancel:${randomUUID()}:1`;
+  const fields = { shopId: shop.shopId, shipmentId: randomUUID(), connectionId, trackingCode, applicationId: null, reason: null };
+  return { workflowId, cancel: seal(TEST_DELIVERY_REQUEST_KEY, fields, workflowId) as ShipmentCancelInput };
+}
+
+const create = ({ workflowId, push }: ReturnType<typeof sealedPush>) => inWorkflow(workflowId, () => activities.createAtCarrier(push));
+const cancel = ({ workflowId, cancel: input }: ReturnType<typeof sealedCancel>) =>
+  inWorkflow(workflowId, () => activities.cancelAtCarrier(input));
+
 describe('carrier activities', () => {
-  it('push, look up, status and cancel through the shop’s connection', async () => {
-    const ref = { shopId: shop.shopId, connectionId };
-    const request = orderRequest();
-    const created = await activities.createAtCarrier({ ...ref, request });
-    expect(created).toMatchObject({ shipmentId: request.shipmentId, status: 'pending' });
-    expect((await activities.lookUpAtCarrier({ ...ref, shipmentId: request.shipmentId }))?.trackingCode).toBe(created.trackingCode);
-    expect(await activities.lookUpAtCarrier({ ...ref, shipmentId: randomUUID() })).toBeNull();
-    await activities.cancelAtCarrier({ ...ref, trackingCode: created.trackingCode });
-    expect(await activities.carrierStatus({ ...ref, trackingCode: created.trackingCode })).toMatchObject({ status: 'cancelled' });
+  it('push, look up and cancel through the shop’s connection', async () => {
+    const pushed = sealedPush();
+    const created = await create(pushed);
+    expect(created).toMatchObject({ shipmentId: pushed.push.request.shipmentId, status: 'pending' });
+    expect((await inWorkflow(pushed.workflowId, () => activities.lookUpAtCarrier(pushed.push)))?.trackingCode).toBe(created.trackingCode);
+    const unknown = sealedPush();
+    expect(await inWorkflow(unknown.workflowId, () => activities.lookUpAtCarrier(unknown.push))).toBeNull();
+    await cancel(sealedCancel(created.trackingCode));
+    expect(simulator.store.orders.get(created.trackingCode)?.status).toBe(-1);
+  });
+
+  it('act on nothing that Shopflow did not seal for the running workflow', async () => {
+    const pushed = sealedPush();
+    const unsealed = { ...pushed.push, seal: undefined } as unknown as ShipmentPushInput;
+    const forgedKey = seal('not-the-server-key-0123456789abcdef', { ...pushed.push }, pushed.workflowId) as ShipmentPushInput;
+    const changed = { ...pushed.push, connectionId: randomUUID() };
+    const attempts = [
+      inWorkflow(pushed.workflowId, () => activities.createAtCarrier(unsealed)),
+      inWorkflow(pushed.workflowId, () => activities.createAtCarrier(forgedKey)),
+      inWorkflow(pushed.workflowId, () => activities.createAtCarrier(changed)),
+      // A sealed input copied into another workflow does not verify there.
+      inWorkflow(`shipment-push:${shop.shopId}:${randomUUID()}`, () => activities.createAtCarrier(pushed.push)),
+      inWorkflow('attacker', () => activities.lookUpAtCarrier(pushed.push)),
+    ];
+    for (const attempt of attempts) expect(await failureOf(attempt)).toMatchObject({ type: UNSEALED_INPUT, nonRetryable: true });
+    expect(simulator.store.orders.all().filter((order) => order.clientRef === pushed.push.request.shipmentId)).toEqual([]);
   });
 
   it('turn carrier errors into failures of their kind: only unavailable is retried', async () => {
-    const ref = { shopId: shop.shopId, connectionId };
     simulator.faults.rejectNextOrders('Hàng cấm vận chuyển');
-    const rejected = await failureOf(activities.createAtCarrier({ ...ref, request: orderRequest() }));
+    const rejected = await failureOf(create(sealedPush()));
     expect(rejected).toMatchObject({ type: CARRIER_FAILURE_TYPES.rejected, nonRetryable: true, details: ['Hàng cấm vận chuyển'] });
 
     simulator.faults.inject('create', { type: 'unavailable' });
-    expect(await failureOf(activities.createAtCarrier({ ...ref, request: orderRequest() }))).toMatchObject({
+    expect(await failureOf(create(sealedPush()))).toMatchObject({
       type: CARRIER_FAILURE_TYPES.unavailable,
       nonRetryable: false,
     });
 
-    const { trackingCode } = await activities.createAtCarrier({ ...ref, request: orderRequest() });
+    const { trackingCode } = await create(sealedPush());
     simulator.advance(trackingCode, 4);
-    expect(await failureOf(activities.cancelAtCarrier({ ...ref, trackingCode }))).toMatchObject({
+    expect(await failureOf(cancel(sealedCancel(trackingCode)))).toMatchObject({
       type: CARRIER_FAILURE_TYPES['not-cancellable'],
       nonRetryable: true,
     });
@@ -90,9 +138,8 @@ describe('carrier activities', () => {
           { id: string }[]
         >`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_b', 'Legacy') returning id`,
     );
-    const failure = await failureOf(
-      activities.lookUpAtCarrier({ shopId: shop.shopId, connectionId: legacy!.id, shipmentId: randomUUID() }),
-    );
+    const pushed = sealedPush(orderRequest(), { shopId: shop.shopId, connectionId: legacy!.id });
+    const failure = await failureOf(inWorkflow(pushed.workflowId, () => activities.lookUpAtCarrier(pushed.push)));
     expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unauthorized, nonRetryable: true });
   });
 });

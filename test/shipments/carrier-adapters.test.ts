@@ -11,6 +11,7 @@ import {
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { orderRequest } from './carrier-order-request.js';
+import { testCarrierOptions } from '../support/carriers.js';
 
 /** The adapters against the real simulators, over HTTP, as they would speak to GHN and GHTK. */
 let simulatorA: CarrierA;
@@ -32,13 +33,16 @@ const timeoutMs = 500;
 
 function adapterA(credentials: Partial<{ token: string; shopId: number }> = {}): CarrierAdapter {
   const shop = simulatorA.registerShop();
-  return carrierA({ baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId, ...credentials } }, { timeoutMs });
+  return carrierA(
+    { baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId, ...credentials } },
+    testCarrierOptions(timeoutMs),
+  );
 }
 function adapterB(credentials: Partial<{ token: string; clientSource: string }> = {}): CarrierAdapter {
   const shop = simulatorB.registerShop();
   return carrierB(
     { baseUrl: simulatorB.url, credentials: { token: shop.token, clientSource: shop.clientSource, ...credentials } },
-    { timeoutMs },
+    testCarrierOptions(timeoutMs),
   );
 }
 
@@ -180,17 +184,20 @@ describe('either adapter', () => {
     const credentials = { token: 't', shopId: 1, clientSource: 'S1' };
     const closedPort = 'http://127.0.0.1:9';
     await expectCarrierError(
-      carrierA({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()),
+      carrierA({ baseUrl: closedPort, credentials }, testCarrierOptions(timeoutMs)).lookup(randomUUID()),
       'unavailable',
       /no answer/,
     );
     await expectCarrierError(
-      carrierB({ baseUrl: closedPort, credentials }, { timeoutMs }).lookup(randomUUID()),
+      carrierB({ baseUrl: closedPort, credentials }, testCarrierOptions(timeoutMs)).lookup(randomUUID()),
       'unavailable',
       /no answer/,
     );
     // Each carrier's 404 for the other's paths: an answer that says nothing about the order.
-    await expectCarrierError(carrierA({ baseUrl: simulatorB.url, credentials }, { timeoutMs }).status('G1'), 'unavailable');
-    await expectCarrierError(carrierB({ baseUrl: simulatorA.url, credentials }, { timeoutMs }).status('S1.A1.1'), 'unavailable');
+    await expectCarrierError(carrierA({ baseUrl: simulatorB.url, credentials }, testCarrierOptions(timeoutMs)).status('G1'), 'unavailable');
+    await expectCarrierError(
+      carrierB({ baseUrl: simulatorA.url, credentials }, testCarrierOptions(timeoutMs)).status('S1.A1.1'),
+      'unavailable',
+    );
   });
 });

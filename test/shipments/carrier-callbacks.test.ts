@@ -7,6 +7,7 @@ import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { CallbackInbox } from '../simulators/support.js';
 import { orderRequest } from './carrier-order-request.js';
+import { testCarrierOptions } from '../support/carriers.js';
 
 /** Callbacks exactly as the simulators send them, parsed into milestones. */
 let simulatorA: CarrierA;
@@ -33,9 +34,10 @@ describe('carrier A callbacks', () => {
     const path = `/callbacks/carrier-a/${randomUUID()}`;
     const shop = simulatorA.registerShop({ callbackUrl: inbox.url(path) });
     const shipmentId = randomUUID();
-    const { trackingCode } = await carrierA({ baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId } }).create(
-      orderRequest({ shipmentId }),
-    );
+    const { trackingCode } = await carrierA(
+      { baseUrl: simulatorA.url, credentials: { token: shop.token, shopId: shop.shopId } },
+      testCarrierOptions(),
+    ).create(orderRequest({ shipmentId }));
     simulatorA.advance(trackingCode, 'picking');
     simulatorA.advance(trackingCode, 'picked');
     simulatorA.advance(trackingCode, 'delivering');
@@ -68,7 +70,10 @@ describe('carrier B callbacks', () => {
     const path = `/callbacks/carrier-b/${randomUUID()}`;
     const shop = simulatorB.registerShop({ callbackUrl: inbox.url(`${path}?secret=s`) });
     const shipmentId = randomUUID();
-    const adapter = carrierB({ baseUrl: simulatorB.url, credentials: { token: shop.token, clientSource: shop.clientSource } });
+    const adapter = carrierB(
+      { baseUrl: simulatorB.url, credentials: { token: shop.token, clientSource: shop.clientSource } },
+      testCarrierOptions(),
+    );
     const { trackingCode } = await adapter.create(orderRequest({ shipmentId }));
     simulatorB.advance(trackingCode, 12);
     simulatorB.advance(trackingCode, 123);

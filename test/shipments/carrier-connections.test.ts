@@ -13,6 +13,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { bearer, createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
+import { testConnectionKeys } from '../support/carriers.js';
 
 let db: TestDatabase;
 let api: TestApi;
@@ -65,7 +66,7 @@ const storedRow = async (id: string) => (await db.admin`select * from carrier_co
 
 describe('carrier connections', () => {
   it('round-trip: the adapter side opens exactly what was connected, with the callback secret', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     expect(callbackSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(await inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey))).toEqual({
       id: connectionId,
@@ -79,7 +80,7 @@ describe('carrier connections', () => {
       credentials: { token: TOKEN_A, shopId: 885_123 },
       callbackSecret,
     });
-    const b = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const b = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     expect((await inShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({
       token: TOKEN_B,
       clientSource: 'S123456',
@@ -88,7 +89,7 @@ describe('carrier connections', () => {
   });
 
   it('stores no plaintext credential or callback secret: only the sealed blob and the secret’s hash', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     const row = await storedRow(connectionId);
     const everything = JSON.stringify(row);
     for (const secret of [TOKEN_B, 'S123456', callbackSecret]) {
@@ -98,13 +99,13 @@ describe('carrier connections', () => {
     expect(row.callbackSecretHash).toEqual(callbackSecretHash(callbackSecret));
     // Sealed to this connection and this key only.
     await expect(inShop((tx) => carrierConnection(tx, connectionId, createSecretKey(randomBytes(32))))).rejects.toThrow();
-    const other = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    const other = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     await db.admin`update carrier_connections set sealed_credentials = ${row.sealedCredentials as Buffer} where id = ${other.connectionId}`;
     await expect(inShop((tx) => carrierConnection(tx, other.connectionId, testSecretsKey))).rejects.toThrow();
   });
 
   it('is invisible to another shop (row-level security): not listed, not opened', async () => {
-    const { connectionId } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    const { connectionId } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     const other = await createShopFixture(db.app);
     expect(await inShop((tx) => listCarrierConnections(tx), other.shopId)).toEqual([]);
     await expect(inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({
@@ -117,7 +118,7 @@ describe('carrier connections', () => {
     const other = await createShopFixture(db.app);
     const foreignWarehouse = await newWarehouse(other.shopId);
     await expect(
-      inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testSecretsKey)),
+      inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testConnectionKeys)),
     ).rejects.toMatchObject({
       code: 'validation-failed',
       detail: expect.stringMatching(/^warehouseId: no such warehouse/),
@@ -138,11 +139,11 @@ describe('carrier connections', () => {
   });
 
   it('disconnecting deletes an unused connection and switches off one that has shipments (they still need it)', async () => {
-    const unused = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testSecretsKey));
+    const unused = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     expect(await inShop((tx) => disconnectCarrier(tx, unused.connectionId))).toBe('deleted');
     expect(await db.admin`select 1 from carrier_connections where id = ${unused.connectionId}`).toHaveLength(0);
 
-    const used = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const used = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     await inShop(async (tx) => {
       const [order] = await tx<
         { id: string }[]
@@ -157,7 +158,7 @@ describe('carrier connections', () => {
   });
 
   it('GET /carrier-connections shows id, carrier, name and active only: never credentials', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testSecretsKey));
+    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     const { key } = await shop.newKey(['pos.shipping.read']);
     const response = await fetch(`${api.baseUrl}/api/open/v1/carrier-connections`, { headers: bearer(key) });
     expect(response.status).toBe(200);

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
@@ -9,8 +9,10 @@ import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
 import { pushShipment, type ShipmentStarter } from '../../workers/shipment-starts.js';
 import { testEnv } from '../support/environment.js';
+import { loadSettings } from '../../config/settings.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, readyOrder, type ShippingShop } from './shipment-fixtures.js';
+import { testTemporalClient } from '../support/temporal.js';
 
 /**
  * The real worker as a child process, SIGKILLed after the carrier accepted a push and before the
@@ -28,7 +30,14 @@ let shipping: ShippingShop;
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  starter = { client: new Client({ connection }), taskQueue, waitMs: 150_000, pollEveryMs: 600_000 };
+  // The worker child reads the development DELIVERY_REQUEST_KEY: the starter seals with the same.
+  starter = {
+    client: testTemporalClient(connection),
+    taskQueue,
+    waitMs: 150_000,
+    pollEveryMs: 600_000,
+    sealKey: loadSettings().DELIVERY_REQUEST_KEY,
+  };
   carrier = await CarrierB.start({ callbackRetry: { attempts: 1 } });
   // Callbacks go nowhere here: the push is what is tested.
   shipping = await connectShipping(db, shop, { carrier_b: carrier }, 'http://127.0.0.1:9');

@@ -3,11 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { createShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, stockOf, type ShippingShop } from './shipment-fixtures.js';
+import { testConnectionKeys } from '../support/carriers.js';
 
 /**
  * `POST /shipments` and `POST /shipments/{id}/cancel` against the carrier B simulator over HTTP,
@@ -139,7 +140,7 @@ describe('POST /shipments', () => {
           warehouseId: shipping.warehouseId,
           pickUp: pickUpAddress,
         },
-        testSecretsKey,
+        testConnectionKeys,
       ),
     );
     const refused = await push({ orderId: other.orderId, connectionId: stranger.connectionId });

@@ -4,8 +4,9 @@ import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { shipmentDetail, shipmentListRow } from '../../domain/shipments/shipment-reads.js';
 import { shipmentDetailSchema, shipmentListRowSchema } from '../../domain/shipments/shipment-shapes.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
+import { testConnectionKeys } from '../support/carriers.js';
 
 let db: TestDatabase;
 let shop: ShopFixture;
@@ -35,7 +36,7 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
         baseUrl: 'http://127.0.0.1:3602',
         pickUp: pickUpAddress,
       },
-      testSecretsKey,
+      testConnectionKeys,
     );
     const [order] = await tx<
       { id: string }[]

@@ -40,3 +40,14 @@ export async function adminLogIn(baseUrl: string, login: { shop: string; email: 
       body: body === undefined ? undefined : JSON.stringify(body),
     });
 }
+
+/** `admin@shop.test` and `viewer@shop.test` added to the shop (addAdminAndViewer), both logged in to the API at `baseUrl`. */
+export async function logInAdminAndViewer(
+  baseUrl: string,
+  sql: Sql,
+  shop: { shopId: string; slug: string },
+): Promise<{ admin: AdminRequest; viewer: AdminRequest }> {
+  await addAdminAndViewer(sql, shop.shopId);
+  const logIn = (email: string) => adminLogIn(baseUrl, { shop: shop.slug, email, password: ADMIN_PASSWORD });
+  return { admin: await logIn('admin@shop.test'), viewer: await logIn('viewer@shop.test') };
+}

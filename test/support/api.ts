@@ -4,6 +4,12 @@ import { buildApp, type App, type AppDeps } from '../../api/app.js';
 import type { Sql } from '../../db/client.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 import { testSecretsKey } from './fixtures.js';
+import { testOutboundPolicy } from './receiver.js';
+import { testCarrierEndpoints } from './carriers.js';
+import { testCodecKeys } from './temporal.js';
+
+/** The operator token of the test API's codec endpoint. */
+export const TEST_OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
 
 export interface TestApi {
   app: App;
@@ -15,7 +21,17 @@ export interface TestApi {
 
 /** The task queue the admin routes start deliveries on (none is polled unless given), and the server's settings. */
 export type TestApiOptions = { taskQueue?: string } & Partial<
-  Pick<AppDeps, 'trustProxy' | 'requestTimeoutMs' | 'secureCookies' | 'shipments' | 'chatPlatformUrl' | 'chatWebhook'>
+  Pick<
+    AppDeps,
+    | 'trustProxy'
+    | 'requestTimeoutMs'
+    | 'secureCookies'
+    | 'shipments'
+    | 'chatPlatformUrl'
+    | 'chatWebhook'
+    | 'carrierEndpoints'
+    | 'temporalUiUrl'
+  >
 >;
 
 /**
@@ -40,14 +56,18 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     cursorSecret: 'test-cursor-secret-0123456789',
     secretsKey: testSecretsKey,
     temporalNamespace: 'default',
+    payloadCodecKeys: testCodecKeys,
+    codecOperatorToken: TEST_OPERATOR_TOKEN,
     temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused',
-    temporalUiUrl: 'http://127.0.0.1:8233',
+    temporalUiUrl: options.temporalUiUrl ?? 'http://127.0.0.1:8233',
     deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY,
     trustProxy: options.trustProxy,
     requestTimeoutMs: options.requestTimeoutMs,
     shipments: options.shipments,
     chatPlatformUrl: options.chatPlatformUrl,
     chatWebhook: options.chatWebhook,
+    outbound: testOutboundPolicy(),
+    carrierEndpoints: options.carrierEndpoints ?? testCarrierEndpoints,
     logger: { level: 'info', stream },
   });
   beforeListen?.(app);

@@ -1,6 +1,10 @@
 import type { Sql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import type { Carrier } from '../../domain/shipments/index.js';
+import { type Carrier, type CarrierEndpoints, type ConnectionKeys } from '../../domain/shipments/index.js';
+import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
+import type { CarrierAdapterOptions } from '../../activities/shipments/carrier-adapter.js';
+import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { testOutboundPolicy } from './receiver.js';
 import { connectShopToSimulator } from '../../scripts/seed/demo-carriers.js';
 import { testSecretsKey } from './fixtures.js';
 
@@ -21,7 +25,7 @@ export async function connectTestCarrier(
     sql,
     shopId,
     { carrier, simulatorUrl: simulator.url, warehouseId },
-    { secretsKey: testSecretsKey, publicBaseUrl: options.publicBaseUrl },
+    { ...testConnectionKeys, publicBaseUrl: options.publicBaseUrl },
   );
 }
 
@@ -33,4 +37,15 @@ async function newWarehouse(sql: Sql, shopId: string): Promise<string> {
       tx<{ id: string }[]>`insert into warehouses (shop_id, name, address) values (${shopId}, 'Kho test', '590 CMT8, Quận 3') returning id`,
   );
   return row!.id;
+}
+
+/** What the test settings allow carrier connections: the official hosts, and loopback (the simulators). */
+export const testCarrierEndpoints: CarrierEndpoints = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
+
+/** Connecting in tests: the suite's secrets key and endpoints. */
+export const testConnectionKeys: ConnectionKeys = { secretsKey: testSecretsKey, endpoints: testCarrierEndpoints };
+
+/** Carrier adapters as the test worker builds them: through the outbound policy of the test settings. */
+export function testCarrierOptions(timeoutMs?: number): CarrierAdapterOptions {
+  return { dispatcher: createOutboundAgent(testOutboundPolicy()), endpoints: testCarrierEndpoints, ...(timeoutMs ? { timeoutMs } : {}) };
 }

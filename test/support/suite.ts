@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll } from 'vitest';
 import type { App } from '../../api/app.js';
 import { CHAT_WEBHOOK_PATH } from '../../api/routes/chat/chat-webhook.js';
@@ -11,6 +11,7 @@ import { testEnv } from './environment.js';
 import { bearer, createShopFixture, type ShopFixture } from './fixtures.js';
 import { startTestReceiver, testOutboundPolicy } from './receiver.js';
 import { startTestWorker, type TestTemporal } from './temporal.js';
+import { testTemporalClient } from './temporal.js';
 
 export interface SuiteOptions {
   /** The real API over HTTP; `routes` adds routes before it listens (stand-ins, a route that throws). */
@@ -105,7 +106,7 @@ export function useSuite(options: SuiteOptions = {}): Suite {
       const schedule = options.relay === true ? {} : options.relay;
       const relay = new OutboxRelay({
         sql: db.app,
-        deliveries: { ...temporal.deliveries, client: new Client({ connection }) },
+        deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
         pollIntervalMs: 200,
         ...schedule,
       });

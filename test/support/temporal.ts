@@ -1,17 +1,28 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Connection, type Client, type ConnectionLike } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle.js';
-import type { OutboundPolicy } from '../../activities/flows/outbound-http.js';
+import type { OutboundPolicy } from '../../activities/outbound/outbound-http.js';
 import type { Sql } from '../../db/client.js';
 import type { DeliveryStarter } from '../../workers/delivery-starts.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 
 export { TEST_DELIVERY_REQUEST_KEY };
 import { testSecretsKey } from './fixtures.js';
+import { testCarrierEndpoints } from './carriers.js';
+import { loadSettings } from '../../config/settings.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 Runtime.install({ logger: new DefaultLogger('WARN') });
+
+/** The codec keys of the test settings, which the worker, relay and CLI child processes read too. */
+export const testCodecKeys = loadSettings().payloadCodecKeys;
+
+/** A client of the suite's Temporal server with the payload codec, as every Shopflow client has. */
+export function testTemporalClient(connection: ConnectionLike, namespace?: string): Client {
+  return temporalClient(connection, testCodecKeys, namespace);
+}
 
 export interface TestTemporal {
   client: Client;
@@ -45,9 +56,11 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     requestKey: TEST_DELIVERY_REQUEST_KEY,
     secretsKey: testSecretsKey,
     workflowBundle,
+    carrierEndpoints: testCarrierEndpoints,
+    payloadCodecKeys: testCodecKeys,
   });
   const running = worker.run();
-  const client = new Client({ connection });
+  const client = testTemporalClient(connection);
   return {
     client,
     nativeConnection,

@@ -1,18 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { addMember, updateMember } from '../../domain/access/index.js';
-import { ADMIN_PASSWORD as PASSWORD, addAdminAndViewer, adminLogIn, type AdminRequest } from '../support/admin-session.js';
+import { ADMIN_PASSWORD as PASSWORD, adminLogIn, logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
 import { bearer } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 
-const { db, api, shop, receiver, get } = useSuite({ api: true, shop: true, receiver: true, worker: true });
+const { db, api, shop, receiver, chat, get } = useSuite({ api: true, shop: true, receiver: true, worker: true, chat: true });
 let owner: AdminRequest;
 let viewer: AdminRequest;
 
 beforeAll(async () => {
-  await addAdminAndViewer(db.app, shop.shopId);
-  owner = await adminLogIn(api.baseUrl, { shop: shop.slug, email: 'admin@shop.test', password: PASSWORD });
-  viewer = await adminLogIn(api.baseUrl, { shop: shop.slug, email: 'viewer@shop.test', password: PASSWORD });
+  ({ admin: owner, viewer } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
 });
 
 describe('the admin OpenAPI document', () => {
@@ -135,8 +133,9 @@ describe('shop set-up', () => {
 
   it('creates a chat page and links it to its platform page', async () => {
     const page = (await (await owner('POST', '/pages', { name: 'Fanpage' })).json()) as { id: string };
-    const linked = await owner('POST', `/pages/${page.id}/link`, { platformPageId: '100000000000009', accessToken: 'EAAB-token' });
-    expect(await linked.json()).toEqual({ pageId: page.id, platformPageId: '100000000000009', connected: true });
+    const platform = chat.platform.createPage({ name: 'Fanpage' });
+    const linked = await owner('POST', `/pages/${page.id}/link`, { platformPageId: platform.page.id, accessToken: platform.accessToken });
+    expect(await linked.json()).toEqual({ pageId: page.id, platformPageId: platform.page.id, connected: true });
     const pages = (await (await owner('GET', '/pages')).json()) as { data: { id: string }[] };
     expect(pages.data.map((listed) => listed.id)).toContain(page.id);
     await expectProblem(

@@ -7,12 +7,13 @@ import { builtAssetSizes, checkScreen, launchChromium, SCREENSHOTS } from '../su
 import { useSuite } from '../support/suite.js';
 
 /** The admin web app in a real Chromium, served by the API from web/dist (`npm test` builds it first). */
-const { db, api, shop, receiver, request, get } = useSuite({
+const { db, api, shop, receiver, chat, request, get } = useSuite({
   api: { secureCookies: false },
   shop: true,
   receiver: true,
   worker: true,
   relay: { retryDelaysMs: [200] },
+  chat: true,
 });
 let browser: Browser;
 let page: Page;
@@ -141,6 +142,27 @@ describe('the admin web app', () => {
     await move.click();
     await expect.poll(() => move.isChecked()).toBe(false);
     await checkScreen(page, 'setup');
+  });
+
+  it('links a chat page once the platform confirms the token, and unlinks it after confirmation', async () => {
+    const chatPages = page.getByRole('region', { name: 'Chat pages' });
+    await chatPages.getByLabel('Page name').fill('Fanpage');
+    await chatPages.getByRole('button', { name: 'Add page' }).click();
+    await chatPages.getByRole('option', { name: 'Fanpage' }).waitFor({ state: 'attached' });
+    const platform = chat.platform.createPage({ name: 'Fanpage' });
+    await chatPages.getByLabel('Page', { exact: true }).selectOption({ label: 'Fanpage' });
+    await chatPages.getByLabel('Platform page id').fill(platform.page.id);
+    await chatPages.getByLabel('Page access token').fill(chat.platform.createPage({ name: 'Another page' }).accessToken);
+    await chatPages.getByRole('button', { name: 'Link page' }).click();
+    await chatPages.getByText(`this access token is not platform page ${platform.page.id}'s`).waitFor();
+    await chatPages.getByLabel('Page access token').fill(platform.accessToken);
+    await chatPages.getByRole('button', { name: 'Link page' }).click();
+    await chatPages.getByText('connected', { exact: true }).waitFor();
+
+    page.once('dialog', (dialog) => void dialog.accept());
+    await chatPages.getByRole('button', { name: 'Unlink Fanpage' }).click();
+    await chatPages.getByText('not connected', { exact: true }).waitFor();
+    expect(await db.admin`select page_id from chat_page_links where platform_page_id = ${platform.page.id}`).toEqual([]);
   });
 
   it('works at a phone width', async () => {

@@ -15,7 +15,7 @@ const SessionAnswer = z.object({
 });
 
 const tags = ['Admin: session'];
-/** The login needs no session, and is throttled per account and per address (docs/decisions.md). */
+/** The login needs no session, and is throttled per address and per account and address (docs/decisions.md). */
 const loginProblems = problemResponses(
   'validation-failed',
   'invalid-api-key',
@@ -29,7 +29,7 @@ const loginProblems = problemResponses(
 interface AdminSessionOptions {
   sql: Sql;
   secureCookie: boolean;
-  /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default. */
+  /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default, one per client address. */
   passwordChecks?: ConcurrencyLimit;
 }
 

@@ -3,6 +3,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Sql } from '../../../db/client.js';
 import { hasValidHubSignature, parseInboundWebhook, recordInboundWebhook, type ProfileLookup } from '../../../domain/chat/index.js';
 import { Problem } from '../../../domain/kernel/index.js';
+import { platformThrottlePlugin, type PlatformThrottleOptions } from '../../plugins/platform-throttle.js';
 
 export const CHAT_WEBHOOK_PATH = '/platform/chat/webhook';
 
@@ -14,14 +15,21 @@ export interface ChatWebhookOptions {
   verifyToken?: string;
   /** Asks the platform for the name and phone of a customer the page does not know yet. */
   profileOf?: ProfileLookup;
+  /** The `/platform/*` throttle per client address (platform-throttle.ts); its default limit unless given. */
+  throttle?: Pick<PlatformThrottleOptions, 'perMinute'>;
 }
 
 /**
  * The chat platform's webhook: public (outside /api/open/v1, no key), checked by the signature over
  * the exact body bytes, so this plugin reads JSON bodies as raw buffers. 200 once every item is
  * recorded; 401 on a bad signature; a failure to record is a 5xx, which the platform retries.
+ * Throttled per client address with the other `/platform/*` routes.
  */
-export const chatWebhookRoutes: FastifyPluginAsync<ChatWebhookOptions> = async (app, { sql, appSecret, verifyToken, profileOf }) => {
+export const chatWebhookRoutes: FastifyPluginAsync<ChatWebhookOptions> = async (
+  app,
+  { sql, appSecret, verifyToken, profileOf, throttle },
+) => {
+  await app.register(platformThrottlePlugin, { sql, ...throttle });
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
 

@@ -3,18 +3,18 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
-  DeliveryAttempt,
   ShownDeliveryAttempt,
   createFlow,
   deleteFlow,
   deliveryHistory,
   getFlow,
-  lastDeliveries,
   listFlows,
   liveSigningSecrets,
+  mayReadContent,
   resendRequest,
   rotateSigningSecret,
   setFlowState,
+  shownAttempt,
   signedHeaders,
   testRunRequest,
   updateFlow,
@@ -22,8 +22,9 @@ import {
 import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
 import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
-import { IdParams, Name, NoContent } from '../../../domain/kernel/index.js';
+import { IdParams, Name, NoContent, SHOP_CAPS } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+import { pageOf, syncListQuery } from '../../schemas/list-query.js';
 
 export interface AdminFlowDeps {
   deliveries: DeliveryStarter;
@@ -31,6 +32,8 @@ export interface AdminFlowDeps {
   temporalUiUrl: string;
   /** Seals the signing secrets that creation and rotation show once. */
   secretsKey: KeyObject;
+  /** Signs the flows list's cursors. */
+  cursorSecret: string;
 }
 
 const FlowState = z.enum(['draft', 'on', 'off']);
@@ -77,10 +80,12 @@ const FlowInput = z.strictObject({
 
 const tags = ['Admin: flows'];
 /** Reading needs automation.flows.view or manage; a change needs manage. */
-const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
+const listProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission', 'invalid-cursor');
 const readOneProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission', 'not-found');
 /** Every change names a flow or, on creation, pages (references). */
 const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found');
+/** …and a shop holding its cap of flows already is refused another (409 `limit-reached`). */
+const createProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'limit-reached');
 
 /** Flows of the admin web app: the Trigger → HTTP-send builder, test-run, history and resend. */
 export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app, deps) => {
@@ -89,23 +94,32 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
   };
 
-  app.get('/flows', { schema: { tags, response: { 200: z.object({ data: z.array(ListedFlow) }), ...readProblems } } }, async (request) => {
-    view(request);
-    return {
-      data: await request.inShop(async (tx) => {
-        const last = await lastDeliveries(tx);
-        return (await listFlows(tx)).map((flow) => ({ ...flow, lastDelivery: last.get(flow.id) ?? null }));
-      }),
-    };
-  });
+  app.get(
+    '/flows',
+    {
+      schema: {
+        tags,
+        summary: 'The flows, oldest first, paged by cursor',
+        querystring: syncListQuery.pick({ limit: true, cursor: true }),
+        response: { 200: pageOf(ListedFlow), ...listProblems },
+      },
+    },
+    async (request) => {
+      view(request);
+      // A cursor is valid only for this list, this shop and the same limit.
+      const binding = { secret: deps.cursorSecret, scope: { list: 'admin-flows', shop: request.admin.shopId, limit: request.query.limit } };
+      return request.inShop((tx) => listFlows(tx, request.query, binding));
+    },
+  );
 
   app.post(
     '/flows',
     {
       schema: {
         tags,
+        summary: `Create a flow (at most ${SHOP_CAPS.flows.limit} a shop)`,
         body: FlowInput,
-        response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...changeProblems },
+        response: { 201: z.object({ flow: Flow, secret: z.string().describe('Shown once') }), ...createProblems },
       },
     },
     async (request, reply) => {
@@ -182,9 +196,14 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
             eventId: z.string(),
             workflowId: z.string(),
             status: z.string(),
-            attempt: DeliveryAttempt,
+            attempt: ShownDeliveryAttempt,
             request: z
-              .object({ method: z.literal('POST'), url: z.string(), headers: z.record(z.string(), z.string()), body: z.string() })
+              .object({
+                method: z.literal('POST'),
+                url: z.string(),
+                headers: z.record(z.string(), z.string()),
+                body: z.string().nullable().describe("Only for a person who may read the event's data type (as in the history)"),
+              })
               .describe('The signed request that was sent (a test run carries sample data only)'),
           }),
           ...changeProblems,
@@ -193,18 +212,21 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request) => {
       manage(request);
-      const testRun = await request.inShop((tx) => testRunRequest(tx, request.admin.shopId, request.params.id));
+      const { permissions } = request.admin;
+      const testRun = await request.inShop((tx) => testRunRequest(tx, request.admin.shopId, request.params.id, permissions));
       const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
       const attempt = result.attempts[0]!;
       const secrets = await request.inShop((tx) => liveSigningSecrets(tx, request.params.id, deps.secretsKey));
       const headers = signedHeaders(secrets, testRun.deliveryId, new Date(attempt.attemptedAt), testRun.payload);
+      // The content and the answer are shown as the delivery history shows them.
+      const mayRead = mayReadContent(testRun.eventType, permissions);
       const sent = {
         method: 'POST' as const,
         url: testRun.url,
         headers: { ...headers, 'content-type': 'application/json' },
-        body: testRun.payload,
+        body: mayRead ? testRun.payload : null,
       };
-      return { eventId: testRun.eventId, workflowId, status: result.status, attempt, request: sent };
+      return { eventId: testRun.eventId, workflowId, status: result.status, attempt: shownAttempt(attempt, mayRead), request: sent };
     },
   );
 

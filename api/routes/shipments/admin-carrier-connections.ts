@@ -10,6 +10,7 @@ import {
   connectCarrierWithCallbackUrl,
   disconnectCarrier,
   listCarrierConnections,
+  type CarrierEndpoints,
 } from '../../../domain/shipments/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
@@ -18,6 +19,8 @@ export interface AdminCarrierConnectionDeps {
   secretsKey: KeyObject;
   /** The callback URL is built on it. */
   publicBaseUrl: string;
+  /** Where a connection may point (settings `CARRIER_A_HOSTS`, `CARRIER_B_HOSTS`). */
+  endpoints: CarrierEndpoints;
 }
 
 const tags = ['Admin: carrier connections'];
@@ -25,6 +28,8 @@ const tags = ['Admin: carrier connections'];
 const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
 /** Connecting names a warehouse (a reference), disconnecting a connection. */
 const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found');
+/** …and a shop holds at most SHOP_CAPS.carrierConnections of them (domain/kernel/shop-caps.ts), which also bounds the list. */
+const connectProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'limit-reached');
 
 /** Shop set-up of the admin web app: the shop's carrier connections (credentials go in, never out). */
 export const adminCarrierConnectionRoutes: FastifyPluginAsyncZod<AdminCarrierConnectionDeps> = async (app, deps) => {
@@ -54,7 +59,7 @@ export const adminCarrierConnectionRoutes: FastifyPluginAsyncZod<AdminCarrierCon
             connection: carrierConnectionSchema,
             callbackUrl: z.string().describe('Shown once: register it at the carrier as the webhook (callback) URL'),
           }),
-          ...changeProblems,
+          ...connectProblems,
         },
       },
     },

@@ -7,6 +7,7 @@ import { InvalidCarrierCallback } from '../../../activities/shipments/carrier-ad
 import { parseCarrierCallback } from '../../../activities/shipments/carrier-adapters.js';
 import { signalMilestone } from '../../../activities/shipments/tracking-start.js';
 import type { ShipmentStarter } from '../../../workers/shipment-starts.js';
+import { platformThrottlePlugin, type PlatformThrottleOptions } from '../../plugins/platform-throttle.js';
 
 /** Where carriers call back: the URL registered at the carrier carries the connection's secret. */
 export const CARRIER_CALLBACK_PATH = '/platform/carriers/callbacks/:secret';
@@ -16,9 +17,14 @@ export const CARRIER_CALLBACK_PATH = '/platform/carriers/callbacks/:secret';
  * (only its hash is stored; decisions, Shipments). 200 once the milestone is signalled to the
  * shipment's tracking workflow (or when it names no shipment of ours); 404 for an unknown secret;
  * 400 for a body not in the carrier's shape; 503 when the signal cannot be recorded, so the carrier
- * calls again.
+ * calls again. Throttled per client address with the other `/platform/*` routes.
  */
-export const carrierCallbackRoutes: FastifyPluginAsyncZod<{ sql: Sql; shipments: ShipmentStarter }> = async (app, deps) => {
+export const carrierCallbackRoutes: FastifyPluginAsyncZod<{
+  sql: Sql;
+  shipments: ShipmentStarter;
+  throttle?: Pick<PlatformThrottleOptions, 'perMinute'>;
+}> = async (app, deps) => {
+  await app.register(platformThrottlePlugin, { sql: deps.sql, ...deps.throttle });
   app.post(
     CARRIER_CALLBACK_PATH,
     {

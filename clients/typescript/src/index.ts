@@ -13,9 +13,11 @@ export {
 } from './sync.js';
 export {
   handleOnce,
+  handleWebhookOnce,
   memorySeenStore,
   verifyWebhook,
   WebhookVerificationError,
+  type ClaimResult,
   type EventChanges,
   type EventType,
   type SeenStore,
@@ -23,6 +25,7 @@ export {
   type UnknownEvent,
   type WebhookEvent,
   type WebhookHeaders,
+  type WebhookIdStore,
 } from './webhooks.js';
 export { fastifyWebhooks, nodeWebhookHandler, type WebhookReceiverOptions } from './webhook-adapters.js';
 export { EVENT_TYPES, type components, type paths } from './open-api.generated.js';

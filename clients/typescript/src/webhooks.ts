@@ -73,32 +73,134 @@ export function verifyWebhook(secrets: string | readonly string[], headers: Webh
   throw failure instanceof WebhookVerificationError ? failure : new WebhookVerificationError(String(failure));
 }
 
-/** Where the ids of handled deliveries are kept: memory, a database table, a cache with expiry. */
+/** What a claim of a `webhook-id` found: this caller runs the handler, another is running it, or it was handled. */
+export type ClaimResult = 'claimed' | 'in-flight' | 'done';
+
+/**
+ * Where `handleOnce` records deliveries by `webhook-id`: memory, a database table, a cache with
+ * expiry. `claim` must be one atomic check-and-set (an insert that fails on a duplicate key, Redis
+ * `SET NX`): of two duplicates arriving together, only one may get `'claimed'`. A store shared by
+ * several processes should let an in-flight claim expire after the longest a handler runs, since a
+ * process that dies while handling never releases it.
+ */
+export interface WebhookIdStore {
+  /** Marks `webhookId` in flight unless it is in flight or done already, in one step. */
+  claim(webhookId: string): ClaimResult | Promise<ClaimResult>;
+  /** The handler succeeded: `webhookId` is done for good. */
+  complete(webhookId: string): void | Promise<void>;
+  /** The handler failed: the claim is dropped, so the sender's retry runs it again. */
+  release(webhookId: string): void | Promise<void>;
+}
+
+/**
+ * The earlier store: a check (`has`) and a record (`add`) that are not one atomic step. `handleOnce`
+ * still takes it, and keeps a delivery in flight in this process between the two, so duplicates
+ * are handled once per process only.
+ * @deprecated Implement `WebhookIdStore`, whose `claim` is atomic across processes.
+ */
 export interface SeenStore {
   has(webhookId: string): boolean | Promise<boolean>;
   add(webhookId: string): void | Promise<void>;
 }
 
-/** The last `capacity` delivery ids, in memory (one process; lost at restart). */
-export function memorySeenStore(capacity = 10_000): SeenStore {
-  const ids = new Set<string>();
+/**
+ * The last `capacity` handled delivery ids and those in flight, in memory (one process; lost at
+ * restart). It is also a `SeenStore`, for code written against the earlier interface.
+ */
+export function memorySeenStore(capacity = 10_000): WebhookIdStore & SeenStore {
+  const states = new Map<string, 'in-flight' | 'done'>();
+  const done = (id: string) => {
+    // Inserted again at the end: the oldest handled id is forgotten first, never one in flight.
+    states.delete(id);
+    states.set(id, 'done');
+    if (states.size <= capacity) return;
+    for (const [oldest, state] of states) {
+      if (state === 'done') {
+        states.delete(oldest);
+        return;
+      }
+    }
+  };
   return {
-    has: (id) => ids.has(id),
-    add: (id) => {
-      ids.add(id);
-      if (ids.size > capacity) ids.delete(ids.values().next().value as string);
+    claim: (id) => {
+      const state = states.get(id);
+      if (state) return state;
+      states.set(id, 'in-flight');
+      return 'claimed';
+    },
+    complete: done,
+    release: (id) => {
+      if (states.get(id) === 'in-flight') states.delete(id);
+    },
+    has: (id) => states.get(id) === 'done',
+    add: done,
+  };
+}
+
+/** The ids each `SeenStore` has in flight in this process. */
+const seenInFlight = new WeakMap<SeenStore, Set<string>>();
+
+/** A `SeenStore` as a `WebhookIdStore`: the in-flight state is this process's. */
+function asWebhookIdStore(store: WebhookIdStore | SeenStore): WebhookIdStore {
+  if ('claim' in store) return store;
+  const inFlight = seenInFlight.get(store) ?? new Set<string>();
+  seenInFlight.set(store, inFlight);
+  return {
+    claim: async (id) => {
+      if (inFlight.has(id)) return 'in-flight';
+      // Before the first await: a duplicate arriving while `has` runs finds it in flight.
+      inFlight.add(id);
+      try {
+        if (!(await store.has(id))) return 'claimed';
+      } catch (error) {
+        inFlight.delete(id);
+        throw error;
+      }
+      inFlight.delete(id);
+      return 'done';
+    },
+    complete: async (id) => {
+      await store.add(id);
+      inFlight.delete(id);
+    },
+    release: (id) => {
+      inFlight.delete(id);
     },
   };
 }
 
 /**
- * Runs `handle` once per `webhook-id` (delivery is at least once): a delivery already handled is
- * skipped; the id is remembered only after `handle` succeeded, so a failed one is handled again when
- * the sender retries. Returns whether `handle` ran.
+ * Runs `handle` once per `webhook-id` (delivery is at least once), and says what happened: `'handled'`
+ * when it ran and succeeded, `'in-flight'` when a duplicate is running it now, `'done'` when it was
+ * handled before. When `handle` throws, the claim is released (the sender's retry runs it again) and
+ * the error is thrown.
  */
-export async function handleOnce(store: SeenStore, webhookId: string, handle: () => void | Promise<void>): Promise<boolean> {
-  if (await store.has(webhookId)) return false;
-  await handle();
-  await store.add(webhookId);
-  return true;
+export async function handleWebhookOnce(
+  store: WebhookIdStore | SeenStore,
+  webhookId: string,
+  handle: () => void | Promise<void>,
+): Promise<'handled' | 'in-flight' | 'done'> {
+  const ids = asWebhookIdStore(store);
+  const claim = await ids.claim(webhookId);
+  if (claim !== 'claimed') return claim;
+  try {
+    await handle();
+    await ids.complete(webhookId);
+  } catch (error) {
+    await ids.release(webhookId);
+    throw error;
+  }
+  return 'handled';
+}
+
+/**
+ * Runs `handle` once per `webhook-id`; returns whether it ran. Two duplicates arriving together run it
+ * once; a failed run releases the id, so the sender's retry runs it again.
+ */
+export async function handleOnce(
+  store: WebhookIdStore | SeenStore,
+  webhookId: string,
+  handle: () => void | Promise<void>,
+): Promise<boolean> {
+  return (await handleWebhookOnce(store, webhookId, handle)) === 'handled';
 }

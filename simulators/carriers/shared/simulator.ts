@@ -48,6 +48,8 @@ export abstract class CarrierSimulator<FaultKind extends string, Status extends 
   readonly rateLimiter: RateLimiter;
   readonly callbacks: CallbackDispatcher;
   abstract readonly store: CarrierStore<Status, Order, Shop>;
+  /** Every call of the carrier's API (not the controls), `METHOD /path`: what the carrier was asked, in order. */
+  readonly apiCalls: string[] = [];
   protected readonly app: FastifyInstance = createCarrierServer();
   private baseUrl: string | null = null;
 
@@ -131,6 +133,7 @@ export abstract class CarrierSimulator<FaultKind extends string, Status extends 
   /** The handler of every API route (see EndpointFactory). */
   protected readonly endpoint: EndpointFactory<FaultKind> = (kind, identify, operation) =>
     faultable(this.faults, kind, this.dialect.unavailable, (request) => {
+      this.apiCalls.push(`${request.method} ${request.url}`);
       const identified = identify(request);
       if ('refusal' in identified) return identified.refusal;
       if (!this.rateLimiter.allow(identified.rateKey)) return this.dialect.tooManyRequests;

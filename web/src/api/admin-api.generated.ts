@@ -13,6 +13,7 @@ import type { FlowsIdStatePaths } from './admin-api.generated/paths-flows-id-sta
 import type { KeysIdRevokePaths } from './admin-api.generated/paths-keys-id-revoke.generated.js';
 import type { OrderStatusesPaths } from './admin-api.generated/paths-order-statuses.generated.js';
 import type { PagesPaths } from './admin-api.generated/paths-pages.generated.js';
+import type { PagesIdLinkPaths } from './admin-api.generated/paths-pages-id-link.generated.js';
 import type { PaymentMethodsPaths } from './admin-api.generated/paths-payment-methods.generated.js';
 import type { SalesChannelsPaths } from './admin-api.generated/paths-sales-channels.generated.js';
 import type { SessionPaths } from './admin-api.generated/paths-session.generated.js';
@@ -39,7 +40,7 @@ import type { TagSchemas } from './admin-api.generated/schemas-tag.generated.js'
 import type { VariantSchemas } from './admin-api.generated/schemas-variant.generated.js';
 import type { WarehouseSchemas } from './admin-api.generated/schemas-warehouse.generated.js';
 
-export interface paths extends ApplicationsPaths, CarrierConnectionsPaths, CataloguePaths, FlowsPaths, FlowsIdPaths, FlowsIdDeliveriesPaths, FlowsIdStatePaths, KeysIdRevokePaths, OrderStatusesPaths, PagesPaths, PaymentMethodsPaths, SalesChannelsPaths, SessionPaths, TagsPaths, WarehousesPaths {
+export interface paths extends ApplicationsPaths, CarrierConnectionsPaths, CataloguePaths, FlowsPaths, FlowsIdPaths, FlowsIdDeliveriesPaths, FlowsIdStatePaths, KeysIdRevokePaths, OrderStatusesPaths, PagesPaths, PagesIdLinkPaths, PaymentMethodsPaths, SalesChannelsPaths, SessionPaths, TagsPaths, WarehousesPaths {
 }
 export type webhooks = Record<string, never>;
 export interface components {

@@ -5,7 +5,10 @@ import { useSession } from '../session';
 import { Field, Loaded, ProblemMessage } from '../ui';
 import { SetupPart } from './SetupScreen';
 
-/** Chat pages, and each page's link to its platform page (the page access token goes in, never out). */
+/**
+ * Chat pages, and each page's link to its platform page (the page access token goes in, never out;
+ * the platform must confirm it is that page's), which can be removed.
+ */
 export function ChatPages() {
   const { holds } = useSession();
   const queryClient = useQueryClient();
@@ -27,6 +30,11 @@ export function ChatPages() {
       void done();
     },
   });
+  // Idempotent, so offered on every page: one the platform disconnected is still linked until unlinked.
+  const unlink = useMutation({
+    mutationFn: (id: string) => unwrap(api.DELETE('/api/admin/pages/{id}/link', { params: { path: { id } } })),
+    onSuccess: done,
+  });
   const manage = holds('settings.sales_channels');
   const submit = (action: () => void) => (event: FormEvent) => {
     event.preventDefault();
@@ -42,12 +50,26 @@ export function ChatPages() {
                 {page.name} <span className="muted">{page.platform}</span>{' '}
                 <span className={`badge ${page.connected ? 'state-on' : 'state-off'}`}>
                   {page.connected ? 'connected' : 'not connected'}
-                </span>
+                </span>{' '}
+                {manage && (
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Unlink ${page.name}`}
+                    onClick={() =>
+                      window.confirm(`Unlink ${page.name} from its platform page? Its messages stop arriving until it is linked again.`) &&
+                      unlink.mutate(page.id)
+                    }
+                  >
+                    Unlink
+                  </button>
+                )}
               </li>
             ))}
           </ul>
         )}
       </Loaded>
+      <ProblemMessage error={unlink.error} />
       {manage && (
         <>
           <form className="inline" aria-label="Add a chat page" onSubmit={submit(() => add.mutate())}>

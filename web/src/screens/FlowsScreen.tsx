@@ -1,14 +1,25 @@
-import { useQuery } from '@tanstack/react-query';
+import { useInfiniteQuery } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { Loaded, When } from '../ui';
+import { Loaded, ProblemMessage, When } from '../ui';
 
-export const flowsQuery = { queryKey: ['flows'], queryFn: async () => (await unwrap(api.GET('/api/admin/flows'))).data };
+/** The shop's flows, oldest first, one page of the list (default limit) after another. */
+function useFlowPages() {
+  return useInfiniteQuery({
+    queryKey: ['flows'],
+    queryFn: ({ pageParam }) => unwrap(api.GET('/api/admin/flows', { params: { query: pageParam ? { cursor: pageParam } : {} } })),
+    initialPageParam: null as string | null,
+    getNextPageParam: (page) => page.nextCursor,
+  });
+}
 
 /** The shop's flows with their state and latest delivery. */
 export function FlowsScreen() {
   const { holds } = useSession();
-  const flows = useQuery(flowsQuery);
+  const pages = useFlowPages();
+  // A refused next page leaves the rows loaded so far on screen, with the refusal under them.
+  const nextPageError = pages.isFetchNextPageError ? pages.error : null;
+  const flows = { ...pages, error: nextPageError ? null : pages.error, data: pages.data?.pages.flatMap((page) => page.data) };
   return (
     <section aria-labelledby="flows-title">
       <div className="title-row">
@@ -67,6 +78,14 @@ export function FlowsScreen() {
           </div>
         )}
       </Loaded>
+      <ProblemMessage error={nextPageError} />
+      {pages.hasNextPage && (
+        <nav className="pager" aria-label="Pages">
+          <button type="button" className="secondary" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
+            {pages.isFetchingNextPage ? 'Loading…' : 'Load more'}
+          </button>
+        </nav>
+      )}
     </section>
   );
 }

@@ -21,15 +21,20 @@ export function TestRunResult({ run }: { run: TestRun }) {
         )}
         <dt>Answer (excerpt)</dt>
         <dd>
-          <pre data-testid="test-run-excerpt">{attempt.responseExcerpt || '(empty)'}</pre>
+          {attempt.responseExcerpt === null ? (
+            <p className="note">The answer is hidden: you may not read this event’s data type.</p>
+          ) : (
+            <pre data-testid="test-run-excerpt">{attempt.responseExcerpt || '(empty)'}</pre>
+          )}
         </dd>
       </dl>
       <h3>Signed request sent</h3>
       <pre className="request" data-testid="test-run-request">
         {`POST ${request.url}\n${Object.entries(request.headers)
           .map(([name, value]) => `${name}: ${value}`)
-          .join('\n')}\n\n${request.body}`}
+          .join('\n')}${request.body === null ? '' : `\n\n${request.body}`}`}
       </pre>
+      {request.body === null && <p className="note">The sent data is hidden: you may not read this event’s data type.</p>}
     </section>
   );
 }

@@ -65,6 +65,15 @@ export interface ApplicationsPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -169,6 +178,15 @@ export interface ApplicationsPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -292,6 +310,15 @@ export interface ApplicationsPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -65,6 +65,15 @@ export interface CataloguePaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {

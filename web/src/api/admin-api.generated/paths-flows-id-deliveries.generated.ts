@@ -99,6 +99,15 @@ export interface FlowsIdDeliveriesPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -215,6 +224,15 @@ export interface FlowsIdDeliveriesPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -311,6 +329,15 @@ export interface FlowsIdDeliveriesPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

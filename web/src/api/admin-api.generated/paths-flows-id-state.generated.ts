@@ -96,6 +96,15 @@ export interface FlowsIdStatePaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -145,7 +154,7 @@ export interface FlowsIdStatePaths {
                                 attemptedAt: string;
                                 durationMs: number;
                                 error: string | null;
-                                responseExcerpt: string;
+                                responseExcerpt: string | null;
                                 statusCode: number | null;
                                 /** @enum {string} */
                                 verdict: "delivered" | "gone" | "retry";
@@ -153,7 +162,8 @@ export interface FlowsIdStatePaths {
                             eventId: string;
                             /** @description The signed request that was sent (a test run carries sample data only) */
                             request: {
-                                body: string;
+                                /** @description Only for a person who may read the event's data type (as in the history) */
+                                body: string | null;
                                 headers: {
                                     [key: string]: string;
                                 };
@@ -213,6 +223,15 @@ export interface FlowsIdStatePaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -69,6 +69,15 @@ export interface FlowsIdPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -147,6 +156,15 @@ export interface FlowsIdPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -250,6 +268,15 @@ export interface FlowsIdPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

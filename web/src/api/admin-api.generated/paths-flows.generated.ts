@@ -13,9 +13,15 @@ export interface FlowsPaths {
             path?: never;
             cookie?: never;
         };
+        /** The flows, oldest first, paged by cursor */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                    cursor?: string;
+                    /** @description 1 to 100, default 50 */
+                    limit?: number;
+                };
                 header?: never;
                 path?: never;
                 cookie?: never;
@@ -30,10 +36,11 @@ export interface FlowsPaths {
                     content: {
                         "application/json": {
                             data: components["schemas"]["AdminListedFlow"][];
+                            nextCursor: string | null;
                         };
                     };
                 };
-                /** @description validation-failed */
+                /** @description validation-failed, invalid-cursor */
                 400: {
                     headers: {
                         [name: string]: unknown;
@@ -60,6 +67,15 @@ export interface FlowsPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -72,6 +88,7 @@ export interface FlowsPaths {
             };
         };
         put?: never;
+        /** Create a flow (at most 50 a shop) */
         post: {
             parameters: {
                 query?: never;
@@ -148,6 +165,15 @@ export interface FlowsPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description payload-too-large */
                 413: {
                     headers: {
@@ -159,6 +185,15 @@ export interface FlowsPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

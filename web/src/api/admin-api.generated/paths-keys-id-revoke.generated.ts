@@ -103,6 +103,15 @@ export interface KeysIdRevokePaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {

@@ -65,6 +65,15 @@ export interface SessionPaths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
                 /** @description internal-error */
                 500: {
                     headers: {
@@ -245,6 +254,15 @@ export interface SessionPaths {
                 };
                 /** @description unsupported-media-type */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };

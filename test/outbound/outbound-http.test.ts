@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../activities/flows/outbound-http.js';
+import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../activities/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../../activities/flows/webhook-send.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';

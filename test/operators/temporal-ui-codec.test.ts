@@ -1,0 +1,88 @@
+import { ulid } from 'ulidx';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFlow } from '../../domain/flows/flows.js';
+import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { deliveryWorkflow } from '../../workflows/flows.js';
+import { TEST_OPERATOR_TOKEN } from '../support/api.js';
+import { checkScreen, launchChromium } from '../support/browser.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+
+/**
+ * The operator's view (issue 26): in the Temporal Web UI, in a real Chromium, a delivery's input is
+ * ciphertext until the operator logs in at the codec endpoint and points the UI's Codec Server
+ * setting at it; then the customer's name reads in plain text.
+ */
+const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
+const { db, temporal, receiver, shop, api } = useSuite({ api: { temporalUiUrl: uiUrl }, shop: true, receiver: true, worker: true });
+const CUSTOMER = 'Phạm Thị Giải Mã';
+let browser: Browser;
+let workflowId: string;
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  const url = receiver.url('codec-ui');
+  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
+    createFlow(tx, shop.shopId, { name: 'Customers to CRM', eventType: 'customer.created', url, state: 'on' }, null, testSecretsKey),
+  );
+  const eventId = `evt_${ulid()}`;
+  const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER } });
+  workflowId = `delivery:${flowId}:${eventId}`;
+  await temporal.client.workflow.execute(deliveryWorkflow, {
+    taskQueue: temporal.taskQueue,
+    workflowId,
+    args: [
+      sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+        shopId: shop.shopId,
+        flowId,
+        eventId,
+        eventType: 'customer.created',
+        deliveryId: `msg_${ulid()}`,
+        url,
+        payload,
+      }),
+    ],
+  });
+});
+afterAll(async () => browser?.close());
+
+describe('the Temporal Web UI with the codec endpoint', () => {
+  it('shows ciphertext, then the plain payload once the operator logged in and set the codec endpoint', async () => {
+    // One browser profile: the cookie the log-in page sets is the one the UI's requests carry.
+    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
+    const page = await context.newPage();
+    const history = `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
+    const shown = () => page.locator('body').innerText();
+    await page.goto(history);
+    // The input as stored: the codec's metadata (its key id), and ciphertext.
+    await expect.poll(shown, { timeout: 20_000 }).toContain('encryption-key-id');
+    expect(await shown()).not.toContain(CUSTOMER);
+    await page.screenshot({ path: '.data/screenshots/temporal-ui-encrypted.png', fullPage: true });
+
+    // The UI decodes nothing before the operator has logged in: the endpoint answers 401.
+    await page.getByRole('button', { name: 'Configure Codec Server' }).click();
+    await page.getByTestId('data-encoder-endpoint-input').fill(`${api.baseUrl}/temporal-codec`);
+    await page.getByText('Include cross-origin credentials').click();
+    await expect.poll(() => page.locator('#pass-access-credentials').isChecked()).toBe(true);
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.goto(history);
+    await expect.poll(shown, { timeout: 20_000 }).toContain('Input');
+    await page.waitForTimeout(2_000);
+    expect(await shown()).not.toContain(CUSTOMER);
+
+    const login = await context.newPage();
+    await login.goto(`${api.baseUrl}/temporal-codec/login`);
+    await login.getByLabel('Operator token').fill(TEST_OPERATOR_TOKEN);
+    await login.getByRole('button', { name: 'Log in' }).click();
+    await expect.poll(() => login.getByRole('status').innerText()).toMatch(/Logged in/);
+    await checkScreen(login, 'temporal-codec-login');
+
+    await page.goto(history);
+    await expect.poll(shown, { timeout: 20_000 }).toContain(CUSTOMER);
+    expect(await shown()).not.toContain('encryption-key-id');
+    await page.screenshot({ path: '.data/screenshots/temporal-ui-decoded.png', fullPage: true });
+  });
+});

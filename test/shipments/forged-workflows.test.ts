@@ -1,0 +1,253 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { trackingWorkflowId } from '../../workflows/shipments.js';
+import { UNSEALED_INPUT } from '../../workflows/shipments-carrier-failures.js';
+import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
+import { deliveryWorkflow } from '../../workflows/flows.js';
+import { createFlow } from '../../domain/flows/flows.js';
+import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { testEnv } from '../support/environment.js';
+import { useSuite } from '../support/suite.js';
+import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+
+/**
+ * An attacker on the Temporal frontend (issue 26, item 3), with the `temporal` CLI an operator has:
+ * ids read from `temporal workflow list`, one forged start or signal per shipment workflow type. None
+ * changes a shipment, calls the carrier or emits an event; the forged runs fail as unsealed. The
+ * delivery and housekeeping workflows are forged too: nothing sent, nothing purged beyond the settings.
+ */
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const { db, shop, request, temporal } = suite;
+const run = promisify(execFile);
+
+let carrier: CarrierB;
+let shipping: ShippingShop;
+let key: string;
+
+beforeAll(async () => {
+  carrier = await CarrierB.start({ callbackRetry: { attempts: 4, baseDelayMs: 50 } });
+  shipping = await connectShipping(db, shop, { carrier_b: carrier }, suite.api.baseUrl);
+  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Forgery')).key;
+});
+afterAll(async () => carrier?.close());
+
+/** `temporal <args>` against the suite's server; answers the parsed JSON output. */
+async function temporalCli(...args: string[]): Promise<unknown> {
+  const cli = process.env.TEMPORAL_CLI;
+  if (!cli) throw new Error('TEMPORAL_CLI is not set: npm test passes the dev server’s CLI');
+  const { stdout } = await run(cli, [...args, '--address', testEnv('TEMPORAL_ADDRESS'), '--output', 'json'], { timeout: 60_000 });
+  return stdout.trim() ? (JSON.parse(stdout) as unknown) : undefined;
+}
+
+/** Starts `type` with `input` as the attacker would, waits for it to close, and answers how it closed. */
+async function forge(type: string, workflowId: string, input: unknown): Promise<{ status: string; failure: string }> {
+  await temporalCli(
+    'workflow',
+    'start',
+    '--type',
+    type,
+    '--task-queue',
+    temporal.taskQueue,
+    '--workflow-id',
+    workflowId,
+    '--input',
+    JSON.stringify(input),
+  );
+  const handle = temporal.client.workflow.getHandle(workflowId);
+  const outcome = await handle.result().then(
+    () => 'completed',
+    (error: Error & { cause?: { type?: string } }) => error.cause?.type ?? error.message,
+  );
+  const { status } = await handle.describe();
+  return { status: status.name, failure: outcome };
+}
+
+interface Shipment {
+  id: string;
+  orderId: string;
+  trackingCode: string;
+  status: string;
+}
+
+async function pushed(): Promise<Shipment> {
+  const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+  const response = await request('POST', '/shipments', { key, body: { orderId, connectionId: shipping.connections.carrier_b } });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await response.json()) as Shipment;
+}
+
+const read = async (id: string) => (await (await request('GET', `/shipments/${id}`, { key })).json()) as Shipment & { events: unknown[] };
+const attemptCount = async () => (await db.admin<{ n: number }[]>`select count(*)::int as n from delivery_attempts`)[0]!.n;
+const eventCount = async () => (await db.admin<{ n: number }[]>`select count(*)::int as n from events`)[0]!.n;
+
+describe('workflows started or signalled from outside Shopflow', () => {
+  it('the attacker finds the ids in the workflow list', async () => {
+    const shipment = await pushed();
+    const listed = (await temporalCli('workflow', 'list', '--query', `WorkflowId = '${trackingWorkflowId(shipment.id)}'`)) as unknown[];
+    expect(listed).toHaveLength(1);
+  });
+
+  it('a forged shipmentCancelWorkflow cancels nothing at the carrier', async () => {
+    const shipment = await pushed();
+    const before = await read(shipment.id);
+    const events = await eventCount();
+    const input = {
+      shopId: shop.shopId,
+      shipmentId: shipment.id,
+      connectionId: shipping.connections.carrier_b,
+      trackingCode: shipment.trackingCode,
+      applicationId: null,
+      reason: 'forged',
+      seal: 'AAAA',
+    };
+    expect(await forge('shipmentCancelWorkflow', `shipment-cancel:${shipment.id}:99`, input)).toEqual({
+      status: 'FAILED',
+      failure: UNSEALED_INPUT,
+    });
+    expect(carrier.order(shipment.trackingCode).status).not.toBe(-1);
+    expect(carrier.apiCalls.filter((call) => call.includes('cancel'))).toEqual([]);
+    expect(await read(shipment.id)).toEqual(before);
+    expect(await eventCount()).toBe(events);
+  });
+
+  it('a forged shipmentPushWorkflow makes no carrier order and no shipment', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipmentId = randomUUID();
+    const calls = carrier.apiCalls.length;
+    const input = {
+      shopId: shop.shopId,
+      orderId,
+      connectionId: shipping.connections.carrier_b,
+      carrier: 'carrier_b',
+      applicationId: null,
+      pollEveryMs: 1_000,
+      request: {
+        shipmentId,
+        recipient: {
+          name: 'X',
+          phone: '0912345678',
+          street: '1 Phố Huế',
+          ward: 'Phường Ngọc Khánh',
+          district: 'Quận Ba Đình',
+          province: 'Hà Nội',
+        },
+        pickUp: { name: 'Y', phone: '0912345679', street: '2 Phố Huế', ward: null, district: 'Quận 3', province: 'Hồ Chí Minh' },
+        weightGram: 500,
+        codAmount: '0',
+        declaredValue: '0',
+        note: null,
+        items: [{ name: 'Áo', quantity: 1 }],
+      },
+    };
+    const outcome = await forge('shipmentPushWorkflow', `shipment-push:${shop.shopId}:${shipmentId}`, input);
+    expect(outcome).toEqual({ status: 'FAILED', failure: UNSEALED_INPUT });
+    expect(carrier.apiCalls).toHaveLength(calls);
+    expect(await db.admin`select 1 from shipments where order_id = ${orderId}`).toHaveLength(0);
+  });
+
+  it('a forged tracking start asks the carrier nothing', async () => {
+    const shipment = await pushed();
+    const calls = carrier.apiCalls.length;
+    const input = { shopId: shop.shopId, shipmentId: shipment.id, pollEveryMs: 1, seal: 'AAAA' };
+    const outcome = await forge('shipmentTrackingWorkflow', `shipment:${shipment.id}:forged`, input);
+    expect(outcome).toEqual({ status: 'FAILED', failure: UNSEALED_INPUT });
+    expect(carrier.apiCalls).toHaveLength(calls);
+  });
+
+  it('a forged milestone signal marks nothing delivered; the real tracking goes on', async () => {
+    const shipment = await pushed();
+    const events = await eventCount();
+    const milestone = {
+      trackingCode: shipment.trackingCode,
+      shipmentId: shipment.id,
+      leg: 'outbound',
+      carrierStatus: '5',
+      status: 'delivered',
+      occurredAt: new Date().toISOString(),
+      location: null,
+      description: 'forged',
+      reason: null,
+      feeTotal: null,
+      endsReturnLeg: false,
+    };
+    const workflowId = trackingWorkflowId(shipment.id);
+    await temporalCli('workflow', 'signal', '--workflow-id', workflowId, '--name', 'milestone', '--input', JSON.stringify(milestone));
+    await temporalCli(
+      'workflow',
+      'signal',
+      '--workflow-id',
+      workflowId,
+      '--name',
+      'milestone',
+      '--input',
+      JSON.stringify({ ...milestone, seal: 'AAAA' }),
+    );
+    // The real carrier's next step still arrives and is recorded: the tracking did not stop.
+    carrier.advance(shipment.trackingCode, 3);
+    await expect.poll(async () => (await read(shipment.id)).events.length, { timeout: 20_000 }).toBeGreaterThan(1);
+    expect((await read(shipment.id)).status).not.toBe('delivered');
+    const description = await db.admin`select 1 from shipment_events where shipment_id = ${shipment.id} and description = 'forged'`;
+    expect(description).toHaveLength(0);
+    expect((await temporal.client.workflow.getHandle(workflowId).describe()).status.name).toBe('RUNNING');
+    expect(await eventCount()).toBeGreaterThanOrEqual(events);
+  });
+
+  it('a forged deliveryWorkflow sends nothing and records nothing', async () => {
+    const attempts = await attemptCount();
+    const input = {
+      shopId: shop.shopId,
+      flowId: randomUUID(),
+      eventId: `evt_${randomUUID()}`,
+      eventType: 'order.created',
+      deliveryId: 'msg_forged',
+      url: `${suite.api.baseUrl}/forged`,
+      payload: '{"forged":true}',
+      retryDelaysMs: [],
+      seal: 'AAAA',
+    };
+    expect(await forge('deliveryWorkflow', `delivery:${input.flowId}:${input.eventId}`, input)).toEqual({
+      status: 'FAILED',
+      failure: UNSEALED_REQUEST,
+    });
+    expect(await attemptCount()).toBe(attempts);
+  });
+
+  it('a forged housekeepingWorkflow purges no more than the configured retention would', async () => {
+    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
+      createFlow(
+        tx,
+        shop.shopId,
+        { name: 'Kept', eventType: 'order.created', url: 'https://127.0.0.1:1/x', state: 'on' },
+        null,
+        testSecretsKey,
+      ),
+    );
+    const eventId = `evt_${randomUUID()}`;
+    const request = {
+      shopId: shop.shopId,
+      flowId,
+      eventId,
+      eventType: 'order.created',
+      deliveryId: `msg_${randomUUID()}`,
+      url: 'https://127.0.0.1:1/x',
+      payload: '{}',
+    };
+    // A real delivery that fails at once: one attempt recorded, today.
+    await temporal.client.workflow.execute(deliveryWorkflow, {
+      taskQueue: temporal.taskQueue,
+      workflowId: `delivery:${flowId}:${eventId}`,
+      args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [] })],
+    });
+    const attempts = await attemptCount();
+    expect(attempts).toBeGreaterThan(0);
+    const outcome = await forge('housekeepingWorkflow', `housekeeping-forged-${randomUUID()}`, { attemptRetentionDays: 0 });
+    expect(outcome.status).toBe('COMPLETED');
+    expect(await attemptCount()).toBe(attempts);
+  });
+});
