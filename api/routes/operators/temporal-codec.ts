@@ -13,7 +13,7 @@ import {
 import { NoContent, Problem } from '../../../domain/kernel/index.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
 import { problemResponses } from '../../schemas/problem.js';
-import { CODEC_LOGIN_PAGE } from './codec-login-page.js';
+import { CODEC_LOGIN_CSP, CODEC_LOGIN_PAGE } from './codec-login-page.js';
 
 /** Where the Temporal Web UI and CLI are pointed for decoding (`--codec-endpoint`, the UI's Codec Server setting). */
 export const CODEC_PREFIX = '/temporal-codec';
@@ -101,13 +101,7 @@ export const temporalCodecRoutes: FastifyPluginAsyncZod<TemporalCodecOptions> = 
   }
 
   app.get(`${CODEC_PREFIX}/login`, { schema: { hide: true } }, (_request, reply) =>
-    reply
-      .type('text/html; charset=utf-8')
-      .header(
-        'content-security-policy',
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'",
-      )
-      .send(CODEC_LOGIN_PAGE),
+    reply.type('text/html; charset=utf-8').header('content-security-policy', CODEC_LOGIN_CSP).send(CODEC_LOGIN_PAGE),
   );
   app.post(
     `${CODEC_PREFIX}/login`,
