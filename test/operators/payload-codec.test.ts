@@ -6,17 +6,18 @@ import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { AesGcmPayloadCodec, shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
 import { createFlow } from '../../domain/flows/flows.js';
-import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle.js';
 import { workflowsPath } from '../../workers/create-worker.js';
-import { deliveryWorkflow } from '../../workflows/flows.js';
+import type { deliveryWorkflow } from '../../workflows/flows.js';
+import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { testEnv } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { TEST_DELIVERY_REQUEST_KEY, testCodecKeys } from '../support/temporal.js';
+import { testCodecKeys } from '../support/temporal.js';
 
 /**
  * Customer data out of workflow histories (issue 26): every payload is encrypted by the codec of every
@@ -37,12 +38,10 @@ async function deliveredCustomerEvent(): Promise<string> {
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER, primaryPhone: PHONE } });
   const input = { shopId: shop.shopId, flowId, eventId, eventType: 'customer.created', deliveryId: `msg_${ulid()}`, url, payload };
-  const workflowId = `delivery:${flowId}:${eventId}`;
-  const handle = await temporal.client.workflow.start(deliveryWorkflow, {
-    taskQueue: temporal.taskQueue,
-    workflowId,
-    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
-  });
+  // As the relay starts it: sealed, with the search attributes an operator filters by.
+  await startDelivery(temporal.deliveries, input);
+  const workflowId = deliveryWorkflowId(flowId, eventId);
+  const handle = temporal.client.workflow.getHandle<typeof deliveryWorkflow>(workflowId);
   expect((await handle.result()).status).toBe('delivered');
   return workflowId;
 }
@@ -100,6 +99,15 @@ describe('workflow payloads are encrypted', () => {
       (error: { stdout?: string; stderr?: string }) => `${error.stdout ?? ''}${error.stderr ?? ''}`,
     );
     expect(refused).not.toContain(CUSTOMER);
+  });
+
+  it('Shopflow’s search attributes carry ids and states only', async () => {
+    const workflowId = await deliveredCustomerEvent();
+    const { searchAttributes } = await temporal.client.workflow.getHandle(workflowId).describe();
+    const ours = Object.entries(searchAttributes).filter(([key]) => key in SEARCH_ATTRIBUTES);
+    expect(ours.map(([key]) => key).sort()).toEqual(['DeliveryStatus', 'EventId', 'EventType', 'FlowId', 'ShopId']);
+    const values = ours.flatMap(([, value]) => value as unknown[]).map(String);
+    for (const value of values) expect(value).toMatch(/^([0-9a-f-]{36}|evt_[0-9A-Z]{26}|[a-z]+\.[a-z_]+|[a-z]+)$/);
   });
 
   it('an encrypted history replays with today’s workflow code and codec', async () => {
