@@ -4,7 +4,9 @@ import postgres from 'postgres';
 
 /**
  * The baseline of the `GET /shop` scenario: node:http and postgres.js answering the same JSON
- * from the same key lookup, with nothing else (no framework, validation, rate limits or logs).
+ * from the same key lookup and rate count (authenticate_request), with nothing else (no framework,
+ * validation, rate-limit answer or logs). It counts on a counter of its own (`bare:<key>`), so the
+ * API's keys keep their whole budget in the same bench.
  */
 const sql = postgres(process.env.APP_DATABASE_URL!, { max: 10, transform: postgres.camel });
 const server = createServer(async (request, response) => {
@@ -20,7 +22,7 @@ const server = createServer(async (request, response) => {
       plan: string;
     }[]
   >`
-    select * from authenticate_api_key(${createHash('sha256').update(key).digest('hex')})`;
+    select * from authenticate_request(${createHash('sha256').update(key).digest('hex')}, 'bare')`;
   if (!row) {
     response.writeHead(401).end();
     return;

@@ -1,20 +1,20 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createSecretKey, randomBytes } from 'node:crypto';
-import openapiTS, { type OpenAPI3 } from 'openapi-typescript';
+import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
 import { Connection } from '@temporalio/client';
 import { ADMIN_PREFIX, buildApp } from '../api/app.js';
 import { createSql } from '../db/client.js';
 import { OFFICIAL_CARRIER_HOSTS } from '../config/settings.js';
 import { projectRoot } from './bootstrap/paths.js';
-import { splitTypes, writeTypesFiles, type TypesFiles } from './generated-types-files.js';
 
-/** The admin web app's typed client (openapi-fetch) reads these types (and their parts beside); test/web checks they are current. */
+/** The admin web app's typed client (openapi-fetch) reads these types; test/web checks they are current. */
 export const ADMIN_API_TYPES_FILE = join(projectRoot, 'web', 'src', 'api', 'admin-api.generated.ts');
 
-/** The TypeScript types of the admin OpenAPI document (`/api/admin/openapi.json`), split by resource and schema family. */
-export async function adminApiTypes(document: unknown): Promise<TypesFiles> {
-  return splitTypes(await openapiTS(document as OpenAPI3, { alphabetize: true }), 'admin-api.generated', ADMIN_PREFIX);
+/** The TypeScript types of the admin OpenAPI document (`/api/admin/openapi.json`), as one file. */
+export async function adminApiTypes(document: unknown): Promise<string> {
+  return `${COMMENT_HEADER}${astToString(await openapiTS(document as OpenAPI3, { alphabetize: true }))}`;
 }
 
 /** A document the API serves at `path`, from an API built but never started: no database or Temporal connection is made. */
@@ -42,6 +42,6 @@ export async function currentDocument(path: string): Promise<unknown> {
 
 // `npm run web:types`: regenerate after changing an admin route's schemas.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeTypesFiles(ADMIN_API_TYPES_FILE, await adminApiTypes(await currentDocument(`${ADMIN_PREFIX}/openapi.json`)));
+  writeFileSync(ADMIN_API_TYPES_FILE, await adminApiTypes(await currentDocument(`${ADMIN_PREFIX}/openapi.json`)));
   console.log(`wrote ${ADMIN_API_TYPES_FILE}`);
 }

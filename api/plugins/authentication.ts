@@ -55,7 +55,7 @@ const READ_METHODS = new Set(['GET', 'HEAD']);
 const SESSION_ONLY_REJECTING_KEYS = [/^\/session\/logout$/, /^\/push-subscriptions(\/|$)/];
 
 /**
- * Every request under `prefix` is checked in this order (docs/decisions.md):
+ * Every request under `prefix` is checked in this order (docs/decisions/0029-the-order-of-the-checks-on-a-request.md):
  * key in the URL → 401; Authorization missing, malformed or with a wrong check code → 401 (before
  * any query); key unknown, revoked or expired → 401; those three count against the client IP. Then
  * the request's rate counter → 429; shop suspended → 403; automation off → 403; the route's

@@ -36,7 +36,8 @@ function send(reply: FastifyReply, response: StoredResponse): void {
 }
 
 /**
- * Runs a creation in one shop transaction, honouring `Idempotency-Key` (docs/decisions.md): the
+ * Runs a creation in one shop transaction, honouring `Idempotency-Key`
+ * (docs/decisions/0032-idempotency-keys-scope-lifetime-and-replay.md): the
  * first request executes and its outcome (success or 4xx refusal) is stored with the write; the same
  * key and body within 24 h replays it with `Idempotent-Replayed: true`; a different body is 422;
  * while the first still runs, 409 with `Retry-After: 1`. Server errors are not stored.

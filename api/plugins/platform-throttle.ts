@@ -7,7 +7,7 @@ import { clientAddressBucket } from './client-address.js';
  * Requests a minute per client address to the platform's public callbacks (`/platform/*`: carrier
  * status callbacks, the chat platform's webhook), together. Generous: a carrier or the chat platform
  * calls from a few addresses for every shop at once, while one client guessing callback secrets or
- * flooding the webhook is held to it (docs/decisions.md).
+ * flooding the webhook is held to it (docs/security.md, "Platform callbacks").
  */
 export const PLATFORM_REQUESTS_PER_MINUTE = 1200;
 

@@ -6,8 +6,9 @@ import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provid
  * Answers are written by fast-json-stringify from the JSON Schema of each response's zod schema (its
  * output form), compiled once per route and status. Like zod's encoder, it writes only the declared
  * fields, so a column a query adds by mistake still never reaches a client; unlike it, it does not
- * re-check every value of a page, which cost as much as the JSON itself (docs/decisions.md,
- * "API baselines"). A schema JSON Schema cannot express (a transform), or given in another form, keeps zod's encoder.
+ * re-check every value of a page, which cost as much as the JSON itself
+ * (docs/decisions/0199-answers-are-written-by-fast-json-stringify.md). A schema JSON Schema cannot
+ * express (a transform), or given in another form, keeps zod's encoder.
  */
 export const serializerCompiler: typeof zodSerializerCompiler = (route) => {
   if (!(route.schema instanceof z.ZodType)) return zodSerializerCompiler(route);

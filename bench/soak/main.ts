@@ -24,7 +24,7 @@ import { temporalClient } from '../../config/temporal-connection.js';
  * SOAK_RATE a second, delivered by the relay and the worker to a local HTTPS receiver, while the
  * worker, the relay, one API instance and the Temporal dev server are each SIGKILLed in turn, kept down
  * SOAK_DOWN_SECONDS and started again. Then every committed event must arrive within
- * SOAK_DRAIN_SECONDS; the exit code is 1 when one did not. docs/decisions.md, "Crash soak".
+ * SOAK_DRAIN_SECONDS; the exit code is 1 when one did not. docs/decisions/0190 to 0193, "Crash soak".
  */
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 10_000);
 const RATE = Number(process.env.SOAK_RATE ?? 15);

@@ -1,8 +1,8 @@
 /**
  * Access: who may call the API for a shop, and how often. Owns shops, users, roles, shop_members,
  * pages (until the chat module), applications, api_keys, admin_sessions, shop_log,
- * rate_limit_counters and idempotency_keys, with the SQL functions authenticate_api_key,
- * authenticate_request and hit_rate_limit. Other modules import only this file.
+ * rate_limit_counters and idempotency_keys, with the SQL functions authenticate_request and
+ * hit_rate_limit (db/schema.sql shows them as they are live). Other modules import only this file.
  */
 
 export { assertCsrfToken, logIn, logOut, SESSION_HOURS, sessionOf, type AdminSession } from './admin-sessions.js';

@@ -2,7 +2,7 @@ import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { countHit, rateLimited, rateState, refundHit } from './rate-limits.js';
 
-/** Admin login attempts per one-minute window (docs/decisions.md, Admin API and flows). */
+/** Admin login attempts per one-minute window (docs/decisions/0048-admin-logins-are-throttled-where-the-guesser.md). */
 export const LOGIN_RATE_LIMITS = {
   /** Per client address, every attempt, whatever the account. */
   address: 30,

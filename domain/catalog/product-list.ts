@@ -17,7 +17,7 @@ const ROW_COLUMNS = (tx: Tx) => tx`
 /**
  * Each listed product beside its live variants' count and price range, read in one pass (`live`):
  * three subqueries over `variants`, each under the row-level-security filter, cost the page's
- * statement about a third more (docs/decisions.md, API baselines).
+ * statement about a third more (docs/decisions/0205-the-product-list-reads-its-variants-once.md).
  */
 const LIST_SOURCE = (tx: Tx) => tx`
   products p cross join lateral (

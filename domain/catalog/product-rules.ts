@@ -5,7 +5,10 @@ export const MAX_ATTRIBUTES = 10;
 export const MAX_VALUES_PER_ATTRIBUTE = 100;
 export const MAX_KEYWORDS = 20;
 export const MAX_KEYWORD_LENGTH = 50;
-/** Ours (docs/decisions.md): live variants per product, counting stored ones and those a PATCH appends. */
+/**
+ * Ours (docs/decisions/0045-at-most-100-variants-per-product.md): live variants per product, counting
+ * stored ones and those a PATCH appends.
+ */
 export const MAX_VARIANTS = 100;
 /** Product and variant codes (the tables' check constraints). */
 export const MAX_CODE_LENGTH = 100;

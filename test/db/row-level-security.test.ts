@@ -45,7 +45,7 @@ describe('row-level security', () => {
     const shop = await createShopFixture(db.app);
     const [result] = await db.app.begin(async (tx) => {
       await tx`select set_config('app.shop_id', ${shop.shopId}, true)`;
-      const found = await tx`select * from authenticate_api_key(${'0'.repeat(64)})`;
+      const found = await tx`select * from authenticate_request(${'0'.repeat(64)}, 'general')`;
       const [setting] = await tx<{ shopId: string }[]>`select current_setting('app.shop_id', true) as shop_id`;
       return [{ found: found.length, shopId: setting!.shopId }];
     });

@@ -4,7 +4,7 @@ import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 
-/** What the Schemathesis runs found (docs/decisions.md, "Fuzzing"), each pinned down by a plain request. */
+/** What the Schemathesis runs found (docs/decisions/0211 to 0223, "Hardening: Fuzzing"), each pinned down by a plain request. */
 const { shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 

@@ -52,8 +52,9 @@ const hooksFile = fileURLToPath(new URL('fuzz_hooks.py', import.meta.url));
 
 /**
  * The settings of a run as schemathesis.toml: every check, the seeded ids, and what the document
- * cannot say (docs/decisions.md, "Fuzzing"): NUL in text is refused by one rule of
- * the validator, and a 422 is a refusal of the records' state, not of the request's shape.
+ * cannot say (docs/decisions/0214-nul-and-422-handled-by-two-fuzzer-settings-not-hooks.md): NUL in
+ * text is refused by one rule of the validator, and a 422 is a refusal of the records' state, not
+ * of the request's shape.
  */
 function configOf(target: FuzzTarget, profile: FuzzProfile): string {
   // A pool the shop has no rows for (no shipment accepted, say) binds nothing: those fields stay random.

@@ -15,7 +15,10 @@ const SessionAnswer = z.object({
 });
 
 const tags = ['Admin: session'];
-/** The login needs no session, and is throttled per address and per account and address (docs/decisions.md). */
+/**
+ * The login needs no session, and is throttled per address and per account and address
+ * (docs/decisions/0048-admin-logins-are-throttled-where-the-guesser.md).
+ */
 const loginProblems = problemResponses(
   'validation-failed',
   'invalid-api-key',

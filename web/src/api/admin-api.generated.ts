@@ -3,48 +3,4775 @@
  * Do not make direct changes to the file.
  */
 
-import type { ApplicationsPaths } from './admin-api.generated/paths-applications.generated.js';
-import type { CarrierConnectionsPaths } from './admin-api.generated/paths-carrier-connections.generated.js';
-import type { CataloguePaths } from './admin-api.generated/paths-catalogue.generated.js';
-import type { FlowsPaths } from './admin-api.generated/paths-flows.generated.js';
-import type { FlowsIdPaths } from './admin-api.generated/paths-flows-id.generated.js';
-import type { FlowsIdDeliveriesPaths } from './admin-api.generated/paths-flows-id-deliveries.generated.js';
-import type { FlowsIdStatePaths } from './admin-api.generated/paths-flows-id-state.generated.js';
-import type { KeysIdRevokePaths } from './admin-api.generated/paths-keys-id-revoke.generated.js';
-import type { OrderStatusesPaths } from './admin-api.generated/paths-order-statuses.generated.js';
-import type { PagesPaths } from './admin-api.generated/paths-pages.generated.js';
-import type { PagesIdLinkPaths } from './admin-api.generated/paths-pages-id-link.generated.js';
-import type { PaymentMethodsPaths } from './admin-api.generated/paths-payment-methods.generated.js';
-import type { SalesChannelsPaths } from './admin-api.generated/paths-sales-channels.generated.js';
-import type { SessionPaths } from './admin-api.generated/paths-session.generated.js';
-import type { TagsPaths } from './admin-api.generated/paths-tags.generated.js';
-import type { WarehousesPaths } from './admin-api.generated/paths-warehouses.generated.js';
-import type { AddressSchemas } from './admin-api.generated/schemas-address.generated.js';
-import type { AdminApplicationSchemas } from './admin-api.generated/schemas-admin-application.generated.js';
-import type { CarrierConnectionSchemas } from './admin-api.generated/schemas-carrier-connection.generated.js';
-import type { CategorySchemas } from './admin-api.generated/schemas-category.generated.js';
-import type { ChatAttachmentSchemas } from './admin-api.generated/schemas-chat-attachment.generated.js';
-import type { CustomerSchemas } from './admin-api.generated/schemas-customer.generated.js';
-import type { GeoUnitSchemas } from './admin-api.generated/schemas-geo-unit.generated.js';
-import type { InventoryDocumentSchemas } from './admin-api.generated/schemas-inventory-document.generated.js';
-import type { OrderSchemas } from './admin-api.generated/schemas-order.generated.js';
-import type { PaymentMethodSchemas } from './admin-api.generated/schemas-payment-method.generated.js';
-import type { ProblemSchemas } from './admin-api.generated/schemas-problem.generated.js';
-import type { ProductSchemas } from './admin-api.generated/schemas-product.generated.js';
-import type { RoleSchemas } from './admin-api.generated/schemas-role.generated.js';
-import type { SalesChannelSchemas } from './admin-api.generated/schemas-sales-channel.generated.js';
-import type { ShopSchemas } from './admin-api.generated/schemas-shop.generated.js';
-import type { StaffMemberSchemas } from './admin-api.generated/schemas-staff-member.generated.js';
-import type { StockRowSchemas } from './admin-api.generated/schemas-stock-row.generated.js';
-import type { TagSchemas } from './admin-api.generated/schemas-tag.generated.js';
-import type { VariantSchemas } from './admin-api.generated/schemas-variant.generated.js';
-import type { WarehouseSchemas } from './admin-api.generated/schemas-warehouse.generated.js';
-
-export interface paths extends ApplicationsPaths, CarrierConnectionsPaths, CataloguePaths, FlowsPaths, FlowsIdPaths, FlowsIdDeliveriesPaths, FlowsIdStatePaths, KeysIdRevokePaths, OrderStatusesPaths, PagesPaths, PagesIdLinkPaths, PaymentMethodsPaths, SalesChannelsPaths, SessionPaths, TagsPaths, WarehousesPaths {
+export interface paths {
+    "/api/admin/applications": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AdminApplication"][];
+                            limits: {
+                                applications: number;
+                                liveKeys: number;
+                                overlapHours: number;
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a connection application with its first key (at most 10 applications) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                        /** @description Chat pages, for a chat permission */
+                        pages?: "all" | string[];
+                        permissions: string[];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            applicationId: string;
+                            displayPrefix: string;
+                            /** @description The plain key, shown exactly once */
+                            key: string;
+                            /** Format: uuid */
+                            keyId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/applications/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new key; the live ones keep working for the overlap (0–72 h) and then expire */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        overlapHours: number;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            displayPrefix: string;
+                            /** @description The plain key, shown exactly once */
+                            key: string;
+                            /** Format: uuid */
+                            keyId: string;
+                            previousKeysExpireAt: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/carrier-connections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["CarrierConnection"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Connect a carrier: its credentials are sealed, and the callback URL to register at the carrier is shown once */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** Format: uri */
+                        baseUrl: string;
+                        /** @enum {string} */
+                        carrier: "carrier_a";
+                        credentials: {
+                            shopId: number;
+                            token: string;
+                        };
+                        name: string;
+                        pickUp: {
+                            district: string;
+                            name: string;
+                            phone: string;
+                            province: string;
+                            street: string;
+                            ward: string | null;
+                        };
+                        /** Format: uuid */
+                        warehouseId: string;
+                    } | {
+                        /** Format: uri */
+                        baseUrl: string;
+                        /** @enum {string} */
+                        carrier: "carrier_b";
+                        credentials: {
+                            clientSource: string;
+                            token: string;
+                        };
+                        name: string;
+                        pickUp: {
+                            district: string;
+                            name: string;
+                            phone: string;
+                            province: string;
+                            street: string;
+                            ward: string | null;
+                        };
+                        /** Format: uuid */
+                        warehouseId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Shown once: register it at the carrier as the webhook (callback) URL */
+                            callbackUrl: string;
+                            connection: components["schemas"]["CarrierConnection"];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/carrier-connections/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Disconnect: deleted when no shipment names it, otherwise switched off (its shipments are still tracked) */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            result: "deleted" | "switched-off";
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/catalogue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description The permissions that need chat pages */
+                            chatPermissions: string[];
+                            eventTypes: {
+                                /** @description A message event belongs to a chat page */
+                                needsPage: boolean;
+                                /** @description What the flow's account needs to receive it */
+                                readPermissions: string[];
+                                type: string;
+                            }[];
+                            /** @description The chat pages the member sees (all of them with social.pages.read) */
+                            pages: components["schemas"]["ChatPage"][];
+                            permissionFamilies: {
+                                family: string;
+                                permissions: string[];
+                            }[];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The flows, oldest first, paged by cursor */
+        get: {
+            parameters: {
+                query?: {
+                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                    cursor?: string;
+                    /** @description 1 to 100, default 50 */
+                    limit?: number;
+                };
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AdminListedFlow"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+                /** @description validation-failed, invalid-cursor */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Create a flow (at most 50 a shop) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        eventType: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        name: string;
+                        pageId?: string | null;
+                        pageIds?: string[];
+                        permissions?: string[];
+                        /** @enum {string} */
+                        state?: "draft" | "on" | "off";
+                        /**
+                         * Format: uri
+                         * @description https only
+                         */
+                        url: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            flow: components["schemas"]["AdminFlow"];
+                            /** @description Shown once */
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminFlow"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        name?: string;
+                        pageId?: string | null;
+                        pageIds?: string[];
+                        permissions?: string[];
+                        /**
+                         * Format: uri
+                         * @description https only
+                         */
+                        url?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminFlow"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of the flow, newest first, paged, with every attempt and a link to the Temporal Web UI */
+        get: {
+            parameters: {
+                query?: {
+                    eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                    limit?: number;
+                    offset?: number;
+                    status?: "delivered" | "retrying" | "failed" | "gone";
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: {
+                                attempts: {
+                                    attemptedAt: string;
+                                    durationMs: number;
+                                    error: string | null;
+                                    responseExcerpt: string | null;
+                                    statusCode: number | null;
+                                    /** @enum {string} */
+                                    verdict: "delivered" | "gone" | "retry";
+                                }[];
+                                createdAt: string;
+                                /** @description Only for a viewer who may read the event's data type */
+                                data?: unknown;
+                                deliveryId: string;
+                                eventId: string;
+                                eventType: string;
+                                status: string;
+                                temporalUrl: string;
+                                testRun: boolean;
+                                updatedAt: string;
+                            }[];
+                            /** @description The offset of the next page; null on the last */
+                            nextOffset: number | null;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/deliveries/{deliveryId}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Resend a failed delivery: same webhook-id, new attempts */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deliveryId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveryId: string;
+                            workflowId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rotate the signing secret (the old one signs for 24 h more) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            secret: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/state": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        state: "draft" | "on" | "off";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminFlow"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/test-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a sample event of the trigger's type through the delivery workflow */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            attempt: {
+                                attemptedAt: string;
+                                durationMs: number;
+                                error: string | null;
+                                responseExcerpt: string | null;
+                                statusCode: number | null;
+                                /** @enum {string} */
+                                verdict: "delivered" | "gone" | "retry";
+                            };
+                            eventId: string;
+                            /** @description The signed request that was sent (a test run carries sample data only) */
+                            request: {
+                                /** @description Only for a person who may read the event's data type (as in the history) */
+                                body: string | null;
+                                headers: {
+                                    [key: string]: string;
+                                };
+                                /** @enum {string} */
+                                method: "POST";
+                                url: string;
+                            };
+                            status: string;
+                            workflowId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/keys/{id}/revoke": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke a key at once: its next request gets 401 */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            keyId: string;
+                            revokedAt: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/order-statuses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The shop's order status matrix beside the default */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description From each status, the statuses an order may move to */
+                            defaultMatrix: {
+                                [key: string]: string[];
+                            };
+                            /** @description From each status, the statuses an order may move to */
+                            matrix: {
+                                [key: string]: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Narrow the matrix (remove default moves) or give moves back (restore) */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        remove?: [
+                            "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted",
+                            "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted"
+                        ][];
+                        restore?: [
+                            "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted",
+                            "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted"
+                        ][];
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description From each status, the statuses an order may move to */
+                            defaultMatrix: {
+                                [key: string]: string[];
+                            };
+                            /** @description From each status, the statuses an order may move to */
+                            matrix: {
+                                [key: string]: string[];
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/pages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["ChatPage"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** Format: uuid */
+                            id: string;
+                            name: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/pages/{id}/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Link the page to its platform page with the page's access token, once the platform confirms the token is that page's
+         * @description A token the platform refuses, or one of another page, is 422 page-not-connected, the same whether or not any shop holds the page. The latest proven link wins: another page linked to the platform page loses its link.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        accessToken: string;
+                        platformPageId: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @enum {boolean} */
+                            connected: true;
+                            /** Format: uuid */
+                            pageId: string;
+                            platformPageId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description page-not-connected */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description channel-unavailable */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        /** Unlink the page from its platform page: its token is forgotten, its conversations stay */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payment-methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["PaymentMethod"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other";
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentMethod"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sales-channels": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["SalesChannel"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SalesChannel"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The logged-in member */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Send it back in X-CSRF-Token on every change */
+                            csrfToken: string;
+                            permissions: string[];
+                            shop: {
+                                /** Format: uuid */
+                                id: string;
+                                slug: string;
+                            };
+                            user: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /** Log in to the admin web app */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        email: string;
+                        password: string;
+                        shop: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Send it back in X-CSRF-Token on every change */
+                            csrfToken: string;
+                            permissions: string[];
+                            shop: {
+                                /** Format: uuid */
+                                id: string;
+                                slug: string;
+                            };
+                            user: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, invalid-credentials */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/session/logout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Log out */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed, api-key-not-accepted */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Tag"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tag"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/warehouses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["Warehouse"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address?: string | null;
+                        name: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                201: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Warehouse"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description limit-reached */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
-    schemas: AddressSchemas & AdminApplicationSchemas & CarrierConnectionSchemas & CategorySchemas & ChatAttachmentSchemas & CustomerSchemas & GeoUnitSchemas & InventoryDocumentSchemas & OrderSchemas & PaymentMethodSchemas & ProblemSchemas & ProductSchemas & RoleSchemas & SalesChannelSchemas & ShopSchemas & StaffMemberSchemas & StockRowSchemas & TagSchemas & VariantSchemas & WarehouseSchemas;
+    schemas: {
+        Address: {
+            addressLine: string | null;
+            districtName: string | null;
+            districtUnitId: string | null;
+            geoSystem: ("old" | "new") | null;
+            provinceName: string | null;
+            provinceUnitId: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            wardName: string | null;
+            wardUnitId: string | null;
+        };
+        AddressInput: {
+            addressLine: string | null;
+            districtName: string | null;
+            districtUnitId: string | null;
+            geoSystem: ("old" | "new") | null;
+            provinceName: string | null;
+            provinceUnitId: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            wardName: string | null;
+            wardUnitId: string | null;
+        };
+        AdminApplication: {
+            createdAt: string;
+            createdBy: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            creatorAlert: ("left" | "disabled" | "locked" | "password-changed") | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Newest first; revoked and expired keys of the last 30 days too */
+            keys: {
+                createdAt: string;
+                displayPrefix: string;
+                /** @description Set while the key overlaps its successor after a rotation */
+                expiresAt: string | null;
+                /** Format: uuid */
+                id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
+                live: boolean;
+                revokedAt: string | null;
+            }[];
+            name: string;
+            pageIds: string[];
+            permissions: string[];
+        };
+        AdminApplicationInput: {
+            createdAt: string;
+            createdBy: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            } | null;
+            creatorAlert: ("left" | "disabled" | "locked" | "password-changed") | null;
+            /** Format: uuid */
+            id: string;
+            /** @description Newest first; revoked and expired keys of the last 30 days too */
+            keys: {
+                createdAt: string;
+                displayPrefix: string;
+                /** @description Set while the key overlaps its successor after a rotation */
+                expiresAt: string | null;
+                /** Format: uuid */
+                id: string;
+                /** @description When the key last authenticated a request (to the minute); null: never */
+                lastUsedAt: string | null;
+                live: boolean;
+                revokedAt: string | null;
+            }[];
+            name: string;
+            pageIds: string[];
+            permissions: string[];
+        };
+        AdminFlow: {
+            createdAt: string;
+            eventType: string;
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            httpEnabled: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageId: string | null;
+            pageIds: string[];
+            /** @description The flow's account: what it may read */
+            permissions: string[];
+            /** @enum {string} */
+            state: "draft" | "on" | "off";
+            switchedOnAt: string | null;
+            updatedAt: string;
+            url: string;
+        };
+        AdminFlowInput: {
+            createdAt: string;
+            eventType: string;
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            httpEnabled: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            pageId: string | null;
+            pageIds: string[];
+            /** @description The flow's account: what it may read */
+            permissions: string[];
+            /** @enum {string} */
+            state: "draft" | "on" | "off";
+            switchedOnAt: string | null;
+            updatedAt: string;
+            url: string;
+        };
+        AdminListedFlow: {
+            createdAt: string;
+            eventType: string;
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            httpEnabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @description The flow's latest run */
+            lastDelivery: {
+                createdAt: string;
+                status: string;
+            } | null;
+            name: string;
+            pageId: string | null;
+            pageIds: string[];
+            /** @description The flow's account: what it may read */
+            permissions: string[];
+            /** @enum {string} */
+            state: "draft" | "on" | "off";
+            switchedOnAt: string | null;
+            updatedAt: string;
+            url: string;
+        };
+        AdminListedFlowInput: {
+            createdAt: string;
+            eventType: string;
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            httpEnabled: boolean;
+            /** Format: uuid */
+            id: string;
+            /** @description The flow's latest run */
+            lastDelivery: {
+                createdAt: string;
+                status: string;
+            } | null;
+            name: string;
+            pageId: string | null;
+            pageIds: string[];
+            /** @description The flow's account: what it may read */
+            permissions: string[];
+            /** @enum {string} */
+            state: "draft" | "on" | "off";
+            switchedOnAt: string | null;
+            updatedAt: string;
+            url: string;
+        };
+        CarrierConnection: {
+            active: boolean;
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        CarrierConnectionInput: {
+            active: boolean;
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        Category: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        CategoryInput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        ChatAttachment: {
+            /** @enum {string} */
+            type: "image" | "video" | "audio" | "file";
+            /** Format: uri */
+            url: string;
+        };
+        ChatAttachmentInput: {
+            /** @enum {string} */
+            type: "image" | "video" | "audio" | "file";
+            /** Format: uri */
+            url: string;
+        };
+        ChatComment: {
+            author: {
+                chatCustomerId: string | null;
+                name: string | null;
+            };
+            /** @description no private reply yet, and within 7 days of the comment */
+            canReplyPrivately: boolean;
+            /**
+             * Format: date-time
+             * @description the platform's time of the comment
+             */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            isHidden: boolean;
+            /** Format: uuid */
+            pageId: string;
+            /** @description the comment answered, or the post for a top-level comment */
+            parentId: string | null;
+            /** @description the platform's post id */
+            postId: string;
+            privatelyRepliedAt: string | null;
+            removedAt: string | null;
+            text: string | null;
+            /**
+             * Format: date-time
+             * @description when Shopflow last recorded a change of it: the list's order and its updatedSince mark
+             */
+            updatedAt: string;
+        };
+        ChatCommentInput: {
+            author: {
+                chatCustomerId: string | null;
+                name: string | null;
+            };
+            /** @description no private reply yet, and within 7 days of the comment */
+            canReplyPrivately: boolean;
+            /**
+             * Format: date-time
+             * @description the platform's time of the comment
+             */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            isHidden: boolean;
+            /** Format: uuid */
+            pageId: string;
+            /** @description the comment answered, or the post for a top-level comment */
+            parentId: string | null;
+            /** @description the platform's post id */
+            postId: string;
+            privatelyRepliedAt: string | null;
+            removedAt: string | null;
+            text: string | null;
+            /**
+             * Format: date-time
+             * @description when Shopflow last recorded a change of it: the list's order and its updatedSince mark
+             */
+            updatedAt: string;
+        };
+        ChatConversation: {
+            /** @description the page is connected and the messaging window is open */
+            canReply: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            customer: components["schemas"]["ChatCustomer"];
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            lastMessageAt: string;
+            /** Format: uuid */
+            pageId: string;
+            /** @description 24 hours after the customer's last message; null before they write */
+            replyWindowEndsAt: string | null;
+            /** @description the start of the newest message */
+            snippet: string;
+        };
+        ChatConversationInput: {
+            /** @description the page is connected and the messaging window is open */
+            canReply: boolean;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            createdAt: string;
+            customer: components["schemas"]["ChatCustomerInput"];
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             */
+            lastMessageAt: string;
+            /** Format: uuid */
+            pageId: string;
+            /** @description 24 hours after the customer's last message; null before they write */
+            replyWindowEndsAt: string | null;
+            /** @description the start of the newest message */
+            snippet: string;
+        };
+        ChatCustomer: {
+            /** @description the shop's customer holding that phone, if any */
+            customerId: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** @description +84… when the platform gave a Vietnamese number */
+            phone: string | null;
+        };
+        ChatCustomerInput: {
+            /** @description the shop's customer holding that phone, if any */
+            customerId: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string | null;
+            /** @description +84… when the platform gave a Vietnamese number */
+            phone: string | null;
+        };
+        ChatMessage: {
+            attachments: components["schemas"]["ChatAttachment"][];
+            /** Format: uuid */
+            conversationId: string;
+            /**
+             * @description in: from the customer; out: from the page
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            pageId: string;
+            sender: components["schemas"]["ChatSender"];
+            /**
+             * Format: date-time
+             * @description the platform's time of the message
+             */
+            sentAt: string;
+            text: string | null;
+        };
+        ChatMessageInput: {
+            attachments: components["schemas"]["ChatAttachmentInput"][];
+            /** Format: uuid */
+            conversationId: string;
+            /**
+             * @description in: from the customer; out: from the page
+             * @enum {string}
+             */
+            direction: "in" | "out";
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            pageId: string;
+            sender: components["schemas"]["ChatSenderInput"];
+            /**
+             * Format: date-time
+             * @description the platform's time of the message
+             */
+            sentAt: string;
+            text: string | null;
+        };
+        ChatPage: {
+            /** @description false once the page was disconnected from the shop */
+            connected: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            platform: string;
+        };
+        ChatPageInput: {
+            /** @description false once the page was disconnected from the shop */
+            connected: boolean;
+            /** Format: uuid */
+            id: string;
+            name: string;
+            platform: string;
+        };
+        ChatSender: {
+            /** Format: uuid */
+            chatCustomerId: string;
+            name: string | null;
+            /** @constant */
+            type: "customer";
+        } | {
+            isIntegration: boolean;
+            name: string | null;
+            /** @constant */
+            type: "page";
+        };
+        ChatSenderInput: {
+            /** Format: uuid */
+            chatCustomerId: string;
+            name: string | null;
+            /** @constant */
+            type: "customer";
+        } | {
+            isIntegration: boolean;
+            name: string | null;
+            /** @constant */
+            type: "page";
+        };
+        Customer: {
+            addresses: components["schemas"]["CustomerAddress"][];
+            contacts: {
+                /** Format: uuid */
+                id: string;
+                isPrimary: boolean;
+                /** @enum {string} */
+                kind: "phone" | "email";
+                value: string;
+            }[];
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            dateOfBirth: string | null;
+            deletedAt: string | null;
+            gender: ("male" | "female" | "other") | null;
+            /** Format: uuid */
+            id: string;
+            isBlocked: boolean;
+            name: string;
+            primaryEmail: string | null;
+            primaryPhone: string | null;
+            /** @enum {string} */
+            source: "manual" | "order" | "import";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        CustomerAddress: {
+            addressLine: string | null;
+            districtName: string | null;
+            districtUnitId: string | null;
+            geoSystem: ("old" | "new") | null;
+            /** Format: uuid */
+            id: string;
+            provinceName: string | null;
+            provinceUnitId: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            wardName: string | null;
+            wardUnitId: string | null;
+        };
+        CustomerAddressInput: {
+            addressLine: string | null;
+            districtName: string | null;
+            districtUnitId: string | null;
+            geoSystem: ("old" | "new") | null;
+            /** Format: uuid */
+            id: string;
+            provinceName: string | null;
+            provinceUnitId: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            wardName: string | null;
+            wardUnitId: string | null;
+        };
+        CustomerInput: {
+            addresses: components["schemas"]["CustomerAddressInput"][];
+            contacts: {
+                /** Format: uuid */
+                id: string;
+                isPrimary: boolean;
+                /** @enum {string} */
+                kind: "phone" | "email";
+                value: string;
+            }[];
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            dateOfBirth: string | null;
+            deletedAt: string | null;
+            gender: ("male" | "female" | "other") | null;
+            /** Format: uuid */
+            id: string;
+            isBlocked: boolean;
+            name: string;
+            primaryEmail: string | null;
+            primaryPhone: string | null;
+            /** @enum {string} */
+            source: "manual" | "order" | "import";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        CustomerRow: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            dateOfBirth: string | null;
+            deletedAt: string | null;
+            gender: ("male" | "female" | "other") | null;
+            /** Format: uuid */
+            id: string;
+            isBlocked: boolean;
+            name: string;
+            primaryEmail: string | null;
+            primaryPhone: string | null;
+            /** @enum {string} */
+            source: "manual" | "order" | "import";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        CustomerRowInput: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            dateOfBirth: string | null;
+            deletedAt: string | null;
+            gender: ("male" | "female" | "other") | null;
+            /** Format: uuid */
+            id: string;
+            isBlocked: boolean;
+            name: string;
+            primaryEmail: string | null;
+            primaryPhone: string | null;
+            /** @enum {string} */
+            source: "manual" | "order" | "import";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        GeoUnit: {
+            /**
+             * Format: uuid
+             * @description Use as provinceUnitId, districtUnitId or wardUnitId; the same on every installation
+             */
+            id: string;
+            /** @description 1 province or city, 2 district (only in old), 3 ward or commune */
+            level: 1 | 2 | 3;
+            /** @description Official name with its type, for example "Tỉnh Lào Cai", "Quận 1", "Phường Bến Nghé" */
+            name: string;
+            /** @description null at province level */
+            parentId: string | null;
+            /**
+             * @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward
+             * @enum {string}
+             */
+            system: "old" | "new";
+        };
+        GeoUnitInput: {
+            /**
+             * Format: uuid
+             * @description Use as provinceUnitId, districtUnitId or wardUnitId; the same on every installation
+             */
+            id: string;
+            /** @description 1 province or city, 2 district (only in old), 3 ward or commune */
+            level: 1 | 2 | 3;
+            /** @description Official name with its type, for example "Tỉnh Lào Cai", "Quận 1", "Phường Bến Nghé" */
+            name: string;
+            /** @description null at province level */
+            parentId: string | null;
+            /**
+             * @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward
+             * @enum {string}
+             */
+            system: "old" | "new";
+        };
+        InventoryDocument: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "receipt" | "issue" | "adjustment" | "transfer";
+            lines: {
+                /** @description Decimal string, at most three decimals */
+                quantity: string;
+                /** Format: uuid */
+                variantId: string;
+            }[];
+            note: string | null;
+            postedAt: string | null;
+            receivedAt: string | null;
+            /**
+             * @description received: a transfer whose goods arrived at the target
+             * @enum {string}
+             */
+            status: "draft" | "posted" | "received";
+            /** @description Transfers only */
+            targetWarehouseId: string | null;
+            /** Format: uuid */
+            warehouseId: string;
+        };
+        InventoryDocumentInput: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "receipt" | "issue" | "adjustment" | "transfer";
+            lines: {
+                /** @description Decimal string, at most three decimals */
+                quantity: string;
+                /** Format: uuid */
+                variantId: string;
+            }[];
+            note: string | null;
+            postedAt: string | null;
+            receivedAt: string | null;
+            /**
+             * @description received: a transfer whose goods arrived at the target
+             * @enum {string}
+             */
+            status: "draft" | "posted" | "received";
+            /** @description Transfers only */
+            targetWarehouseId: string | null;
+            /** Format: uuid */
+            warehouseId: string;
+        };
+        Order: {
+            billEmail: string | null;
+            billFullName: string | null;
+            billPhone: string | null;
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            creditApplied: string;
+            customerId: string | null;
+            deletedAt: string | null;
+            discount: string;
+            exchangeReturn: boolean;
+            freeShipping: boolean;
+            handlerName: string | null;
+            handlerUserId: string | null;
+            /** Format: uuid */
+            id: string;
+            lines: components["schemas"]["OrderLine"][];
+            note: string | null;
+            /** @description ISO 8601 UTC */
+            occurredAt: string;
+            paidAmount: string;
+            payments: {
+                amount: string;
+                /** Format: uuid */
+                methodId: string;
+                methodName: string;
+            }[];
+            receivedAtShop: boolean;
+            returnedAmount: string;
+            salesChannelId: string | null;
+            salesChannelName: string | null;
+            shippingAddress: components["schemas"]["Address"] | null;
+            shippingFee: string;
+            /** @enum {string} */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            surcharge: string;
+            tags: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            tax: string;
+            totalAmount: string;
+            totalPrice: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string | null;
+        };
+        OrderInput: {
+            billEmail: string | null;
+            billFullName: string | null;
+            billPhone: string | null;
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            creditApplied: string;
+            customerId: string | null;
+            deletedAt: string | null;
+            discount: string;
+            exchangeReturn: boolean;
+            freeShipping: boolean;
+            handlerName: string | null;
+            handlerUserId: string | null;
+            /** Format: uuid */
+            id: string;
+            lines: components["schemas"]["OrderLineInput"][];
+            note: string | null;
+            /** @description ISO 8601 UTC */
+            occurredAt: string;
+            paidAmount: string;
+            payments: {
+                amount: string;
+                /** Format: uuid */
+                methodId: string;
+                methodName: string;
+            }[];
+            receivedAtShop: boolean;
+            returnedAmount: string;
+            salesChannelId: string | null;
+            salesChannelName: string | null;
+            shippingAddress: components["schemas"]["AddressInput"] | null;
+            shippingFee: string;
+            /** @enum {string} */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            surcharge: string;
+            tags: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            tax: string;
+            totalAmount: string;
+            totalPrice: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string | null;
+        };
+        OrderLine: {
+            discount: string;
+            /** Format: uuid */
+            id: string;
+            lineTotal: string;
+            productId: string | null;
+            /** @description Absent when the key lacks pos.products.read */
+            productName?: string | null;
+            quantity: string;
+            returnedQuantity: string;
+            unitPrice: string;
+            /** @description Absent when the key lacks pos.products.read */
+            variantCode?: string | null;
+            /** Format: uuid */
+            variantId: string;
+            /** @description Absent when the key lacks pos.products.read */
+            variantName?: string | null;
+        };
+        OrderLineInput: {
+            discount: string;
+            /** Format: uuid */
+            id: string;
+            lineTotal: string;
+            productId: string | null;
+            /** @description Absent when the key lacks pos.products.read */
+            productName?: string | null;
+            quantity: string;
+            returnedQuantity: string;
+            unitPrice: string;
+            /** @description Absent when the key lacks pos.products.read */
+            variantCode?: string | null;
+            /** Format: uuid */
+            variantId: string;
+            /** @description Absent when the key lacks pos.products.read */
+            variantName?: string | null;
+        };
+        OrderNote: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            createdByIsIntegration: boolean;
+            createdByName: string | null;
+            /** Format: uuid */
+            id: string;
+            message: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        OrderNoteInput: {
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            createdByIsIntegration: boolean;
+            createdByName: string | null;
+            /** Format: uuid */
+            id: string;
+            message: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+        };
+        OrderRow: {
+            billEmail: string | null;
+            billFullName: string | null;
+            billPhone: string | null;
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            customerId: string | null;
+            deletedAt: string | null;
+            discount: string;
+            freeShipping: boolean;
+            handlerName: string | null;
+            handlerUserId: string | null;
+            /** Format: uuid */
+            id: string;
+            note: string | null;
+            /** @description ISO 8601 UTC */
+            occurredAt: string;
+            paidAmount: string;
+            receivedAtShop: boolean;
+            returnedAmount: string;
+            salesChannelId: string | null;
+            salesChannelName: string | null;
+            shippingFee: string;
+            /** @enum {string} */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            surcharge: string;
+            tags: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            tax: string;
+            totalAmount: string;
+            totalPrice: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string | null;
+        };
+        OrderRowInput: {
+            billEmail: string | null;
+            billFullName: string | null;
+            billPhone: string | null;
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            customerId: string | null;
+            deletedAt: string | null;
+            discount: string;
+            freeShipping: boolean;
+            handlerName: string | null;
+            handlerUserId: string | null;
+            /** Format: uuid */
+            id: string;
+            note: string | null;
+            /** @description ISO 8601 UTC */
+            occurredAt: string;
+            paidAmount: string;
+            receivedAtShop: boolean;
+            returnedAmount: string;
+            salesChannelId: string | null;
+            salesChannelName: string | null;
+            shippingFee: string;
+            /** @enum {string} */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            surcharge: string;
+            tags: {
+                /** Format: uuid */
+                id: string;
+                name: string;
+            }[];
+            tax: string;
+            totalAmount: string;
+            totalPrice: string;
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string | null;
+        };
+        PaymentMethod: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other";
+            name: string;
+        };
+        PaymentMethodInput: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            kind: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other";
+            name: string;
+        };
+        Problem: {
+            code: string;
+            detail: string;
+            errors?: {
+                message: string;
+                path: string;
+            }[];
+            status: number;
+            title: string;
+            /** @description {base_url}/developers/errors#<code> */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        ProblemInput: {
+            code: string;
+            detail: string;
+            errors?: {
+                message: string;
+                path: string;
+            }[];
+            status: number;
+            title: string;
+            /** @description {base_url}/developers/errors#<code> */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        Product: {
+            categoryIds: string[];
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            deletedAt: string | null;
+            description: string | null;
+            /** Format: uuid */
+            id: string;
+            images: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "image" | "video";
+                url: string;
+                variantIds: string[];
+            }[];
+            isActive: boolean;
+            name: string;
+            /** @enum {string} */
+            type: "simple" | "service";
+            variants: components["schemas"]["Variant"][];
+        };
+        ProductInput: {
+            categoryIds: string[];
+            code: string;
+            /** @description ISO 8601 UTC */
+            createdAt: string;
+            deletedAt: string | null;
+            description: string | null;
+            /** Format: uuid */
+            id: string;
+            images: {
+                /** Format: uuid */
+                id: string;
+                /** @enum {string} */
+                kind: "image" | "video";
+                url: string;
+                variantIds: string[];
+            }[];
+            isActive: boolean;
+            name: string;
+            /** @enum {string} */
+            type: "simple" | "service";
+            variants: components["schemas"]["VariantInput"][];
+        };
+        ProductRow: {
+            categoryNames: string[];
+            code: string;
+            deletedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            imageUrl: string | null;
+            isActive: boolean;
+            name: string;
+            priceFrom: string | null;
+            priceTo: string | null;
+            /** @enum {string} */
+            type: "simple" | "service";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            variantCount: number;
+        };
+        ProductRowInput: {
+            categoryNames: string[];
+            code: string;
+            deletedAt: string | null;
+            /** Format: uuid */
+            id: string;
+            imageUrl: string | null;
+            isActive: boolean;
+            name: string;
+            priceFrom: string | null;
+            priceTo: string | null;
+            /** @enum {string} */
+            type: "simple" | "service";
+            /** @description ISO 8601 UTC */
+            updatedAt: string;
+            variantCount: number;
+        };
+        Role: {
+            /**
+             * Format: uuid
+             * @description Use as handlerRoleId
+             */
+            id: string;
+            name: string;
+        };
+        RoleInput: {
+            /**
+             * Format: uuid
+             * @description Use as handlerRoleId
+             */
+            id: string;
+            name: string;
+        };
+        SalesChannel: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        SalesChannelInput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        Shop: {
+            application: {
+                name: string;
+                /** @description Chat pages the key may use; empty without a chat permission */
+                pageIds: string[];
+                permissions: string[];
+            };
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description true when the shop's plan has expired: reads work, writes return 402 */
+            readOnly: boolean;
+            slug: string;
+        };
+        ShopInput: {
+            application: {
+                name: string;
+                /** @description Chat pages the key may use; empty without a chat permission */
+                pageIds: string[];
+                permissions: string[];
+            };
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description true when the shop's plan has expired: reads work, writes return 402 */
+            readOnly: boolean;
+            slug: string;
+        };
+        StaffMember: {
+            /**
+             * Format: uuid
+             * @description The user id; use as handlerUserId
+             */
+            id: string;
+            name: string;
+        };
+        StaffMemberInput: {
+            /**
+             * Format: uuid
+             * @description The user id; use as handlerUserId
+             */
+            id: string;
+            name: string;
+        };
+        StockRow: {
+            /** @description quantity − reserved */
+            available: string;
+            /** @description Arriving at the warehouse (posted transfers not yet received) */
+            inTransit: string;
+            /** Format: uuid */
+            productId: string;
+            /** @description Decimal string, at most three decimals */
+            quantity: string;
+            /** @description Held by open orders */
+            reserved: string;
+            /** @description Last change of quantity or inTransit; the sort key and the updatedSince mark */
+            stockChangedAt: string;
+            variantCode: string;
+            /** Format: uuid */
+            variantId: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string;
+        };
+        StockRowInput: {
+            /** @description quantity − reserved */
+            available: string;
+            /** @description Arriving at the warehouse (posted transfers not yet received) */
+            inTransit: string;
+            /** Format: uuid */
+            productId: string;
+            /** @description Decimal string, at most three decimals */
+            quantity: string;
+            /** @description Held by open orders */
+            reserved: string;
+            /** @description Last change of quantity or inTransit; the sort key and the updatedSince mark */
+            stockChangedAt: string;
+            variantCode: string;
+            /** Format: uuid */
+            variantId: string;
+            /** Format: uuid */
+            warehouseId: string;
+            warehouseName: string;
+        };
+        Tag: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        TagInput: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        Variant: {
+            /** @description Attribute name → value, in the product's attribute order */
+            attributes: {
+                [key: string]: string;
+            };
+            barcode: string | null;
+            code: string;
+            heightCm: string | null;
+            /** Format: uuid */
+            id: string;
+            isActive: boolean;
+            /** @description Order-closing keywords */
+            keywords: string[];
+            lengthCm: string | null;
+            price: string;
+            weightGrams: string | null;
+            widthCm: string | null;
+        };
+        VariantInput: {
+            /** @description Attribute name → value, in the product's attribute order */
+            attributes: {
+                [key: string]: string;
+            };
+            barcode: string | null;
+            code: string;
+            heightCm: string | null;
+            /** Format: uuid */
+            id: string;
+            isActive: boolean;
+            /** @description Order-closing keywords */
+            keywords: string[];
+            lengthCm: string | null;
+            price: string;
+            weightGrams: string | null;
+            widthCm: string | null;
+        };
+        Warehouse: {
+            address: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+        WarehouseInput: {
+            address: string | null;
+            /** Format: uuid */
+            id: string;
+            name: string;
+        };
+    };
     responses: never;
     parameters: never;
     requestBodies: never;
