@@ -9,6 +9,7 @@ import {
   isWellFormedApiKey,
   RATE_LIMITS,
   rateLimited,
+  type AuthenticatedRequest,
   type RateCounter,
 } from '../../domain/access/index.js';
 import { Problem } from '../../domain/kernel/index.js';
@@ -16,21 +17,17 @@ import { fullyDecoded, isUnderPrefix, normalisedPath } from './route-area.js';
 import { clientAddressBucket } from './client-address.js';
 import { setRateHeaders } from './rate-headers.js';
 
-/** Who is calling: the key's application and shop, as found on this very request. */
-export interface AuthContext {
-  keyId: string;
-  applicationId: string;
-  applicationName: string;
-  permissions: string[];
-  pageIds: string[];
-  shop: {
-    id: string;
-    slug: string;
-    name: string;
-    plan: 'active' | 'expired';
-    recomputeCeilingSeconds: number;
+/**
+ * Who is calling: the key's application and shop, as found on this very request. Derived from the
+ * row authenticate_request answers (one source), the shop's fields grouped under `shop`.
+ */
+export type AuthContext = Pick<AuthenticatedRequest, 'keyId' | 'applicationId' | 'applicationName' | 'permissions' | 'pageIds'> & {
+  shop: Pick<AuthenticatedRequest, 'plan' | 'recomputeCeilingSeconds'> & {
+    id: AuthenticatedRequest['shopId'];
+    slug: AuthenticatedRequest['shopSlug'];
+    name: AuthenticatedRequest['shopName'];
   };
-}
+};
 
 declare module 'fastify' {
   interface FastifyContextConfig {

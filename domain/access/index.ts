@@ -25,7 +25,7 @@ export { createPage, existingPageIds, listPages, listShopPages } from './pages.j
 export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS } from './permissions.js';
 export { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
 export { purgeRequestGuards, type RequestGuardPurge } from './housekeeping.js';
-export { authenticateRequest } from './request-authentication.js';
+export { authenticateRequest, type AuthenticatedRequest } from './request-authentication.js';
 export { writeShopLog } from './shop-log.js';
 export { createShop, findShop, OWNER_ROLE, shopIdentity, shopLocksPrices, shopOwning, shopSlugOf, updateShopSettings } from './shops.js';
 export { addMember, findMemberByEmail, memberPermissions, updateMember, type MemberStatus } from './users.js';

@@ -11,34 +11,7 @@ import {
 } from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import type { Tx } from '../kernel/index.js';
-
-export type Gender = 'male' | 'female' | 'other';
-
-export interface CustomerRow {
-  id: string;
-  name: string;
-  gender: Gender | null;
-  dateOfBirth: string | null;
-  source: 'manual' | 'order' | 'import';
-  isBlocked: boolean;
-  primaryPhone: string | null;
-  primaryEmail: string | null;
-  createdAt: string;
-  updatedAt: string;
-  deletedAt: string | null;
-}
-
-export interface CustomerDetail extends CustomerRow {
-  contacts: { id: string; kind: 'phone' | 'email'; value: string; isPrimary: boolean }[];
-  addresses: (Address & { id: string })[];
-}
-
-export interface NewCustomer {
-  name: string;
-  gender?: Gender | null;
-  dateOfBirth?: string | null;
-  contacts?: { kind: 'phone'; value: string; isPrimary?: boolean }[];
-}
+import type { CustomerAddress, CustomerChanges, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';
 
 export interface CustomerFilters {
   phone?: string;
@@ -116,12 +89,7 @@ export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer)
 }
 
 /** `PATCH /customers/{id}`: name, gender, date of birth. `customer.updated` only when one of them changed. */
-export async function updateCustomer(
-  tx: Tx,
-  shopId: string,
-  id: string,
-  changes: Partial<Pick<NewCustomer, 'name' | 'gender' | 'dateOfBirth'>>,
-): Promise<CustomerDetail> {
+export async function updateCustomer(tx: Tx, shopId: string, id: string, changes: CustomerChanges): Promise<CustomerDetail> {
   const before = await lockedCustomer(tx, id);
   const name = changes.name ?? before.name;
   const gender = changes.gender === undefined ? before.gender : changes.gender;
@@ -139,7 +107,7 @@ export async function addCustomerAddress(
   shopId: string,
   customerId: string,
   input: AddressInput & { addressLine: string },
-): Promise<CustomerDetail['addresses'][number]> {
+): Promise<CustomerAddress> {
   const before = await lockedCustomer(tx, customerId);
   const address = await normalizeAddress(tx, input);
   const identical = before.addresses.find((existing) => sameAddress(existing, address));

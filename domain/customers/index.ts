@@ -15,3 +15,4 @@ export {
   markAddressUsed,
   updateCustomer,
 } from './customers.js';
+export { CustomerAddress, CustomerChanges, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';

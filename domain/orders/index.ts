@@ -18,7 +18,7 @@ export {
   PAYMENT_METHOD_KINDS,
 } from './order-lists.js';
 export { addOrderNote, listOrderNotes } from './order-notes.js';
-export { OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';
+export { NewOrder, OrderChanges, OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';
 export {
   changeShopStatusMatrix,
   DEFAULT_STATUS_MATRIX,

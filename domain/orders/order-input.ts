@@ -6,13 +6,7 @@ import { normalizeAddress, type Address, type AddressInput } from '../geography/
 import { liveWarehouses } from '../inventory/index.js';
 import type { Fragment, Tx } from '../kernel/index.js';
 import { Problem, refuseAbsent, type AbsentReference, type FieldError } from '../kernel/index.js';
-
-export interface OrderLineInput {
-  variantId: string;
-  quantity: string;
-  unitPrice: string;
-  discount?: string | undefined;
-}
+import type { OrderLineInput } from './order-shapes.js';
 
 /** A line ready to store: the request's amounts and what the variant was called when sold. */
 export interface ResolvedLine {

@@ -9,16 +9,16 @@ import {
   normalizeShippingAddress,
   overridesPrices,
   resolveLines,
-  type OrderLineInput,
   type ResolvedLine,
 } from './order-input.js';
-import type { Address, AddressInput } from '../geography/index.js';
+import type { Address } from '../geography/index.js';
 import { goodsMoves, stockedLinesIn, stockedLinesOf } from './order-stock.js';
 import { stockPhase } from './order-status.js';
 import { computeOrderTotals, sumAmounts } from './order-totals.js';
 import { adjustStock } from '../inventory/index.js';
 import { hasLiveShipment } from '../shipments/index.js';
 import { getOrder, lockedOrder, type OrderDetail, type OrderLine } from './order-detail.js';
+import type { NewOrder, OrderChanges } from './order-shapes.js';
 import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
 import { markAddressUsed } from '../customers/index.js';
 import { normalizePhone, Problem } from '../kernel/index.js';
@@ -29,32 +29,6 @@ export interface OrderActor {
   shopId: string;
   permissions: readonly string[];
 }
-
-export interface NewOrder {
-  code?: string | undefined;
-  warehouseId: string;
-  customerId?: string | null | undefined;
-  salesChannelId?: string | null | undefined;
-  receivedAtShop?: boolean | undefined;
-  billFullName?: string | null | undefined;
-  billPhone?: string | null | undefined;
-  billEmail?: string | null | undefined;
-  shippingAddress?: AddressInput | null | undefined;
-  lines: OrderLineInput[];
-  discount?: string | undefined;
-  shippingFee?: string | undefined;
-  surcharge?: string | undefined;
-  tax?: string | undefined;
-  freeShipping?: boolean | undefined;
-  payments?: { methodId: string; amount: string }[] | undefined;
-  occurredAt?: string | undefined;
-  note?: string | null | undefined;
-  tagIds?: string[] | undefined;
-  handlerUserId?: string | null | undefined;
-  handlerRoleId?: string | null | undefined;
-}
-
-export type OrderChanges = Partial<NewOrder>;
 
 /**
  * `POST /orders`: a `new` order, goods reserved in the warehouse, a handler assigned (never

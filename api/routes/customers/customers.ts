@@ -1,53 +1,22 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { addCustomerAddress, createCustomer, getCustomer, listCustomers, updateCustomer } from '../../../domain/customers/index.js';
+import {
+  addCustomerAddress,
+  createCustomer,
+  CustomerAddress,
+  CustomerChanges,
+  CustomerDetail,
+  CustomerRow,
+  getCustomer,
+  listCustomers,
+  NewCustomer,
+  updateCustomer,
+} from '../../../domain/customers/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { AddressSchema, CalendarDate, CustomerAddressInput, IdParams, Name, PhoneInput, Timestamp } from '../../../domain/kernel/index.js';
+import { CustomerAddressInput, IdParams, PhoneInput } from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-
-const Gender = z.enum(['male', 'female', 'other']);
-const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
-
-const CustomerRow = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    gender: Gender.nullable(),
-    dateOfBirth: z.string().nullable(),
-    source: z.enum(['manual', 'order', 'import']),
-    isBlocked: z.boolean(),
-    primaryPhone: z.string().nullable(),
-    primaryEmail: z.string().nullable(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    deletedAt: Timestamp.nullable(),
-  })
-  .meta({ id: 'CustomerRow' });
-
-const CustomerAddress = AddressSchema.extend({ id: z.uuid() }).meta({ id: 'CustomerAddress' });
-
-const CustomerDetail = CustomerRow.extend({
-  contacts: z.array(z.object({ id: z.uuid(), kind: z.enum(['phone', 'email']), value: z.string(), isPrimary: z.boolean() })),
-  addresses: z.array(CustomerAddress),
-}).meta({ id: 'Customer' });
-
-const NewCustomer = z.strictObject({
-  name: Name,
-  gender: Gender.nullish(),
-  dateOfBirth: DateOfBirth.nullish(),
-  contacts: z
-    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
-    .max(20)
-    .optional(),
-});
-
-const CustomerChanges = z.strictObject({
-  name: Name.optional(),
-  gender: Gender.nullish(),
-  dateOfBirth: DateOfBirth.nullish(),
-});
 
 const tags = ['Customers'];
 

@@ -8,6 +8,8 @@ import {
   getOrder,
   listOrderNotes,
   listOrders,
+  NewOrder,
+  OrderChanges,
   OrderDetail,
   OrderNote,
   OrderRow,
@@ -17,69 +19,9 @@ import {
 import { readableOrder } from '../../../domain/events/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import {
-  AddressInput,
-  Amount,
-  IdParams,
-  Name,
-  NOT_BLANK,
-  Note,
-  PhoneOrEmpty,
-  PositiveAmount,
-  TimestampInput,
-} from '../../../domain/kernel/index.js';
+import { IdParams, NOT_BLANK, Note } from '../../../domain/kernel/index.js';
 import { pageOf, softDeleteListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-
-const orderFields = {
-  code: z.string().trim().min(1).max(100).meta(NOT_BLANK).optional().describe('Generated (DH000001…) when absent'),
-  warehouseId: z.uuid(),
-  customerId: z.uuid().nullish(),
-  salesChannelId: z.uuid().nullish(),
-  receivedAtShop: z.boolean().optional(),
-  billFullName: Name.nullish(),
-  billPhone: PhoneOrEmpty.nullish(),
-  billEmail: z.string().trim().max(255).nullish(),
-  shippingAddress: AddressInput.nullish(),
-  lines: z
-    .array(z.strictObject({ variantId: z.uuid(), quantity: PositiveAmount, unitPrice: Amount, discount: Amount.optional() }))
-    .min(1)
-    .max(200),
-  discount: Amount.optional(),
-  shippingFee: Amount.optional(),
-  surcharge: Amount.optional(),
-  tax: Amount.optional(),
-  freeShipping: z.boolean().optional(),
-  payments: z
-    .array(z.strictObject({ methodId: z.uuid(), amount: PositiveAmount }))
-    .max(50)
-    .optional(),
-  occurredAt: TimestampInput.optional(),
-  note: Note.nullish(),
-  tagIds: z.array(z.uuid()).max(50).optional(),
-  handlerUserId: z.uuid().nullish(),
-  handlerRoleId: z.uuid().nullish(),
-};
-
-/** Both at once is 400 (spec, Orders, rule 2): the document says so. */
-const oneHandlerChoice = {
-  not: {
-    required: ['handlerUserId', 'handlerRoleId'],
-    properties: { handlerUserId: { type: 'string' }, handlerRoleId: { type: 'string' } },
-  },
-};
-
-const NewOrder = z.strictObject(orderFields).meta(oneHandlerChoice);
-const OrderChanges = z
-  .strictObject({
-    ...orderFields,
-    code: z.never().optional().describe('The code cannot change'),
-    warehouseId: orderFields.warehouseId.optional(),
-    lines: orderFields.lines.optional(),
-    handlerUserId: z.uuid().optional().describe('Needs pos.orders.assign'),
-    handlerRoleId: z.uuid().optional().describe('Needs pos.orders.assign; the next member of the role in turn'),
-  })
-  .meta(oneHandlerChoice);
 
 /**
  * A creation's refusals beyond W: the spec's list (404, 409 conflict and order-has-live-shipment,

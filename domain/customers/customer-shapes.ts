@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { AddressSchema, CalendarDate, Name, PhoneInput, Timestamp } from '../kernel/index.js';
+
+/**
+ * The wire shapes of customers: the API answers and accepts exactly these, the customer events
+ * carry them, and the module's types are inferred from them (one source for each shape).
+ */
+export const Gender = z.enum(['male', 'female', 'other']);
+const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
+
+export const CustomerRow = z
+  .object({
+    id: z.uuid(),
+    name: z.string(),
+    gender: Gender.nullable(),
+    dateOfBirth: z.string().nullable(),
+    source: z.enum(['manual', 'order', 'import']),
+    isBlocked: z.boolean(),
+    primaryPhone: z.string().nullable(),
+    primaryEmail: z.string().nullable(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    deletedAt: Timestamp.nullable(),
+  })
+  .meta({ id: 'CustomerRow' });
+
+export const CustomerAddress = AddressSchema.extend({ id: z.uuid() }).meta({ id: 'CustomerAddress' });
+
+export const CustomerDetail = CustomerRow.extend({
+  contacts: z.array(z.object({ id: z.uuid(), kind: z.enum(['phone', 'email']), value: z.string(), isPrimary: z.boolean() })),
+  addresses: z.array(CustomerAddress),
+}).meta({ id: 'Customer' });
+
+export const NewCustomer = z.strictObject({
+  name: Name,
+  gender: Gender.nullish(),
+  dateOfBirth: DateOfBirth.nullish(),
+  contacts: z
+    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
+    .max(20)
+    .optional(),
+});
+
+export const CustomerChanges = z.strictObject({
+  name: Name.optional(),
+  gender: Gender.nullish(),
+  dateOfBirth: DateOfBirth.nullish(),
+});
+
+export type Gender = z.infer<typeof Gender>;
+export type CustomerRow = z.infer<typeof CustomerRow>;
+export type CustomerAddress = z.infer<typeof CustomerAddress>;
+export type CustomerDetail = z.infer<typeof CustomerDetail>;
+export type NewCustomer = z.infer<typeof NewCustomer>;
+export type CustomerChanges = z.infer<typeof CustomerChanges>;
