@@ -3329,7 +3329,7 @@ CREATE POLICY housekeeping_read ON public.admin_sessions FOR SELECT USING (((cur
 -- Name: deliveries housekeeping_read; Type: POLICY; Schema: public; Owner: -
 --
 
-CREATE POLICY housekeeping_read ON public.deliveries FOR SELECT USING (((current_setting('app.housekeeping'::text, true) = 'on'::text) AND (created_at < (now() - '1 day'::interval))));
+CREATE POLICY housekeeping_read ON public.deliveries FOR SELECT USING ((current_setting('app.housekeeping'::text, true) = 'on'::text));
 
 
 --
@@ -3936,4 +3936,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261128000201'),
     ('20261128000202'),
     ('20261128002600'),
-    ('20261128003000');
+    ('20261128003000'),
+    ('20261128003100');

@@ -1,6 +1,6 @@
 import fp from 'fastify-plugin';
 import type { Sql } from '../../db/client.js';
-import { countHit, rateLimited, rateState } from '../../domain/access/index.js';
+import { enforceRate } from '../../domain/access/index.js';
 import { clientAddressBucket } from './client-address.js';
 
 /**
@@ -24,8 +24,6 @@ export interface PlatformThrottleOptions {
  */
 export const platformThrottlePlugin = fp<PlatformThrottleOptions>(async (app, { sql, perMinute = PLATFORM_REQUESTS_PER_MINUTE }) => {
   app.addHook('onRequest', async (request) => {
-    const hit = await countHit(sql, `platform:ip:${clientAddressBucket(request.ip)}`);
-    const state = rateState(perMinute, hit.hits, hit.windowStart);
-    if (state.exceeded) throw rateLimited(state.resetSeconds, `too many requests from this address; retry in ${state.resetSeconds} s`);
+    await enforceRate(sql, `platform:ip:${clientAddressBucket(request.ip)}`, perMinute, 'requests from this address');
   });
 });

@@ -23,7 +23,7 @@ export { isOperatorSession, isOperatorToken, OPERATOR_SESSION_HOURS, operatorSes
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
 export { createPage, existingPageIds, listPages, listShopPages } from './pages.js';
 export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS } from './permissions.js';
-export { countHit, RATE_LIMITS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
+export { countHit, enforceRate, RATE_LIMITS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
 export { purgeRequestGuards, type RequestGuardPurge } from './housekeeping.js';
 export { authenticateRequest, type AuthenticatedRequest } from './request-authentication.js';
 export { writeShopLog } from './shop-log.js';

@@ -1,6 +1,6 @@
 import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
-import { countHit, rateLimited, rateState, refundHit } from './rate-limits.js';
+import { countHit, enforceRate, rateLimited, rateState, refundHit } from './rate-limits.js';
 
 /** Admin login attempts per one-minute window (docs/decisions/0048-admin-logins-are-throttled-where-the-guesser.md). */
 export const LOGIN_RATE_LIMITS = {
@@ -26,9 +26,7 @@ export const PASSWORD_CHECKS_AT_ONCE = 2;
 
 /** Counts the attempt against the client address (`request.ip`); 429 over the limit. */
 export async function throttleLoginAddress(sql: Sql, address: string): Promise<void> {
-  const hit = await countHit(sql, `login:ip:${address}`);
-  const state = rateState(LOGIN_RATE_LIMITS.address, hit.hits, hit.windowStart);
-  if (state.exceeded) throw rateLimited(state.resetSeconds, `too many login attempts from this address; retry in ${state.resetSeconds} s`);
+  await enforceRate(sql, `login:ip:${address}`, LOGIN_RATE_LIMITS.address, 'login attempts from this address');
 }
 
 /**

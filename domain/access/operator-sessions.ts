@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
-import { countHit, rateLimited, rateState } from './rate-limits.js';
+import { enforceRate } from './rate-limits.js';
 
 /** How long an operator's codec session lasts: a working day. */
 export const OPERATOR_SESSION_HOURS = 8;
@@ -37,8 +37,5 @@ export function isOperatorSession(operatorToken: string, value: string, now = Da
 
 /** Counts an operator log-in against the client address; 429 over the limit. */
 export async function throttleOperatorLogin(sql: Sql, addressBucket: string): Promise<void> {
-  const hit = await countHit(sql, `operator-login:ip:${addressBucket}`);
-  const state = rateState(OPERATOR_LOGINS_PER_MINUTE, hit.hits, hit.windowStart);
-  if (state.exceeded)
-    throw rateLimited(state.resetSeconds, `too many operator log-ins from this address; retry in ${state.resetSeconds} s`);
+  await enforceRate(sql, `operator-login:ip:${addressBucket}`, OPERATOR_LOGINS_PER_MINUTE, 'operator log-ins from this address');
 }

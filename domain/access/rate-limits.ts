@@ -39,6 +39,13 @@ export async function countHit(sql: Sql, scope: string): Promise<{ hits: number;
   return hit!;
 }
 
+/** Counts one hit on `scope`; 429 `rate-limited` (with `Retry-After`) once the window holds more than `limit`: "too many `what`". */
+export async function enforceRate(sql: Sql, scope: string, limit: number, what: string): Promise<void> {
+  const hit = await countHit(sql, scope);
+  const state = rateState(limit, hit.hits, hit.windowStart);
+  if (state.exceeded) throw rateLimited(state.resetSeconds, `too many ${what}; retry in ${state.resetSeconds} s`);
+}
+
 /** Takes back a hit counted by `countHit`, if its window is still the one counted in. */
 export async function refundHit(sql: Sql, scope: string, windowStart: Date): Promise<void> {
   await sql`update rate_limit_counters set hits = hits - 1 where scope = ${scope} and window_start = ${windowStart} and hits > 0`;

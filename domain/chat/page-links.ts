@@ -45,8 +45,7 @@ export async function linkPage(
   key: KeyObject,
   ownerOf: PageTokenOwner,
 ): Promise<void> {
-  const [known] = isUuid(input.pageId) ? await existingPageIds(tx, [input.pageId]) : [];
-  if (!known) throw new Problem('not-found', `no page ${input.pageId}`);
+  const known = await knownPage(tx, input.pageId);
   const owner = await ownerOf(input.accessToken);
   if (owner !== input.platformPageId) {
     // Decided by the platform's answer alone, before any link is read: it says nothing of who holds the page.
@@ -80,9 +79,14 @@ export async function linkPage(
  * a link is left as it is; 404 for another shop's page.
  */
 export async function unlinkPage(tx: Tx, pageId: string): Promise<void> {
+  await tx`delete from chat_page_links where page_id = ${await knownPage(tx, pageId)}`;
+}
+
+/** The id of a page of the shop; 404 for any other (another shop's page is not visible). */
+async function knownPage(tx: Tx, pageId: string): Promise<string> {
   const [known] = isUuid(pageId) ? await existingPageIds(tx, [pageId]) : [];
   if (!known) throw new Problem('not-found', `no page ${pageId}`);
-  await tx`delete from chat_page_links where page_id = ${known}`;
+  return known;
 }
 
 /** The page's link with its token opened; undefined when the page has none. */

@@ -5,7 +5,7 @@ import { AddressSchema, CalendarDate, Name, PhoneInput, Timestamp } from '../ker
  * The wire shapes of customers: the API answers and accepts exactly these, the customer events
  * carry them, and the module's types are inferred from them (one source for each shape).
  */
-export const Gender = z.enum(['male', 'female', 'other']);
+const Gender = z.enum(['male', 'female', 'other']);
 const DateOfBirth = CalendarDate.describe('YYYY-MM-DD');
 
 export const CustomerRow = z
@@ -47,7 +47,7 @@ export const CustomerChanges = z.strictObject({
   dateOfBirth: DateOfBirth.nullish(),
 });
 
-export type Gender = z.infer<typeof Gender>;
+type Gender = z.infer<typeof Gender>;
 export type CustomerRow = z.infer<typeof CustomerRow>;
 export type CustomerAddress = z.infer<typeof CustomerAddress>;
 export type CustomerDetail = z.infer<typeof CustomerDetail>;

@@ -55,6 +55,7 @@ describe('the flows list', () => {
     expect(whole.nextCursor).toBeNull();
     expect(whole.data).toHaveLength(23);
     expect(seen).toEqual(whole.data.map((flow) => flow.id));
+    expect(whole.data.map((flow) => flow.name)).toEqual(Array.from({ length: 23 }, (_, index) => `Flow ${index + 1}`));
     expect(whole.data[0]).toMatchObject({ name: 'Flow 1', lastDelivery: null });
 
     const cursor = pages[0]!.nextCursor!;

@@ -26,6 +26,7 @@ const EVENTS: [string, number, boolean][] = [
   ['resendable', PAST_EVENTS, false], // its delivery failed within the delivery retention: a resend renders it
   ['delivered', PAST_EVENTS, false], // its delivery succeeded: nothing renders it again
   ['freed', PAST_DELIVERIES, false], // its failed delivery is past the delivery retention and goes first
+  ['late', PAST_EVENTS, false], // the relay started its delivery late, an hour ago: it may still fail and be resent
 ];
 /** Deliveries, named by `workflow_id`: [label, status, days since created, days since updated, event label]. */
 const DELIVERIES: [string, string, number, number, string | null][] = [
@@ -34,6 +35,7 @@ const DELIVERIES: [string, string, number, number, string | null][] = [
   ['delivered', 'delivered', PAST_EVENTS, PAST_EVENTS, 'delivered'],
   ['expired', 'failed', PAST_DELIVERIES, PAST_DELIVERIES, 'freed'],
   ['resent', 'retrying', PAST_DELIVERIES, 0.04, null], // an old delivery resent an hour ago
+  ['late', 'retrying', 0.04, 0.04, 'late'],
 ];
 /** What every run leaves of each shop's rows. */
 const LEFT = {
@@ -41,8 +43,8 @@ const LEFT = {
   sessions: ['live'],
   attempts: ['kept'],
   windows: ['now'],
-  events: ['queued', 'recent', 'resendable'],
-  deliveries: ['delivered', 'history', 'resendable', 'resent'],
+  events: ['late', 'queued', 'recent', 'resendable'],
+  deliveries: ['delivered', 'history', 'late', 'resendable', 'resent'],
 };
 
 /** For each shop: rows of each kind past their use and live ones, written as the owner with backdated times. */
@@ -124,14 +126,16 @@ describe('housekeeping', () => {
     expect([fromShop.count, fromNoShop.count, eventsFromNoShop.count]).toEqual([0, 0, 0]);
   });
 
-  it('shows a housekeeping transaction only events a day old that neither the queue nor a delivery needs, and deliveries a day old', async () => {
+  it('shows a housekeeping transaction only events a day old that neither the queue nor a delivery needs, and every delivery', async () => {
     const visible = await db.app.begin(async (tx) => {
       await tx`select set_config('app.housekeeping', 'on', true)`;
       return tx<{ events: string[]; deliveries: string[] }[]>`
         select array(select data->>'label' from events where shop_id = ${shop.shopId} order by 1) as events,
                array(select workflow_id from deliveries where shop_id = ${shop.shopId} order by 1) as deliveries`;
     });
-    expect(visible).toEqual([{ events: ['delivered', 'old', 'recent'], deliveries: ['delivered', 'expired', 'resendable', 'resent'] }]);
+    expect(visible).toEqual([
+      { events: ['delivered', 'old', 'recent'], deliveries: ['delivered', 'expired', 'history', 'late', 'resendable', 'resent'] },
+    ]);
   });
 
   it('is a Temporal Schedule, registered idempotently, whose run purges what is past its use in every shop and leaves live rows', async () => {
