@@ -7,7 +7,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The code stays root's, read-only to the processes; they write only the worker's bundle cache
-# (workers/workflow-bundle.ts), and /tmp.
+# (workers/setup/workflow-bundle.ts), and /tmp.
 RUN mkdir -p .data/workflow-bundles && chown node:node .data/workflow-bundles
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 # The base image's unprivileged user.

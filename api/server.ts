@@ -2,7 +2,7 @@ import { Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import { createAppSql } from '../db/client.js';
-import { outboundPolicyFrom } from '../activities/outbound/outbound-http.js';
+import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 
 const settings = loadSettings();

@@ -1,6 +1,6 @@
-import { OutboxRelay } from './outbox-relay.js';
-import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './create-worker.js';
-import { deliveryStarter } from './delivery-starts.js';
+import { OutboxRelay } from '../workflows/deliveries/delivery-relay.js';
+import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './setup/create-worker.js';
+import { deliveryStarter } from '../workflows/deliveries/delivery-starter.js';
 
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,

@@ -1,5 +1,5 @@
-import { prepareWorkerProcess } from './create-worker.js';
-import { ensureHousekeepingSchedule } from './housekeeping-schedule.js';
+import { prepareWorkerProcess } from './setup/create-worker.js';
+import { ensureHousekeepingSchedule } from '../workflows/housekeeping/housekeeping-starter.js';
 import { temporalClient } from '../config/temporal-connection.js';
 
 const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-worker');

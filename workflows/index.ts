@@ -1,4 +1,4 @@
 // Every workflow the worker registers; the worker bundles this file.
-export { deliveryWorkflow } from './flows.js';
-export { shipmentCancelWorkflow, shipmentPushWorkflow, shipmentTrackingWorkflow } from './shipments.js';
-export { housekeepingWorkflow } from './housekeeping.js';
+export { deliveryWorkflow } from './deliveries/delivery-workflow.js';
+export { shipmentCancelWorkflow, shipmentPushWorkflow, shipmentTrackingWorkflow } from './shipments/shipment-workflows.js';
+export { housekeepingWorkflow } from './housekeeping/housekeeping-workflow.js';

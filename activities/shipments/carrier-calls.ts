@@ -3,17 +3,12 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
 import { Problem, seal, withShop } from '../../domain/kernel/index.js';
 import { carrierConnection } from '../../domain/shipments/index.js';
-import { CARRIER_FAILURE_TYPES } from '../../workflows/shipments-carrier-failures.js';
-import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../workflows/shipments.js';
+import { CARRIER_FAILURE_TYPES } from './shipment-failures.js';
+import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from './shipment-inputs.js';
 import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
-import {
-  CarrierError,
-  type CarrierAdapter,
-  type CarrierAdapterOptions,
-  type CarrierMilestone,
-  type CarrierOrder,
-} from './carrier-adapter.js';
-import { carrierAdapter } from './carrier-adapters.js';
+import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions } from '../../adapters/carriers/carrier-adapter.js';
+import type { CarrierMilestone, CarrierOrder } from '../../domain/shipments/index.js';
+import { carrierAdapter } from '../../adapters/carriers/carrier-adapters.js';
 
 /** Which connection of which shop an activity speaks through. */
 export interface ConnectionRef {

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hasValidSeal } from '../../domain/kernel/index.js';
-import { UNSEALED_INPUT } from '../../workflows/shipments-carrier-failures.js';
+import { UNSEALED_INPUT } from './shipment-failures.js';
 
 /**
  * The workflow id of the activity's run, which a seal must name (domain/kernel/seals.ts): a sealed

@@ -1,8 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
-import { startTracking, type ShipmentKeys, type TrackingStarter } from './tracking-start.js';
 import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
-import type { SealedMilestone, ShipmentCancelInput, TrackingKeys } from '../../workflows/shipments.js';
+import type { SealedMilestone, ShipmentCancelInput, ShipmentKeys, TrackingKeys } from './shipment-inputs.js';
 import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
 import { recordShipmentCancelled, recordShipmentMilestone, recordShipmentPushed } from '../../domain/orders/index.js';
 import {
@@ -27,7 +26,8 @@ export interface ShipmentRef {
 export function createShipmentRecordActivities(deps: {
   sql: Sql;
   sealKey: string;
-  tracking: Omit<TrackingStarter, 'pollEveryMs' | 'sealKey'>;
+  /** Starts the shipment's tracking workflow (the worker hands it the starter's: activities import no workflow). */
+  startTracking: (keys: ShipmentKeys, pollEveryMs: number) => Promise<void>;
 }) {
   const inShop = <T>(shopId: string, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, shopId, work);
   return {
@@ -65,7 +65,7 @@ export function createShipmentRecordActivities(deps: {
     /** The shipment's tracking workflow, once the carrier has it (already running: fine). */
     async startShipmentTracking(input: ShipmentKeys & { pollEveryMs: number }): Promise<void> {
       const { pollEveryMs, ...keys } = input;
-      await startTracking({ ...deps.tracking, sealKey: deps.sealKey, pollEveryMs }, keys);
+      await deps.startTracking(keys, pollEveryMs);
     },
 
     async trackingTarget(tracking: TrackingKeys): Promise<TrackedShipment | null> {

@@ -1,12 +1,12 @@
-import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
-import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { pageTokenOwner } from '../../adapters/chat-platform/page-ownership.js';
+import { createChatPlatformAdapter } from '../../adapters/chat-platform/platform-adapter.js';
 import type { Sql } from '../../db/client.js';
 import { createApplication, createKey, createShop } from '../../domain/access/index.js';
 import { linkPage } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import type { BenchContext } from '../context.js';
 import { loadSettings } from '../../config/settings.js';
-import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 
 const CUSTOMERS = 100;
 /** 10 applications × 2 keys × 60 sends a minute: 1,200 sends fit one minute's message counters. */

@@ -15,7 +15,7 @@ import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 import { atSteadyRate } from '../load.js';
 import { deliverySpread, type DeliverySpread } from '../delivery-spread.js';
-import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -223,7 +223,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     // Baseline: the same envelope, signed the same way, POSTed straight to the same receiver.
     const baselineInbox = `baseline-${randomUUID()}`;
     // Trusts the receiver's certificate like the worker does, with the CA list parsed once: the worker's agent
-    // (activities/outbound/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
+    // (adapters/outbound/outbound-http.ts) parses it again for every new TLS connection, some 20 ms of blocked
     // event loop each, which at 250/s cascades into pauses of a second or more. Raw HTTPS is the baseline.
     const dispatcher = new Agent({
       connect: { secureContext: createSecureContext({ ca: [...rootCertificates, readFileSync(certificate.certFile, 'utf8')] }) },

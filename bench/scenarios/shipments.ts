@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
-import { carrierB } from '../../activities/shipments/carrier-b.js';
+import { carrierB } from '../../adapters/carriers/carrier-b.js';
 import { loadSettings } from '../../config/settings.js';
 import { createApplication, createShop, GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
 import { createProduct } from '../../domain/catalog/index.js';
@@ -11,7 +11,7 @@ import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-ca
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
-import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 
 /** The bench's carrier is the local simulator: loopback, as development allows. */

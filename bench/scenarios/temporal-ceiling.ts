@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
-import { searchAttributes } from '../../workers/delivery-starts.js';
+import { searchAttributes } from '../../workflows/deliveries/delivery-starter.js';
 import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 import { shopflowDataConverter } from '../../config/payload-codec.js';

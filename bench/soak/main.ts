@@ -9,7 +9,7 @@ import { bootstrap } from '../../scripts/bootstrap/index.js';
 import { readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { say, step } from '../../scripts/bootstrap/progress.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
+import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { freshBenchKeys } from '../bench-keys.js';
 import { atSteadyRate } from '../load.js';
 import { customerCalls } from './customer-calls.js';

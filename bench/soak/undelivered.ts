@@ -1,7 +1,7 @@
 import { Connection, WorkflowNotFoundError } from '@temporalio/client';
 import type { Sql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 

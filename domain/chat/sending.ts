@@ -17,7 +17,7 @@ export interface PlatformPage {
 export type OutgoingContent = { text: string } | { attachment: ChatAttachment };
 
 /**
- * The chat platform as the chat module needs it (activities/chat/chat-channel.ts speaks it over
+ * The chat platform as the chat module needs it (adapters/chat-platform/chat-channel.ts speaks it over
  * HTTP). Every refusal is a Problem of the Open API: `messaging-window-closed`, `page-not-connected`,
  * `conversation-not-replyable`, `channel-unavailable` or `validation-failed`.
  */

@@ -1,7 +1,7 @@
-import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
-import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../../activities/chat/platform-adapter.js';
+import { pageTokenOwner } from '../../adapters/chat-platform/page-ownership.js';
+import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../../adapters/chat-platform/platform-adapter.js';
 import { loadSettings } from '../../config/settings.js';
-import { createOutboundAgent, outboundPolicyFrom } from '../../activities/outbound/outbound-http.js';
+import { createOutboundAgent, outboundPolicyFrom } from '../../adapters/outbound/outbound-http.js';
 import { linkPage, PageLinkInputSchema, unlinkPage } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { fail, required, shopFlag, uuidFlag, type Command } from './flags.js';

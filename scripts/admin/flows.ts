@@ -3,7 +3,7 @@ import { loadSettings } from '../../config/settings.js';
 import { temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { createFlow, resendRequest, setFlowState, shopOfFlow, testRunRequest } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { deliveryStarter, resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workers/delivery-starts.js';
+import { deliveryStarter, resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
 import { runningLocalTemporal } from '../bootstrap/temporal.js';
 import { fail, list, oneOf, required, shopFlag, type Command } from './flags.js';
 

@@ -1,10 +1,10 @@
 import type { KeyObject } from 'node:crypto';
-import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
-import { createChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { pageTokenOwner } from '../../adapters/chat-platform/page-ownership.js';
+import { createChatPlatformAdapter } from '../../adapters/chat-platform/platform-adapter.js';
 import type { Sql } from '../../db/client.js';
 import { linkPage } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 
 /**
  * The demo shop's two pages on the chat simulator, each with customers who wrote. The simulator

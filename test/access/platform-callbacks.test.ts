@@ -5,7 +5,7 @@ import { useSuite } from '../support/suite.js';
 import { expectProblem } from '../support/problems.js';
 import { CHAT_WEBHOOK_PATH, chatWebhookRoutes } from '../../api/routes/chat/chat-webhook.js';
 import { carrierCallbackRoutes } from '../../api/routes/shipments/carrier-callbacks.js';
-import type { ShipmentStarter } from '../../workers/shipment-starts.js';
+import type { ShipmentStarter } from '../../workflows/shipments/shipment-starter.js';
 
 /** Routes under /throttled count against the same per-address counter, with a limit of 3 a minute. */
 const LIMIT = 3;

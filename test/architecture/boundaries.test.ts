@@ -5,13 +5,31 @@ import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
 
 /**
- * The module boundaries of docs/architecture.md: no import cycle between top-level folders or between
- * domain modules (the kernel imports none; type imports count too), no module naming another
- * module's tables in its SQL, and proof that the lint rule of eslint.config.js refuses an import of
- * another module's inner file.
+ * The boundaries of docs/architecture.md: the top-level folders in layers, every import (type imports
+ * too) running down and none back up; no import cycle between domain modules (the kernel imports
+ * none); no module naming another module's tables in its SQL; and proof that every rule of
+ * eslint.config.js, written by the role of a file, refuses a planted violation.
  */
 const root = fileURLToPath(new URL('../..', import.meta.url));
-const FOLDERS = ['api', 'domain', 'workflows', 'activities', 'workers', 'db', 'simulators', 'scripts', 'bench', 'config', 'test'];
+const FOLDERS = [
+  'api',
+  'domain',
+  'workflows',
+  'activities',
+  'adapters',
+  'workers',
+  'db',
+  'simulators',
+  'scripts',
+  'bench',
+  'config',
+  'test',
+];
+/**
+ * The folders that run, top to bottom (docs/architecture.md, "Layers"): each imports only folders below
+ * it. Tooling (test, bench, simulators) may use anything and is used by nothing.
+ */
+const LAYERS = ['scripts', 'api', 'workers', 'workflows', 'activities', 'adapters', 'domain', 'db', 'config'];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })
@@ -22,22 +40,12 @@ function sourceFiles(folder: string): string[] {
 const files = FOLDERS.flatMap(sourceFiles);
 const read = (file: string) => readFileSync(join(root, file), 'utf8');
 
-/** Relative imports and re-exports, each with whether it is `import type`/`export type` (erased when compiled). */
-const IMPORT = /^\s*(?:import|export)\s+(type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
+/** Relative imports and re-exports, `import type` too: a type names what it depends on as much as code does. */
+const IMPORT = /^\s*(?:import|export)\s+(?:type\s+)?(?:[^'";]*?\sfrom\s+)?['"](\.{1,2}\/[^'"]+)['"]/gm;
 
-function importsOf(file: string): { target: string; typeOnly: boolean }[] {
-  return [...read(file).matchAll(IMPORT)].map((match) => ({
-    target: posix.normalize(posix.join(posix.dirname(file), match[2]!)),
-    typeOnly: Boolean(match[1]),
-  }));
+function importsOf(file: string): { target: string }[] {
+  return [...read(file).matchAll(IMPORT)].map((match) => ({ target: posix.normalize(posix.join(posix.dirname(file), match[1]!)) }));
 }
-
-/**
- * The one edge left out: a workflow names its activities' types (`proxyActivities<…>`, the SDK's way;
- * erased, so the bundle holds no activity code), while the activities import the workflow's failure type.
- */
-const isWorkflowNamingActivityTypes = (from: string, to: string, typeOnly: boolean) =>
-  typeOnly && from === 'workflows' && to === 'activities';
 
 type Graph = Map<string, Set<string>>;
 
@@ -46,9 +54,9 @@ function graphOf(nodeOf: (file: string) => string | undefined): Graph {
   for (const file of files) {
     const from = nodeOf(file);
     if (!from) continue;
-    for (const { target, typeOnly } of importsOf(file)) {
+    for (const { target } of importsOf(file)) {
       const to = nodeOf(target);
-      if (!to || to === from || isWorkflowNamingActivityTypes(from, to, typeOnly)) continue;
+      if (!to || to === from) continue;
       graph.set(from, (graph.get(from) ?? new Set()).add(to));
     }
   }
@@ -82,11 +90,28 @@ function findCycle(graph: Graph): string | null {
 const topFolder = (file: string) => (FOLDERS.includes(file.split('/')[0]!) ? file.split('/')[0] : undefined);
 const domainModule = (file: string) => /^domain\/([^/]+)\//.exec(file)?.[1];
 
+/** Each import that runs from a layer up to one above it (or sideways to tooling), as `from → to`. */
+function upwardImports(graph: Graph): string[] {
+  return [...graph].flatMap(([from, targets]) =>
+    LAYERS.includes(from) ? [...targets].filter((to) => !(LAYERS.indexOf(to) > LAYERS.indexOf(from))).map((to) => `${from} → ${to}`) : [],
+  );
+}
+
 describe('import graph', () => {
-  it('has no cycle between top-level folders', () => {
+  it('runs down the layers of top-level folders: no import back up, so no cycle', () => {
     const graph = graphOf(topFolder);
     expect(graph.get('api')).toContain('domain');
+    expect(graph.get('workflows')).toContain('activities');
+    expect(upwardImports(graph)).toEqual([]);
     expect(findCycle(graph)).toBeNull();
+  });
+
+  it('finds an import back up when there is one (the check itself)', () => {
+    const planted: Graph = new Map([
+      ['workflows', new Set(['activities'])],
+      ['activities', new Set(['workflows', 'domain', 'test'])],
+    ]);
+    expect(upwardImports(planted)).toEqual(['activities → workflows', 'activities → test']);
   });
 
   it('has no cycle between domain modules, and the kernel imports no module', () => {
@@ -187,63 +212,129 @@ describe('table ownership', () => {
   });
 });
 
-describe('the boundary lint rule (eslint.config.js)', () => {
+describe('the boundary lint rules by file role (eslint.config.js)', () => {
   const eslint = new ESLint({ cwd: root, overrideConfigFile: join(root, 'eslint.config.js') });
+  /** The boundary messages ESLint gives a probe file of `code` at `file` (never written to disk). */
   const restricted = async (file: string, code: string) => {
     const [result] = await eslint.lintText(code, { filePath: join(root, file) });
     return result!.messages.filter((message) => message.ruleId === 'no-restricted-imports').map((message) => message.message);
   };
+  /** A probe importing `names` from `from` (`type` imports when `typeOnly`), using them so no other rule objects. */
+  const probe = (from: string, names: string, typeOnly = false) =>
+    typeOnly
+      ? `import type { ${names} } from '${from}';\n\nexport type Probe = ${names.split(', ').join(' | ')};\n`
+      : `import { ${names} } from '${from}';\n\nexport const probe = [${names}];\n`;
 
-  it('refuses an import of an inner file of a module from outside it', async () => {
-    const messages = await restricted(
+  /** Each rule with one planted violation: [role, probe file, code, what the message says]. */
+  const violations: [string, string, string, string][] = [
+    [
+      'any file outside domain/',
       'api/routes/boundary-probe.ts',
-      "import { resolveLines } from '../../domain/orders/order-input.js';\n\nexport const probe = resolveLines;\n",
-    );
+      probe('../../domain/orders/order-input.js', 'resolveLines'),
+      'only through its index.js',
+    ],
+    ['a domain module', 'domain/flows/boundary-probe.ts', probe('../orders/order-detail.js', 'getOrder'), 'only through its index.js'],
+    ['a domain module', 'domain/orders/boundary-probe.ts', probe('fastify', 'fastify'), 'nothing of Fastify or Temporal'],
+    [
+      'a domain module',
+      'domain/orders/boundary-probe.ts',
+      probe('../../adapters/carriers/carrier-a.js', 'carrierA'),
+      'imports no API, worker, activity, adapter',
+    ],
+    ['db/', 'db/boundary-probe.ts', probe('../domain/kernel/index.js', 'withShop'), 'imports nothing of domain/'],
+    ['workflow code', 'workflows/shipments/boundary-probe.ts', probe('zod', 'z'), "Temporal's deterministic sandbox"],
+    [
+      'workflow code',
+      'workflows/shipments/boundary-probe.ts',
+      probe('../../domain/kernel/index.js', 'seal'),
+      'only the types of domain/ and activities/',
+    ],
+    [
+      'workflow code',
+      'workflows/deliveries/boundary-probe.ts',
+      probe('../../activities/deliveries/delivery-records.js', 'createDeliveryRecordActivities'),
+      'only the types of domain/ and activities/',
+    ],
+    ['workflow code', 'workflows/boundary-probe.ts', probe('../config/settings.js', 'loadSettings'), 'imports only workflow code'],
+    ['workflow code', 'workflows/shipments/boundary-probe.ts', probe('./shipment-starter.js', 'pushShipment'), 'never imports a starter'],
+    [
+      'a starter',
+      'workflows/shipments/boundary-probe-starter.ts',
+      probe('../../adapters/carriers/carrier-a.js', 'carrierA'),
+      'client side of its feature',
+    ],
+    [
+      'a starter',
+      'workflows/shipments/boundary-probe-starter.ts',
+      probe('../../activities/shipments/carrier-calls.js', 'createCarrierActivities'),
+      "activities' input types, never their code",
+    ],
+    ['a starter', 'workflows/deliveries/boundary-probe-relay.ts', probe('@temporalio/worker', 'Worker'), 'runs no worker'],
+    [
+      'an activity',
+      'activities/shipments/boundary-probe.ts',
+      probe('../../workflows/shipments/shipment-workflows.js', 'ShipmentPushResult', true),
+      'Activities sit below the workflows',
+    ],
+    [
+      'an activity',
+      'activities/shipments/boundary-probe.ts',
+      probe('../../workflows/shipments/shipment-starter.js', 'startTracking'),
+      'Activities sit below the workflows',
+    ],
+    ['an activity', 'activities/housekeeping/boundary-probe.ts', probe('@temporalio/client', 'Client'), 'starts no workflow itself'],
+    [
+      'an adapter',
+      'adapters/carriers/boundary-probe.ts',
+      probe('../../activities/shipments/shipment-inputs.js', 'ShipmentKeys', true),
+      'An adapter speaks to one outside service',
+    ],
+    ['an adapter', 'adapters/chat-platform/boundary-probe.ts', probe('@temporalio/activity', 'Context'), 'know nothing of Temporal'],
+    [
+      'the API',
+      'api/routes/shipments/boundary-probe.ts',
+      probe('../../../activities/shipments/carrier-calls.js', 'createCarrierActivities'),
+      'never activities, workers or scripts',
+    ],
+    [
+      'the API',
+      'api/routes/shipments/boundary-probe.ts',
+      probe('../../../workflows/shipments/shipment-workflows.js', 'shipmentPushWorkflow'),
+      "through its feature's starter",
+    ],
+    ['the API', 'api/boundary-probe.ts', probe('@temporalio/worker', 'Worker'), 'is a Temporal client'],
+    ['a worker entry point', 'workers/boundary-probe.ts', probe('../api/app.js', 'buildApp'), 'imports no API or script'],
+  ];
+
+  it.each(violations)('refuses, for %s (%s), a planted violation', async (_role, file, code, message) => {
+    const messages = await restricted(file, code);
     expect(messages).toHaveLength(1);
-    expect(messages[0]).toContain('only through its index.js');
+    expect(messages[0]).toContain(message);
   });
 
-  it("refuses a module importing another module's inner file, and accepts its index and siblings", async () => {
-    expect(
-      await restricted(
-        'domain/flows/boundary-probe.ts',
-        "import { getOrder } from '../orders/order-detail.js';\n\nexport const probe = getOrder;\n",
-      ),
-    ).toHaveLength(1);
-    expect(
-      await restricted(
-        'domain/flows/boundary-probe.ts',
-        "import { getOrder } from '../orders/index.js';\nimport { getFlow } from './flows.js';\n\nexport const probe = [getOrder, getFlow];\n",
-      ),
-    ).toEqual([]);
-  });
+  /** What each role may import: none of these may be refused, or the rules above forbid too much. */
+  const allowed: [string, string][] = [
+    [
+      'domain/flows/boundary-probe.ts',
+      probe('../orders/index.js', 'getOrder') + probe('./flows.js', 'getFlow').replace('probe', 'sibling'),
+    ],
+    ['workflows/shipments/boundary-probe.ts', probe('../../activities/shipments/carrier-calls.js', 'CarrierActivities', true)],
+    ['workflows/shipments/boundary-probe.ts', probe('../../domain/shipments/index.js', 'CarrierOrder', true)],
+    [
+      'workflows/shipments/boundary-probe.ts',
+      probe('../search-attributes.js', 'ShopIdKey') + probe('@temporalio/workflow', 'sleep').replace('probe', 'sdk'),
+    ],
+    [
+      'workflows/shipments/boundary-probe-starter.ts',
+      probe('./shipment-workflows.js', 'shipmentPushWorkflow') + probe('../../domain/kernel/index.js', 'seal').replace('probe', 'kernel'),
+    ],
+    ['activities/shipments/boundary-probe.ts', probe('../../adapters/carriers/carrier-adapters.js', 'carrierAdapter')],
+    ['api/routes/shipments/boundary-probe.ts', probe('../../../workflows/shipments/shipment-starter.js', 'pushShipment')],
+    ['api/boundary-probe.ts', probe('../adapters/chat-platform/platform-adapter.js', 'createChatPlatformAdapter')],
+    ['workers/boundary-probe.ts', probe('../activities/deliveries/delivery-records.js', 'createDeliveryRecordActivities')],
+  ];
 
-  it('keeps Fastify, Temporal and the runtime folders out of domain/, and domain/ out of db/ and workflows/', async () => {
-    expect(
-      await restricted(
-        'domain/orders/boundary-probe.ts',
-        "import Fastify from 'fastify';\nimport { Client } from '@temporalio/client';\nimport { buildApp } from '../../api/app.js';\n\nexport const probe = [Fastify, Client, buildApp];\n",
-      ),
-    ).toHaveLength(3);
-    expect(
-      await restricted('db/boundary-probe.ts', "import { withShop } from '../domain/kernel/index.js';\n\nexport const probe = withShop;\n"),
-    ).toHaveLength(1);
-    expect(
-      await restricted(
-        'workflows/boundary-probe.ts',
-        "import { getFlow } from '../domain/flows/index.js';\n\nexport const probe = getFlow;\n",
-      ),
-    ).toHaveLength(1);
-  });
-
-  it('lets a workflow import the types of activities, not their code', async () => {
-    const typeOnly = "import type { FlowActivities } from '../activities/flows/flow-steps.js';\n\nexport type Probe = FlowActivities;\n";
-    expect(await restricted('workflows/boundary-probe.ts', typeOnly)).toEqual([]);
-    expect(
-      await restricted(
-        'workflows/boundary-probe.ts',
-        "import { createFlowActivities } from '../activities/flows/flow-steps.js';\n\nexport const probe = createFlowActivities;\n",
-      ),
-    ).toHaveLength(1);
+  it.each(allowed)('accepts, in %s, what the role may import', async (file, code) => {
+    expect(await restricted(file, code)).toEqual([]);
   });
 });

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { createApplication } from '../../domain/access/index.js';
-import { pageTokenOwner } from '../../activities/chat/page-ownership.js';
-import { createChatPlatformAdapter, type ChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
-import { createOutboundAgent } from '../../activities/outbound/outbound-http.js';
+import { pageTokenOwner } from '../../adapters/chat-platform/page-ownership.js';
+import { createChatPlatformAdapter, type ChatPlatformAdapter } from '../../adapters/chat-platform/platform-adapter.js';
+import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 import { testOutboundPolicy } from '../support/receiver.js';
 import { linkPage, type PageTokenOwner } from '../../domain/chat/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatProfileLookup } from '../../activities/chat/profile-lookup.js';
+import { chatProfileLookup } from '../../adapters/chat-platform/profile-lookup.js';
 import { CHAT_WEBHOOK_PATH, chatWebhookRoutes } from '../../api/routes/chat/chat-webhook.js';
 import { createCustomer } from '../../domain/customers/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';

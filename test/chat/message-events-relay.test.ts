@@ -7,7 +7,7 @@ import { createFlow } from '../../domain/flows/index.js';
 import type { FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { OutboxRelay } from '../../workflows/deliveries/delivery-relay.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 import { testEnv } from '../support/environment.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';

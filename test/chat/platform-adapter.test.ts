@@ -1,8 +1,8 @@
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ChatPlatformError, problemForPlatformError, type ChatPlatformErrorKind } from '../../activities/chat/platform-errors.js';
-import type { ChatPlatformAdapter } from '../../activities/chat/platform-adapter.js';
+import { ChatPlatformError, problemForPlatformError, type ChatPlatformErrorKind } from '../../adapters/chat-platform/platform-errors.js';
+import type { ChatPlatformAdapter } from '../../adapters/chat-platform/platform-adapter.js';
 import { testChatAdapter } from './chat-fixtures.js';
 import { startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 

@@ -6,8 +6,8 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
-import type { DeliveryResult } from '../../workflows/flows.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
+import type { DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
 
 // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
 const { db, temporal, receiver, shop, request } = useSuite({

@@ -11,8 +11,8 @@ import { addMember } from '../../domain/access/users.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { envelope } from '../../domain/events/event-catalogue.js';
-import { deliveryWorkflow } from '../../workflows/flows.js';
-import { deliveryWorkflowId } from '../../workers/delivery-starts.js';
+import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 
 const { db, temporal, api, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true });
 

@@ -10,7 +10,7 @@ import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
-import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
+import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { testTemporalClient } from '../support/temporal.js';
 
 /**

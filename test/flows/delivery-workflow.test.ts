@@ -10,9 +10,9 @@ import { recordAttempt } from '../../domain/flows/deliveries.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
-import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/flows.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import type { UnsealedDeliveryInput } from '../../workers/delivery-starts.js';
+import type { UnsealedDeliveryInput } from '../../workflows/deliveries/delivery-starter.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });

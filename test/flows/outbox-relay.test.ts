@@ -9,8 +9,8 @@ import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../d
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { takeQueuedEvents } from '../../domain/events/event-queue.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { OutboxRelay, type RelayOptions } from '../../workers/outbox-relay.js';
-import { deliveryWorkflowId, startDelivery } from '../../workers/delivery-starts.js';
+import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
+import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import { testTemporalClient } from '../support/temporal.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });

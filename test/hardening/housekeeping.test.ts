@@ -5,7 +5,7 @@ import { DEFAULT_RETENTION, loadSettings } from '../../config/settings.js';
 import { newEventId } from '../../domain/events/index.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { ensureHousekeepingSchedule } from '../../workers/housekeeping-schedule.js';
+import { ensureHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import type { HousekeepingResult } from '../../activities/housekeeping/housekeeping.js';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';

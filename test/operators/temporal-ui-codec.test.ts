@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryWorkflow } from '../../workflows/flows.js';
+import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
 import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { testSecretsKey } from '../support/fixtures.js';

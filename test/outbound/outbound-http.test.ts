@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../activities/outbound/outbound-http.js';
-import { createWebhookSendActivities } from '../../activities/flows/webhook-send.js';
+import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../adapters/outbound/outbound-http.js';
+import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';

@@ -6,7 +6,7 @@ import { bearer, testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
 import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
-import { carrierAdapter } from '../../activities/shipments/carrier-adapters.js';
+import { carrierAdapter } from '../../adapters/carriers/carrier-adapters.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { carrierCallbackUrl, carrierConnection } from '../../domain/shipments/index.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';

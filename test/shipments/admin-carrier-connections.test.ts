@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierAdapter } from '../../activities/shipments/carrier-adapters.js';
+import { carrierAdapter } from '../../adapters/carriers/carrier-adapters.js';
 import { addMember } from '../../domain/access/users.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { callbackSecretHash, carrierConnection } from '../../domain/shipments/index.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { carrierA } from '../../activities/shipments/carrier-a.js';
-import { CarrierError, type CarrierAdapter } from '../../activities/shipments/carrier-adapter.js';
+import { carrierA } from '../../adapters/carriers/carrier-a.js';
+import { CarrierError, type CarrierAdapter } from '../../adapters/carriers/carrier-adapter.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { useSuite } from '../support/suite.js';
 import { orderRequest } from './carrier-order-request.js';

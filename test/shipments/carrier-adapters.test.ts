@@ -1,13 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { carrierA } from '../../activities/shipments/carrier-a.js';
-import { carrierB } from '../../activities/shipments/carrier-b.js';
-import {
-  CarrierError,
-  carrierOrderSchema,
-  type CarrierAdapter,
-  type CarrierErrorKind,
-} from '../../activities/shipments/carrier-adapter.js';
+import { carrierA } from '../../adapters/carriers/carrier-a.js';
+import { carrierB } from '../../adapters/carriers/carrier-b.js';
+import { CarrierError, type CarrierAdapter, type CarrierErrorKind } from '../../adapters/carriers/carrier-adapter.js';
+import { carrierOrderSchema } from '../../domain/shipments/index.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { orderRequest } from './carrier-order-request.js';

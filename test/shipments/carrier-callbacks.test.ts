@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { carrierA, parseCarrierACallback } from '../../activities/shipments/carrier-a.js';
-import { carrierB, parseCarrierBCallback } from '../../activities/shipments/carrier-b.js';
-import { carrierMilestoneSchema, InvalidCarrierCallback, type CarrierMilestone } from '../../activities/shipments/carrier-adapter.js';
+import { carrierA, parseCarrierACallback } from '../../adapters/carriers/carrier-a.js';
+import { carrierB, parseCarrierBCallback } from '../../adapters/carriers/carrier-b.js';
+import { InvalidCarrierCallback } from '../../adapters/carriers/carrier-adapter.js';
+import { carrierMilestoneSchema, type CarrierMilestone } from '../../domain/shipments/index.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { CallbackInbox } from '../simulators/support.js';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CarrierOrderRequest } from '../../activities/shipments/carrier-adapter.js';
+import type { CarrierOrderRequest } from '../../domain/shipments/index.js';
 
 /** A shop in Hồ Chí Minh (carrier A's district 1444) as carriers take a pick-up address. */
 export const pickUpAddress = {

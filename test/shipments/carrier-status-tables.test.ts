@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { carrierAState, carrierAStates } from '../../activities/shipments/carrier-a-statuses.js';
-import { carrierBLeg, carrierBState, carrierBStates } from '../../activities/shipments/carrier-b-statuses.js';
+import { carrierAState, carrierAStates } from '../../adapters/carriers/carrier-a-statuses.js';
+import { carrierBLeg, carrierBState, carrierBStates } from '../../adapters/carriers/carrier-b-statuses.js';
 import { shipmentStates } from '../../domain/shipments/shipment-shapes.js';
 import { carrierAStatuses } from '../../simulators/carriers/carrier-a/statuses.js';
 import { carrierBStatusIds } from '../../simulators/carriers/carrier-b/statuses.js';

@@ -4,7 +4,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import { carrierConnection } from '../../domain/shipments/index.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { trackingWorkflowId } from '../../workflows/shipments.js';
+import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import type { OutboundPolicy } from '../../activities/outbound/outbound-http.js';
+import type { OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import { testEnv } from './environment.js';
 
 /** The local HTTPS receiver with the self-signed certificate `npm test` prepared. */

@@ -4,7 +4,7 @@ import type { App } from '../../api/app.js';
 import { CHAT_WEBHOOK_PATH } from '../../api/routes/chat/chat-webhook.js';
 import { DEFAULT_APP_SECRET, startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { OutboxRelay } from '../../workers/outbox-relay.js';
+import { OutboxRelay } from '../../workflows/deliveries/delivery-relay.js';
 import { startTestApi, type TestApi, type TestApiOptions } from './api.js';
 import { createTestDatabase, type TestDatabase } from './database.js';
 import { testEnv } from './environment.js';

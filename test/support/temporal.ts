@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Connection, type Client, type ConnectionLike } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { createShopflowWorker, workflowsPath } from '../../workers/create-worker.js';
-import { cachedWorkflowBundle } from '../../workers/workflow-bundle.js';
-import type { OutboundPolicy } from '../../activities/outbound/outbound-http.js';
+import { createShopflowWorker, workflowsPath } from '../../workers/setup/create-worker.js';
+import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
+import type { OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import type { Sql } from '../../db/client.js';
-import type { DeliveryStarter } from '../../workers/delivery-starts.js';
+import type { DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 
 export { TEST_DELIVERY_REQUEST_KEY };

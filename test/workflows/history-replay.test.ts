@@ -4,7 +4,7 @@ import { bundleWorkflowCode, DefaultLogger, Worker, type WorkflowBundle } from '
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { beforeAll, describe, expect, it } from 'vitest';
 import * as registered from '../../workflows/index.js';
-import { workflowsPath } from '../../workers/create-worker.js';
+import { workflowsPath } from '../../workers/setup/create-worker.js';
 
 /**
  * Histories recorded from real runs (test/workflows/histories, exported with `temporal workflow show

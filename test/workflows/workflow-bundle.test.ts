@@ -4,8 +4,8 @@ import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Worker } from '@temporalio/worker';
 import { afterAll, describe, expect, it } from 'vitest';
-import { workflowsPath } from '../../workers/create-worker.js';
-import { cachedWorkflowBundle, workflowBundleKey } from '../../workers/workflow-bundle.js';
+import { workflowsPath } from '../../workers/setup/create-worker.js';
+import { cachedWorkflowBundle, workflowBundleKey } from '../../workers/setup/workflow-bundle.js';
 
 const logger = new DefaultLogger('WARN');
 const scratch = mkdtempSync(join(tmpdir(), 'shopflow-bundles-'));

@@ -101,3 +101,14 @@ export function When({ at }: { at: string | null | undefined }) {
   if (!at) return <span>—</span>;
   return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
 }
+
+/** One part of the shop set-up screen: a titled card its heading labels. */
+export function SetupPart({ title, children }: { title: string; children: ReactNode }) {
+  const id = `setup-${title.toLowerCase().replace(/\W+/g, '-')}`;
+  return (
+    <section className="card" aria-labelledby={id}>
+      <h2 id={id}>{title}</h2>
+      {children}
+    </section>
+  );
+}

@@ -30,7 +30,7 @@ export const CHAT_READ = ['social.pages.read', 'social.conversations.read'];
 /** Acting on the platform answers the record acted on, so it needs reading too. */
 export const CHAT_SEND = [...CHAT_READ, 'social.messages.send'];
 
-/** The platform's refusals and failures (activities/chat/platform-errors.ts), and the page scoping. */
+/** The platform's refusals and failures (adapters/chat-platform/platform-errors.ts), and the page scoping. */
 export const CHANNEL_PROBLEMS = [
   'not-found',
   'messaging-window-closed',

@@ -21,7 +21,7 @@ import {
 } from '../../../domain/flows/index.js';
 import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workers/delivery-starts.js';
+import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
 import { IdParams, Name, NoContent, SHOP_CAPS } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';

@@ -3,10 +3,9 @@ import { z } from 'zod';
 import type { Sql } from '../../../db/client.js';
 import { Problem, withShop } from '../../../domain/kernel/index.js';
 import { connectionOfCallback, shipmentOfCallback, type CarrierMilestone } from '../../../domain/shipments/index.js';
-import { InvalidCarrierCallback } from '../../../activities/shipments/carrier-adapter.js';
-import { parseCarrierCallback } from '../../../activities/shipments/carrier-adapters.js';
-import { signalMilestone } from '../../../activities/shipments/tracking-start.js';
-import type { ShipmentStarter } from '../../../workers/shipment-starts.js';
+import { InvalidCarrierCallback } from '../../../adapters/carriers/carrier-adapter.js';
+import { parseCarrierCallback } from '../../../adapters/carriers/carrier-adapters.js';
+import { signalMilestone, type ShipmentStarter } from '../../../workflows/shipments/shipment-starter.js';
 import { platformThrottlePlugin, type PlatformThrottleOptions } from '../../plugins/platform-throttle.js';
 
 /** Where carriers call back: the URL registered at the carrier carries the connection's secret. */

@@ -11,7 +11,7 @@ import {
   shipmentListRowSchema,
   shipmentStateSchema,
 } from '../../../domain/shipments/index.js';
-import { cancelShipment, pushShipment, type ShipmentStarter } from '../../../workers/shipment-starts.js';
+import { cancelShipment, pushShipment, type ShipmentStarter } from '../../../workflows/shipments/shipment-starter.js';
 import { respondIdempotentlyAfter } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';

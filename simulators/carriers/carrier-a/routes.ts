@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { describeIssues } from '../shared/errors.js';
 import { headerValue } from '../shared/http.js';
 import type { EndpointFactory, Identified } from '../shared/simulator.js';
-import { cancelBody, clientOrderCodeBody, createdData, createOrderBody, detailData, failure, orderCodeBody, success } from './payloads.js';
+import { createdData, detailData, failure, success } from './payloads.js';
+import { cancelBody, clientOrderCodeBody, createOrderBody, orderCodeBody } from './requests.js';
 import type { CarrierAOrder, CarrierAShop, CarrierAStore } from './store.js';
 import { registerCarrierAMasterData } from './master-data.js';
 

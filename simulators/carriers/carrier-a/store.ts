@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { firstStep, OrderBook, type StatusStep, type TrackedOrder } from '../shared/order-book.js';
 import { randomCode } from '../shared/codes.js';
 import { findDistrict, quote, weightLimitGrams, type CarrierAFee } from './areas.js';
-import type { CreateOrderBody } from './payloads.js';
+import type { CreateOrderBody } from './requests.js';
 import { carrierAGraph, type CarrierAStatus } from './statuses.js';
 
 /** A GHN shop: the account token that owns it, its id, where it picks up, and its callback URL. */

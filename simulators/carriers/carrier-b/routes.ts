@@ -3,7 +3,8 @@ import { randomDigits } from '../shared/codes.js';
 import { describeIssues } from '../shared/errors.js';
 import { headerValue } from '../shared/http.js';
 import type { EndpointFactory, Identified } from '../shared/simulator.js';
-import { createdOrder, createOrderBody, existingOrderError, failure, statusView, success } from './payloads.js';
+import { createdOrder, existingOrderError, failure, statusView, success } from './payloads.js';
+import { createOrderBody } from './requests.js';
 import type { CarrierBOrder, CarrierBShop, CarrierBStore } from './store.js';
 
 export const carrierBFaultKinds = ['create', 'status', 'cancel'] as const;

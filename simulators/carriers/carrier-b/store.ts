@@ -3,7 +3,7 @@ import { randomDigits } from '../shared/codes.js';
 import { SimulatorError } from '../shared/errors.js';
 import { firstStep, OrderBook, type StatusStep, type TrackedOrder } from '../shared/order-book.js';
 import { quote, sameProvince, unservedReason, weightLimitKg } from './areas.js';
-import type { CarrierBProduct, CreateOrderBody } from './payloads.js';
+import type { CarrierBProduct, CreateOrderBody } from './requests.js';
 import { carrierBGraph, carrierBStatusText, partialDeliveryFrom, type CarrierBStatusId } from './statuses.js';
 
 /** A GHTK partner shop: its API token, the `X-Client-Source` code that goes with it, its callback URL. */

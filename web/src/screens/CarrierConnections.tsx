@@ -2,8 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { Field, Loaded, ProblemMessage, ShownOnce } from '../ui';
-import { SetupPart } from './SetupScreen';
+import { Field, Loaded, ProblemMessage, ShownOnce, SetupPart } from '../ui';
 
 const TEXT_FIELDS = [
   ['name', 'Connection name'],

@@ -2,8 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { Field, Loaded, ProblemMessage } from '../ui';
-import { SetupPart } from './SetupScreen';
+import { Field, Loaded, ProblemMessage, SetupPart } from '../ui';
 
 /**
  * Chat pages, and each page's link to its platform page (the page access token goes in, never out;

@@ -1,8 +1,8 @@
-import { useState, type FormEvent, type ReactNode } from 'react';
+import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { useSession } from '../session';
-import { Field, Loaded, ProblemMessage } from '../ui';
+import { Field, Loaded, ProblemMessage, SetupPart } from '../ui';
 import { CarrierConnections } from './CarrierConnections';
 import { ChatPages } from './ChatPages';
 import { StatusMatrix } from './StatusMatrix';
@@ -124,15 +124,5 @@ function SetupList(props: {
         </form>
       )}
     </SetupPart>
-  );
-}
-
-export function SetupPart({ title, children }: { title: string; children: ReactNode }) {
-  const id = `setup-${title.toLowerCase().replace(/\W+/g, '-')}`;
-  return (
-    <section className="card" aria-labelledby={id}>
-      <h2 id={id}>{title}</h2>
-      {children}
-    </section>
   );
 }

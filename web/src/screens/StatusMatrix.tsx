@@ -1,8 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Answer, type Body } from '../api/client';
 import { useSession } from '../session';
-import { ProblemMessage } from '../ui';
-import { SetupPart } from './SetupScreen';
+import { ProblemMessage, SetupPart } from '../ui';
 
 type Matrices = Answer<'/api/admin/order-statuses', 'get'>;
 type Move = NonNullable<Body<'/api/admin/order-statuses', 'post'>['remove']>[number];

@@ -1,14 +1,25 @@
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import { Problem, seal } from '../domain/kernel/index.js';
-import type { CarrierOrderRequest, ShipmentDetail } from '../domain/shipments/index.js';
-import { shipmentSearchAttributes as searchAttributes, type ShipmentKeys } from '../activities/shipments/tracking-start.js';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { TypedSearchAttributes } from '@temporalio/common';
+import { Problem, seal } from '../../domain/kernel/index.js';
+import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../../domain/shipments/index.js';
+import type { ShipmentCancelInput, ShipmentKeys } from '../../activities/shipments/shipment-inputs.js';
+import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
 import {
   shipmentCancelWorkflow,
+  shipmentMilestoneSignal,
   shipmentPushWorkflow,
-  type ShipmentCancelInput,
+  shipmentTrackingWorkflow,
+  trackingWorkflowId,
   type ShipmentCancelResult,
   type ShipmentPushResult,
-} from '../workflows/shipments.js';
+  type ShipmentTrackingInput,
+} from './shipment-workflows.js';
+
+/**
+ * The client side of the shipment workflows: the API starts a push or a cancel and awaits it, a
+ * carrier callback signals the tracking, and the push's activity starts the tracking through the
+ * function the worker hands it (activities import no workflow). Every input and signal is sealed.
+ */
 
 /** Where the API starts shipment workflows, how long it waits for them, and the tracking's poll interval. */
 export interface ShipmentStarter {
@@ -92,4 +103,49 @@ export async function cancelShipment(
   if (result.outcome === 'not-cancellable') throw new Problem('shipment-not-cancellable', `the carrier refuses: ${result.reason}`);
   if (result.outcome === 'unavailable') throw new Problem('carrier-unavailable', `the shipment was not cancelled: ${result.reason}`);
   return result.shipment;
+}
+
+function searchAttributes(keys: ShipmentKeys): TypedSearchAttributes {
+  return new TypedSearchAttributes([
+    { key: ShopIdKey, value: keys.shopId },
+    { key: ShipmentIdKey, value: keys.shipmentId },
+    { key: OrderIdKey, value: keys.orderId },
+    { key: CarrierKey, value: keys.carrier },
+  ]);
+}
+
+/** What starts and signals a tracking workflow: the starter without the API's wait. */
+export type TrackingStarter = Omit<ShipmentStarter, 'waitMs'>;
+
+const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) => {
+  const workflowId = trackingWorkflowId(keys.shipmentId);
+  const tracking = seal(
+    starter.sealKey,
+    { shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs },
+    workflowId,
+  );
+  return {
+    taskQueue: starter.taskQueue,
+    workflowId,
+    args: [tracking] as [ShipmentTrackingInput],
+    typedSearchAttributes: searchAttributes(keys),
+  };
+};
+
+/** Starts the shipment's tracking workflow (`shipment:<id>`); already running (a callback came first) is success. */
+export async function startTracking(starter: TrackingStarter, keys: ShipmentKeys): Promise<void> {
+  try {
+    await starter.client.workflow.start(shipmentTrackingWorkflow, trackingStart(starter, keys));
+  } catch (error) {
+    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+  }
+}
+
+/** A carrier callback: a signal to the shipment's tracking workflow, started if it is not running (signal-with-start). */
+export async function signalMilestone(starter: TrackingStarter, keys: ShipmentKeys, milestone: CarrierMilestone): Promise<void> {
+  await starter.client.workflow.signalWithStart(shipmentTrackingWorkflow, {
+    ...trackingStart(starter, keys),
+    signal: shipmentMilestoneSignal,
+    signalArgs: [seal(starter.sealKey, milestone, trackingWorkflowId(keys.shipmentId))],
+  });
 }

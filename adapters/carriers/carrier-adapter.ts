@@ -1,11 +1,3 @@
-export {
-  carrierMilestoneSchema,
-  carrierOrderRequestSchema,
-  carrierOrderSchema,
-  type CarrierMilestone,
-  type CarrierOrder,
-  type CarrierOrderRequest,
-} from '../../domain/shipments/index.js';
 import type { Dispatcher } from 'undici';
 import type { CarrierEndpoints, CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
 
@@ -62,7 +54,7 @@ export interface CarrierAdapter {
 export const CARRIER_CALL_TIMEOUT_MS = 10_000;
 
 export interface CarrierAdapterOptions {
-  /** The outbound policy's dispatcher (activities/outbound/outbound-http.ts): every carrier call goes through it. */
+  /** The outbound policy's dispatcher (adapters/outbound/outbound-http.ts): every carrier call goes through it. */
   dispatcher: Dispatcher;
   /** Where a connection may point: checked again on every call, for connections made before a rule changed. */
   endpoints: CarrierEndpoints;

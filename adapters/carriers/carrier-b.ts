@@ -7,10 +7,8 @@ import {
   wholeDong,
   type CarrierAdapter,
   type CarrierAdapterOptions,
-  type CarrierMilestone,
-  type CarrierOrder,
-  type CarrierOrderRequest,
 } from './carrier-adapter.js';
+import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
 import { carrierBLeg, carrierBState } from './carrier-b-statuses.js';
 import { callCarrier, readAnswer, type CarrierAnswer } from './carrier-http.js';
 

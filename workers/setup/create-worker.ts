@@ -2,23 +2,24 @@ import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
-import { createAppSql, type Sql } from '../db/client.js';
-import { liveSigningSecrets, recordAttempt } from '../domain/flows/index.js';
-import { withShop } from '../domain/kernel/index.js';
-import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../activities/outbound/outbound-http.js';
-import { createWebhookSendActivities } from '../activities/flows/webhook-send.js';
-import { createFlowActivities } from '../activities/flows/flow-steps.js';
-import { createHousekeepingActivities } from '../activities/housekeeping/housekeeping.js';
-import { createCarrierActivities } from '../activities/shipments/carrier-calls.js';
-import { createShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
-import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../config/settings.js';
-import type { CarrierEndpoints } from '../domain/shipments/index.js';
+import { createAppSql, type Sql } from '../../db/client.js';
+import { liveSigningSecrets, recordAttempt } from '../../domain/flows/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
+import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
+import { createDeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
+import { createHousekeepingActivities } from '../../activities/housekeeping/housekeeping.js';
+import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
+import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../../config/settings.js';
+import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
-import { temporalClient, temporalConnectionOptions } from '../config/temporal-connection.js';
-import { shopflowDataConverter, type CodecKey } from '../config/payload-codec.js';
+import { startTracking } from '../../workflows/shipments/shipment-starter.js';
+import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
+import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
 
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
-const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
+export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
+const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
 
 export interface ShopflowWorkerOptions {
   connection: NativeConnection;
@@ -51,8 +52,13 @@ export const WORKFLOW_TASK_SLOTS = 100;
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   // One dispatcher for every outbound call of the worker: webhooks and carriers alike.
   const outbound = createOutboundAgent(options.policy);
+  const tracking = {
+    client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace),
+    taskQueue: options.taskQueue,
+    sealKey: options.requestKey,
+  };
   const activities = {
-    ...createFlowActivities({ sql: options.sql, requestKey: options.requestKey }),
+    ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
     ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
     ...createCarrierActivities({
       sql: options.sql,
@@ -63,7 +69,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     ...createShipmentRecordActivities({
       sql: options.sql,
       sealKey: options.requestKey,
-      tracking: { client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace), taskQueue: options.taskQueue },
+      startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
     }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,

@@ -1,7 +1,8 @@
 import { carrierEndpointRefusal, type Carrier, type OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { carrierA, parseCarrierACallback } from './carrier-a.js';
 import { carrierB, parseCarrierBCallback } from './carrier-b.js';
-import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions, type CarrierMilestone } from './carrier-adapter.js';
+import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions } from './carrier-adapter.js';
+import type { CarrierMilestone } from '../../domain/shipments/index.js';
 
 /** The adapter that speaks to a connection's carrier, with its opened credentials. */
 export function carrierAdapter(connection: OpenedCarrierConnection, options: CarrierAdapterOptions): CarrierAdapter {

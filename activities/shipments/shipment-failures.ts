@@ -1,7 +1,7 @@
 /**
  * The failure types of the carrier activities (activities/shipments/carrier-calls.ts), one per
- * kind of carrier error, so the shipment workflows branch on them. A plain module, so workflow code
- * may import it. Only `unavailable` is retried (create and cancel are idempotent at the carriers).
+ * kind of carrier error, so the shipment workflows branch on them. The workflows restate them (workflow
+ * code imports no activity code), typed by this constant so the two cannot drift. Only `unavailable` is retried (create and cancel are idempotent at the carriers).
  */
 export const CARRIER_FAILURE_TYPES = {
   rejected: 'CarrierRejected',

@@ -10,8 +10,13 @@ import {
 } from '../../domain/flows/index.js';
 import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
 import { hasValidSeal } from '../../domain/kernel/index.js';
-import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
-import { assertDestinationAllowed, describeOutboundError, readBounded, type OutboundPolicy } from '../outbound/outbound-http.js';
+import { UNSEALED_REQUEST } from './delivery-failures.js';
+import {
+  assertDestinationAllowed,
+  describeOutboundError,
+  readBounded,
+  type OutboundPolicy,
+} from '../../adapters/outbound/outbound-http.js';
 
 /**
  * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`

@@ -2,14 +2,14 @@ import type { Sql } from '../../db/client.js';
 import { markDeliveryFailed, switchOffHttpSend } from '../../domain/flows/index.js';
 import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
-import { UNSEALED_REQUEST } from '../../workflows/flows-delivery-failures.js';
+import { UNSEALED_REQUEST } from './delivery-failures.js';
 import type { WebhookAttemptInput } from './webhook-send.js';
 
 /**
- * Database steps of flow runs. Each takes the delivery's sealed request and acts only when its seal
+ * Database steps of a delivery. Each takes the delivery's sealed request and acts only when its seal
  * verifies: any workflow of the namespace may schedule an activity on Shopflow's task queue.
  */
-export function createFlowActivities(deps: { sql: Sql; requestKey: string }) {
+export function createDeliveryRecordActivities(deps: { sql: Sql; requestKey: string }) {
   const assertSealed = (delivery: WebhookAttemptInput) => {
     if (!hasValidSeal(deps.requestKey, delivery))
       throw ApplicationFailure.nonRetryable(
@@ -32,4 +32,4 @@ export function createFlowActivities(deps: { sql: Sql; requestKey: string }) {
   };
 }
 
-export type FlowActivities = ReturnType<typeof createFlowActivities>;
+export type DeliveryRecordActivities = ReturnType<typeof createDeliveryRecordActivities>;

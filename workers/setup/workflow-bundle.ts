@@ -8,7 +8,7 @@ import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@tem
 const require = createRequire(import.meta.url);
 
 /** Where worker processes keep the bundles they built, one file per version of `workflows/`. */
-export const WORKFLOW_BUNDLES_DIR = fileURLToPath(new URL('../.data/workflow-bundles/', import.meta.url));
+export const WORKFLOW_BUNDLES_DIR = fileURLToPath(new URL('../../.data/workflow-bundles/', import.meta.url));
 
 /**
  * What the bundle of `workflowsPath` is built from: the files of its folder (eslint keeps workflow

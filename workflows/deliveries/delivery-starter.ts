@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type ConnectionLike } from '@temporalio/client';
 import { TypedSearchAttributes } from '@temporalio/common';
-import type { Settings } from '../config/settings.js';
-import { sealDeliveryRequest } from '../domain/flows/index.js';
-import { Problem } from '../domain/kernel/index.js';
-import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../workflows/flows.js';
-import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../workflows/search-attributes.js';
-import { temporalClient } from '../config/temporal-connection.js';
+import type { Settings } from '../../config/settings.js';
+import { sealDeliveryRequest } from '../../domain/flows/index.js';
+import { Problem } from '../../domain/kernel/index.js';
+import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../search-attributes.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 /** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
 export interface DeliveryStarter {

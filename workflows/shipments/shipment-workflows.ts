@@ -11,10 +11,11 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { CarrierActivities } from '../activities/shipments/carrier-calls.js';
-import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../activities/shipments/carrier-adapter.js';
-import type { ShipmentDetail, ShipmentRecordActivities } from '../activities/shipments/shipment-records.js';
-import { CARRIER_FAILURE_TYPES } from './shipments-carrier-failures.js';
+import type { CarrierActivities } from '../../activities/shipments/carrier-calls.js';
+import type { CarrierOrder } from '../../domain/shipments/index.js';
+import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../activities/shipments/shipment-inputs.js';
+import type { ShipmentDetail, ShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import type { CARRIER_FAILURE_TYPES as CarrierFailureTypes } from '../../activities/shipments/shipment-failures.js';
 
 /**
  * The shipment workflows (DESIGN.md, Shipments): a push and a cancel, each awaited by the API for a
@@ -43,28 +44,9 @@ const records = proxyLocalActivities<ShipmentRecordActivities>({
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 
-/** A carrier's milestone as Shopflow signals it: sealed for the tracking workflow (activities/shipments/tracking-start.ts). */
-export type SealedMilestone = CarrierMilestone & { seal: string };
-
 export const shipmentMilestoneSignal = defineSignal<[SealedMilestone]>('milestone');
 /** Read the shipment again (a cancel was recorded): the tracking may be over. */
 export const shipmentRecheckSignal = defineSignal('recheck');
-
-export interface ShipmentPushInput {
-  shopId: string;
-  orderId: string;
-  connectionId: string;
-  carrier: string;
-  /** The application that pushed (the shop log's actor). */
-  applicationId: string | null;
-  request: CarrierOrderRequest;
-  /** How long the tracking workflow waits for a callback before it asks the carrier. */
-  pollEveryMs: number;
-  /** After a look-up finds nothing, how long to wait before believing it (a late create still lands). */
-  recheckAfterMs?: number;
-  /** Shopflow's seal of the other fields, for this workflow's id (domain/kernel/seals.ts): the activities act only on it. */
-  seal: string;
-}
 
 export type ShipmentPushResult =
   { outcome: 'accepted'; shipment: ShipmentDetail } | { outcome: 'rejected'; reason: string } | { outcome: 'unavailable'; reason: string };
@@ -125,14 +107,6 @@ export function trackingWorkflowId(shipmentId: string): string {
   return `shipment:${shipmentId}`;
 }
 
-/** Which shipment a tracking workflow follows, sealed by Shopflow for the workflow's id. */
-export interface TrackingKeys {
-  shopId: string;
-  shipmentId: string;
-  pollEveryMs: number;
-  seal: string;
-}
-
 export interface ShipmentTrackingInput extends TrackingKeys {
   /** Milestones received but not yet recorded when the workflow continued as new. */
   carried?: SealedMilestone[];
@@ -170,17 +144,6 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
   }
 }
 
-export interface ShipmentCancelInput {
-  shopId: string;
-  shipmentId: string;
-  connectionId: string;
-  trackingCode: string;
-  applicationId: string | null;
-  reason: string | null;
-  /** Shopflow's seal of the other fields, for this workflow's id. */
-  seal: string;
-}
-
 export type ShipmentCancelResult =
   | { outcome: 'cancelled'; shipment: ShipmentDetail }
   | { outcome: 'not-cancellable'; reason: string }
@@ -203,6 +166,17 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
   return { outcome: 'cancelled', shipment };
 }
 
+/**
+ * The carrier activities' failure types (activities/shipments/shipment-failures.ts), restated because
+ * workflow code imports no activity code; the type makes the compiler hold both the same.
+ */
+const CARRIER_FAILURE_TYPES: typeof CarrierFailureTypes = {
+  rejected: 'CarrierRejected',
+  unavailable: 'CarrierUnavailable',
+  unauthorized: 'CarrierUnauthorized',
+  'not-cancellable': 'CarrierNotCancellable',
+  'not-found': 'CarrierOrderNotFound',
+};
 const CARRIER_FAILURES: readonly string[] = Object.values(CARRIER_FAILURE_TYPES);
 
 /** The carrier failure behind an activity failure: its type and the carrier's own words (anything else, an unsealed input too, is not one). */

@@ -1,8 +1,8 @@
-import type { Sql } from '../db/client.js';
-import { takeQueuedEvents } from '../domain/events/index.js';
-import { requestsForEvent } from '../domain/flows/index.js';
-import { inShop } from '../domain/kernel/index.js';
-import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starts.js';
+import type { Sql } from '../../db/client.js';
+import { takeQueuedEvents } from '../../domain/events/index.js';
+import { requestsForEvent } from '../../domain/flows/index.js';
+import { inShop } from '../../domain/kernel/index.js';
+import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starter.js';
 
 export interface RelayOptions {
   sql: Sql;

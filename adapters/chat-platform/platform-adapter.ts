@@ -15,7 +15,7 @@ export interface ChatPlatformSettings {
   graphVersion?: string;
   /** The whole call: connect, answer and body. */
   timeoutMs?: number;
-  /** The outbound policy's dispatcher (activities/outbound/outbound-http.ts): connect-time address checks, no redirects. */
+  /** The outbound policy's dispatcher (adapters/outbound/outbound-http.ts): connect-time address checks, no redirects. */
   dispatcher: Dispatcher;
 }
 

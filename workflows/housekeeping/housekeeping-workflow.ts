@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { HousekeepingActivities, HousekeepingResult } from '../activities/housekeeping/housekeeping.js';
+import type { HousekeepingActivities, HousekeepingResult } from '../../activities/housekeeping/housekeeping.js';
 
 const { purgeExpired } = proxyActivities<HousekeepingActivities>({
   startToCloseTimeout: '5 minutes',
@@ -7,7 +7,7 @@ const { purgeExpired } = proxyActivities<HousekeepingActivities>({
 });
 
 /**
- * One housekeeping pass, started by the housekeeping schedule (workers/housekeeping-schedule.ts); its
+ * One housekeeping pass, started by the housekeeping schedule (workflows/housekeeping/housekeeping-starter.ts); its
  * result counts the rows purged. Its bounds are the worker's settings, never its input: runs started
  * before passed `{ attemptRetentionDays }`, so any input is accepted (they still replay) and ignored
  * (a forged start purges only what the configured retention purges anyway).

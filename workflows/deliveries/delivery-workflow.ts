@@ -8,12 +8,14 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SentAttempt, WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../activities/flows/webhook-send.js';
-import type { FlowActivities } from '../activities/flows/flow-steps.js';
-import { UNSEALED_REQUEST } from './flows-delivery-failures.js';
-import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './flows-delivery-schedule.js';
-import { DeliveryStatusKey } from './search-attributes.js';
+import type { SentAttempt, WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
+import type { DeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
+import type { UNSEALED_REQUEST as UnsealedRequest } from '../../activities/deliveries/delivery-failures.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
+import { DeliveryStatusKey } from '../search-attributes.js';
 
+/** The activities' failure type of an unsealed request, restated: workflow code imports no activity code; the compiler holds both the same. */
+const UNSEALED_REQUEST: typeof UnsealedRequest = 'UnsealedDeliveryRequest';
 /** A delivery: what each attempt sends, and the waits between attempts (types only: workflows import no code from activities). */
 export type DeliveryInput = WebhookAttemptInput;
 
@@ -38,7 +40,7 @@ const { recordWebhookAttempt } = proxyLocalActivities<WebhookSendActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<FlowActivities>({
+const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<DeliveryRecordActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
 });
