@@ -6,7 +6,7 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
+import { deliveryOutcome, deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import type { DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
 
 // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
@@ -68,8 +68,8 @@ async function deliveryState(flowId: string, eventId: string): Promise<string> {
   }
 }
 
-const deliveryResult = (flowId: string, eventId: string) =>
-  temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).result() as Promise<DeliveryResult>;
+const deliveryResult = (flowId: string, eventId: string): Promise<DeliveryResult> =>
+  deliveryOutcome(temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)));
 
 const eventIdOf = (body: string) => (JSON.parse(body) as { id: string }).id;
 

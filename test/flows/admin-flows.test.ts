@@ -12,7 +12,7 @@ import { writeEvent } from '../../domain/events/outbox.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { envelope } from '../../domain/events/event-catalogue.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
-import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
+import { deliveryWorkflowId, deliveryOutcome } from '../../workflows/deliveries/delivery-starter.js';
 
 const { db, temporal, api, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true });
 
@@ -214,11 +214,13 @@ describe('flows in the admin API', () => {
       url: receiver.url(inbox),
       payload: envelope(event!, { id: shop.shopId, slug: shop.slug }, flow.permissions),
     };
-    const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
-      taskQueue: temporal.taskQueue,
-      workflowId: deliveryWorkflowId(flow.id, eventId),
-      args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })],
-    });
+    const failed = await deliveryOutcome(
+      await temporal.client.workflow.start(deliveryWorkflow, {
+        taskQueue: temporal.taskQueue,
+        workflowId: deliveryWorkflowId(flow.id, eventId),
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })],
+      }),
+    );
     expect(failed.status).toBe('failed');
 
     const history = (await (await admin(session, 'GET', `/flows/${flow.id}/deliveries`)).json()) as {

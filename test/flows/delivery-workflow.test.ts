@@ -12,7 +12,7 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import type { UnsealedDeliveryInput } from '../../workflows/deliveries/delivery-starter.js';
+import { deliveryOutcome, type UnsealedDeliveryInput } from '../../workflows/deliveries/delivery-starter.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
@@ -30,24 +30,36 @@ async function arrange(inbox = randomUUID()) {
   return { shopId: shop.shopId, flowId, secret, deliveryId, eventId, payload, inbox, url, request };
 }
 
-async function deliver(input: UnsealedDeliveryInput): Promise<{ result: DeliveryResult; status: string | undefined }> {
+/** Runs a delivery to its end: its result, its `DeliveryStatus`, and how the run closed in Temporal (status, failure message). */
+async function deliver(
+  input: UnsealedDeliveryInput,
+): Promise<{ result: DeliveryResult; status: string | undefined; run: { status: string; failure?: string } }> {
   const handle = await temporal.client.workflow.start(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId: `delivery:${input.flowId}:${input.deliveryId}`,
     args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
   });
-  const result = await handle.result();
+  const result = await deliveryOutcome(handle);
   const description = await handle.describe();
-  return { result, status: description.typedSearchAttributes.get(DeliveryStatusKey) };
+  const failure = await handle.result().then(
+    () => undefined,
+    (error: unknown) => (error instanceof WorkflowFailedError ? error.cause?.message : String(error)),
+  );
+  return {
+    result,
+    status: description.typedSearchAttributes.get(DeliveryStatusKey),
+    run: { status: description.status.name, ...(failure ? { failure } : {}) },
+  };
 }
 
 describe('webhook delivery workflow on the real Temporal server', () => {
   it('signs by Standard Webhooks so that the library’s own verify accepts it', async () => {
     const { secret, deliveryId, payload, inbox, request: input } = await arrange();
-    const { result, status } = await deliver(input);
+    const { result, status, run } = await deliver(input);
 
     expect(result.status).toBe('delivered');
     expect(status).toBe('delivered');
+    expect(run).toEqual({ status: 'COMPLETED' });
     const [request] = receiver.received(inbox);
     expect(request?.body).toBe(payload);
     expect(request?.headers['webhook-id']).toBe(deliveryId);
@@ -118,22 +130,25 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {
     const { inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 400, body: '{"error":"bad"}' }]);
-    const { result, status } = await deliver({ ...request, retryDelaysMs: [100, 100, 100] });
+    const { result, status, run } = await deliver({ ...request, retryDelaysMs: [100, 100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(result.status).toBe('failed');
     expect(status).toBe('failed');
+    // Failed in Temporal's own status, with what an operator needs to read.
+    expect(run).toEqual({ status: 'FAILED', failure: 'receiver answered 400 on attempt 4, the last of the schedule' });
     expect(result.attempts[0]).toMatchObject({ statusCode: 400, verdict: 'retry', responseExcerpt: '{"error":"bad"}' });
   });
 
   it('stops at a 410 Gone without retrying and switches the HTTP-send block off', async () => {
     const { shopId, flowId, inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 410 }]);
-    const { result, status } = await deliver({ ...request, retryDelaysMs: [100, 100] });
+    const { result, status, run } = await deliver({ ...request, retryDelaysMs: [100, 100] });
 
     expect(receiver.received(inbox)).toHaveLength(1);
     expect(result.status).toBe('gone');
     expect(status).toBe('gone');
+    expect(run).toEqual({ status: 'FAILED', failure: "receiver answered 410 Gone on attempt 1: the flow's sending was switched off" });
     const [flow] = await withShop(
       db.app,
       shopId,

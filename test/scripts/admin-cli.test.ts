@@ -10,7 +10,7 @@ import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { newEventId as randomEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
+import { deliveryOutcome, deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
 import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer } from '../support/fixtures.js';
@@ -221,7 +221,7 @@ describe('admin CLI', () => {
       );
       const deliveryId = deliveryIdFor(flowId!, eventId);
       receiver.respondWith(inbox, [{ status: 500, body: 'down' }]);
-      const failed = await temporal.client.workflow.execute(deliveryWorkflow, {
+      const failedRun = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: deliveryWorkflowId(flowId!, eventId),
         args: [
@@ -237,7 +237,7 @@ describe('admin CLI', () => {
           }),
         ],
       });
-      expect(failed.status).toBe('failed');
+      expect((await deliveryOutcome(failedRun)).status).toBe('failed');
 
       receiver.respondWith(inbox, [{ status: 200 }]);
       expect(await json('delivery:resend', '--flow', flowId!, '--delivery', deliveryId)).toEqual({

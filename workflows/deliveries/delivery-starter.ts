@@ -1,10 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type ConnectionLike } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  type Client,
+  type ConnectionLike,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Settings } from '../../config/settings.js';
 import { sealDeliveryRequest } from '../../domain/flows/index.js';
 import { Problem } from '../../domain/kernel/index.js';
-import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
+import { deliveryWorkflow, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../search-attributes.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 
@@ -81,14 +87,25 @@ export async function runTestDelivery(
 ): Promise<{ workflowId: string; result: DeliveryResult }> {
   const full: UnsealedDeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
   const workflowId = `flow-test:${input.flowId}:${randomUUID()}`;
-  const result = await starter.client.workflow.execute(deliveryWorkflow, {
+  const handle = await starter.client.workflow.start(deliveryWorkflow, {
     taskQueue: starter.taskQueue,
     workflowId,
     args: [sealDeliveryRequest(starter.requestKey, full)],
     typedSearchAttributes: searchAttributes(full),
     workflowExecutionTimeout: '1 minute',
   });
-  return { workflowId, result };
+  return { workflowId, result: await deliveryOutcome(handle) };
+}
+
+/** How a delivery run ended, delivered (Completed) or not (Failed with its result); any other failure is thrown. */
+export async function deliveryOutcome(handle: WorkflowHandle<typeof deliveryWorkflow>): Promise<DeliveryResult> {
+  try {
+    return await handle.result();
+  } catch (error) {
+    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === UNDELIVERED && cause.details?.[0]) return cause.details[0] as DeliveryResult;
+    throw error;
+  }
 }
 
 /** A new run of a closed delivery: the same workflow id and `webhook-id`, new attempts. 409 while one still runs. */

@@ -2,6 +2,7 @@ import {
   ActivityFailure,
   ApplicationFailure,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   sleep,
@@ -25,6 +26,14 @@ export interface DeliveryResult {
   status: Exclude<DeliveryStatus, 'delivering' | 'retrying'>;
   attempts: WebhookAttempt[];
 }
+
+/**
+ * The failure type of a delivery that ended without a 2xx (410 Gone, or the schedule ran out): the run
+ * closes as Failed, in Temporal's own colours, with its `DeliveryResult` as the failure's details.
+ */
+export const UNDELIVERED = 'DeliveryUndelivered';
+/** Runs started before undelivered runs failed completed instead; their histories replay as they were. */
+const UNDELIVERED_FAILS_THE_RUN = 'undelivered-fails-the-run';
 
 // A local activity: it runs in the worker that runs the workflow, its result is recorded in the
 // history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
@@ -59,10 +68,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     if (attempt.verdict === 'gone') {
       await switchOffHttpSend(input, `the receiver answered 410 Gone to delivery ${input.deliveryId}`);
     }
-    if (attempt.verdict === 'delivered' || attempt.verdict === 'gone') {
-      const status = attempt.verdict;
-      setStatus(status);
-      return { status, attempts };
+    if (attempt.verdict === 'delivered') {
+      setStatus('delivered');
+      return { status: 'delivered', attempts };
+    }
+    if (attempt.verdict === 'gone') {
+      setStatus('gone');
+      return undelivered(
+        { status: 'gone', attempts },
+        `receiver answered 410 Gone on attempt ${attempts.length}: the flow's sending was switched off`,
+      );
     }
     const scheduled = delays[attemptIndex];
     if (scheduled === undefined) break;
@@ -74,7 +89,15 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   }
   await markDeliveryFailed(input);
   setStatus('failed');
-  return { status: 'failed', attempts };
+  const last = attempts[attempts.length - 1]!;
+  const answer = last.statusCode === null ? `gave no answer (${last.error ?? 'no response'})` : `answered ${last.statusCode}`;
+  return undelivered({ status: 'failed', attempts }, `receiver ${answer} on attempt ${attempts.length}, the last of the schedule`);
+}
+
+/** An undelivered run fails with `message` (what an operator reads in the Temporal UI) and the result as details. */
+function undelivered(result: DeliveryResult, message: string): DeliveryResult {
+  if (!patched(UNDELIVERED_FAILS_THE_RUN)) return result;
+  throw ApplicationFailure.create({ message, type: UNDELIVERED, nonRetryable: true, details: [result] });
 }
 
 /** One POST and its record in the delivery history, recorded apart when the send could not. */

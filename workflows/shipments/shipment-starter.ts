@@ -1,5 +1,5 @@
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import { TypedSearchAttributes } from '@temporalio/common';
+import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { Problem, seal } from '../../domain/kernel/index.js';
 import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../../domain/shipments/index.js';
 import type { ShipmentCancelInput, ShipmentKeys } from '../../activities/shipments/shipment-inputs.js';
@@ -9,6 +9,7 @@ import {
   shipmentMilestoneSignal,
   shipmentPushWorkflow,
   shipmentTrackingWorkflow,
+  SHIPMENT_NOT_DONE,
   trackingWorkflowId,
   type ShipmentCancelResult,
   type ShipmentPushResult,
@@ -33,12 +34,20 @@ export interface ShipmentStarter {
 
 const NO_ANSWER = Symbol('no answer');
 
-/** The workflow's result, or NO_ANSWER once the API's wait is over (the workflow goes on). */
+/**
+ * The workflow's outcome, or NO_ANSWER once the API's wait is over (the workflow goes on). A push or
+ * cancel that did not happen closes as Failed with its outcome as the failure's details.
+ */
 async function awaitBounded<T>(handle: WorkflowHandle, waitMs: number): Promise<T | typeof NO_ANSWER> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<typeof NO_ANSWER>((resolve) => (timer = setTimeout(() => resolve(NO_ANSWER), waitMs)));
+  const outcome = (handle.result() as Promise<T>).catch((error: unknown) => {
+    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === SHIPMENT_NOT_DONE && cause.details?.[0]) return cause.details[0] as T;
+    throw error;
+  });
   try {
-    return await Promise.race([handle.result() as Promise<T>, timeout]);
+    return await Promise.race([outcome, timeout]);
   } finally {
     clearTimeout(timer);
   }

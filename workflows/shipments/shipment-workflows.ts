@@ -5,6 +5,7 @@ import {
   continueAsNew,
   defineSignal,
   getExternalWorkflowHandle,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -51,6 +52,31 @@ export const shipmentRecheckSignal = defineSignal('recheck');
 export type ShipmentPushResult =
   { outcome: 'accepted'; shipment: ShipmentDetail } | { outcome: 'rejected'; reason: string } | { outcome: 'unavailable'; reason: string };
 
+/**
+ * The failure type of a push or cancel the carrier refused or never answered: the run closes as Failed,
+ * in Temporal's own colours, with the carrier's words as its message and the outcome as its details.
+ */
+export const SHIPMENT_NOT_DONE = 'ShipmentNotDone';
+/** Runs started before a refused push or cancel failed completed instead; their histories replay as they were. */
+const NOT_DONE_FAILS_THE_RUN = 'not-done-fails-the-run';
+
+const NOT_DONE_MESSAGES = {
+  rejected: 'the carrier refused the shipment',
+  unavailable: 'the carrier did not answer',
+  'not-cancellable': 'the carrier refused to cancel',
+} as const;
+
+/** A push or cancel that did not happen: its outcome, or (since the patch) a Failed run carrying it. */
+function notDone<T extends { outcome: keyof typeof NOT_DONE_MESSAGES; reason: string }>(outcome: T): T {
+  if (!patched(NOT_DONE_FAILS_THE_RUN)) return outcome;
+  throw ApplicationFailure.create({
+    message: `${NOT_DONE_MESSAGES[outcome.outcome]}: ${outcome.reason}`,
+    type: SHIPMENT_NOT_DONE,
+    nonRetryable: true,
+    details: [outcome],
+  });
+}
+
 /** One reconciliation round is `patientCalls`' dozen attempts; rounds repeat for a day before a push is given up. */
 const RECONCILE_ROUNDS = 144;
 const RECONCILE_PAUSE = '10 minutes';
@@ -66,18 +92,18 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
       await records.dropRejected(shipment);
-      return { outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason };
+      return notDone({ outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason });
     }
     if (failure?.type !== CARRIER_FAILURE_TYPES.unavailable) throw error;
     // The answer was lost or the carrier failed: it may have made the order. Ask it, by our id.
     order = await reconcile(input);
     if (!order) {
       await records.dropRejected(shipment);
-      return { outcome: 'unavailable', reason: failure.reason };
+      return notDone({ outcome: 'unavailable', reason: failure.reason });
     }
   }
   const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
-  if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
+  if (!detail) return notDone({ outcome: 'unavailable', reason: 'the shipment was removed during the push' });
   // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
   await records.startShipmentTracking({ ...shipment, orderId: input.orderId, carrier: input.carrier, pollEveryMs: input.pollEveryMs });
   return { outcome: 'accepted', shipment: detail };
@@ -155,8 +181,8 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
     await carrierCalls.cancelAtCarrier(input);
   } catch (error) {
     const failure = carrierFailure(error);
-    if (failure?.type === CARRIER_FAILURE_TYPES['not-cancellable']) return { outcome: 'not-cancellable', reason: failure.reason };
-    if (failure) return { outcome: 'unavailable', reason: failure.reason };
+    if (failure?.type === CARRIER_FAILURE_TYPES['not-cancellable']) return notDone({ outcome: 'not-cancellable', reason: failure.reason });
+    if (failure) return notDone({ outcome: 'unavailable', reason: failure.reason });
     throw error;
   }
   const shipment = await records.recordCancel(input);

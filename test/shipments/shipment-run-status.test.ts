@@ -1,0 +1,73 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowFailedError } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { useSuite } from '../support/suite.js';
+import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+
+/**
+ * What an operator sees in Temporal (issue 29): a push or cancel that did not happen closes as
+ * Failed with the carrier's words, a done one as Completed, while the API answers as the spec says.
+ */
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const { db, shop, request } = suite;
+
+let carrier: CarrierB;
+let shipping: ShippingShop;
+let key: string;
+
+beforeAll(async () => {
+  carrier = await CarrierB.start({ callbackRetry: { attempts: 2, baseDelayMs: 50 } });
+  shipping = await connectShipping(db, shop, { carrier_b: carrier }, suite.api.baseUrl);
+  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Shipping')).key;
+});
+afterAll(async () => carrier?.close());
+
+const push = (orderId: string) => request('POST', '/shipments', { key, body: { connectionId: shipping.connections.carrier_b!, orderId } });
+
+/** How the closed run of `workflowType` for the order ended in Temporal: its status, and its failure's message. */
+async function closedRun(workflowType: string, orderId: string): Promise<{ status: string; failure?: string }> {
+  const { client } = suite.temporal;
+  const query = `WorkflowType = '${workflowType}' AND OrderId = '${orderId}' AND ExecutionStatus != 'Running'`;
+  for (let tries = 0; tries < 100; tries += 1) {
+    for await (const run of client.workflow.list({ query })) {
+      const failure = await client.workflow
+        .getHandle(run.workflowId, run.runId)
+        .result()
+        .then(
+          () => undefined,
+          (error: unknown) => (error instanceof WorkflowFailedError ? error.cause?.message : String(error)),
+        );
+      return { status: run.status.name, ...(failure ? { failure } : {}) };
+    }
+    await sleep(100); // the visibility store catches up
+  }
+  throw new Error(`no closed ${workflowType} for order ${orderId}`);
+}
+
+describe('shipment runs in Temporal’s own status', () => {
+  it('closes a push the carrier refused as Failed with its words, and an accepted one as Completed', async () => {
+    const refusedOrder = await readyOrder(db, shop, shipping.warehouseId);
+    carrier.faults.rejectNextOrders('Địa chỉ lấy hàng nằm trong danh sách đen');
+    expect((await push(refusedOrder.orderId)).status).toBe(409);
+    expect(await closedRun('shipmentPushWorkflow', refusedOrder.orderId)).toEqual({
+      status: 'FAILED',
+      failure: 'the carrier refused the shipment: Địa chỉ lấy hàng nằm trong danh sách đen',
+    });
+
+    const acceptedOrder = await readyOrder(db, shop, shipping.warehouseId);
+    expect((await push(acceptedOrder.orderId)).status).toBe(201);
+    expect(await closedRun('shipmentPushWorkflow', acceptedOrder.orderId)).toEqual({ status: 'COMPLETED' });
+  });
+
+  it('closes a cancel the carrier refused as Failed, saying so', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipment = (await (await push(orderId)).json()) as { id: string; trackingCode: string };
+    carrier.advance(shipment.trackingCode, 4);
+    expect((await request('POST', `/shipments/${shipment.id}/cancel`, { key })).status).toBe(409);
+    expect(await closedRun('shipmentCancelWorkflow', orderId)).toEqual({
+      status: 'FAILED',
+      failure: expect.stringMatching(/^the carrier refused to cancel: \S/),
+    });
+  });
+});
