@@ -1,6 +1,9 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 
-/** Custom search attributes an operator filters by in the Temporal Web UI; registered by the bootstrap. */
+/**
+ * Custom search attributes an operator filters by in the Temporal Web UI; registered by the bootstrap.
+ * Ten keywords and one bool: within what a SQL visibility store allows a namespace (10 keywords, 3 bools).
+ */
 export const SEARCH_ATTRIBUTES = {
   ShopId: 'Keyword',
   FlowId: 'Keyword',
@@ -10,6 +13,9 @@ export const SEARCH_ATTRIBUTES = {
   ShipmentId: 'Keyword',
   OrderId: 'Keyword',
   Carrier: 'Keyword',
+  ShopSlug: 'Keyword',
+  ShipmentStatus: 'Keyword',
+  TestRun: 'Bool',
 } as const;
 
 export const ShopIdKey = defineSearchAttributeKey('ShopId', SearchAttributeType.KEYWORD);
@@ -20,3 +26,6 @@ export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', Sear
 export const ShipmentIdKey = defineSearchAttributeKey('ShipmentId', SearchAttributeType.KEYWORD);
 export const OrderIdKey = defineSearchAttributeKey('OrderId', SearchAttributeType.KEYWORD);
 export const CarrierKey = defineSearchAttributeKey('Carrier', SearchAttributeType.KEYWORD);
+export const ShopSlugKey = defineSearchAttributeKey('ShopSlug', SearchAttributeType.KEYWORD);
+export const ShipmentStatusKey = defineSearchAttributeKey('ShipmentStatus', SearchAttributeType.KEYWORD);
+export const TestRunKey = defineSearchAttributeKey('TestRun', SearchAttributeType.BOOL);

@@ -15,6 +15,21 @@ export interface DeliveryRequest {
   deliveryId: string;
   url: string;
   payload: string;
+  /** What the run is about, for operators reading it in the Temporal UI (its summary); absent in requests of older versions. */
+  about?: DeliveryAbout;
+}
+
+/** The shop's slug, the flow's name and the record's code or name (null when the event's data has neither). */
+export interface DeliveryAbout {
+  shopSlug: string;
+  flowName: string;
+  record: string | null;
+}
+
+/** The code (an order's), else the name (a product's, a customer's) an operator knows the event's record by. */
+function recordLabel(data: Record<string, unknown>): string | null {
+  const label = data.code ?? data.name;
+  return typeof label === 'string' ? label : null;
 }
 
 /**
@@ -31,10 +46,11 @@ export function sealDeliveryRequest<T extends DeliveryRequest>(key: string, requ
 /** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */
 function deliveryRequest(
   shop: { id: string; slug: string },
-  flow: { id: string; url: string; permissions: readonly string[] },
+  flow: { id: string; name: string; url: string; permissions: readonly string[] },
   event: StoredEvent,
 ): DeliveryRequest {
   return {
+    about: { shopSlug: shop.slug, flowName: flow.name, record: recordLabel(event.data) },
     shopId: shop.id,
     flowId: flow.id,
     eventId: event.id,

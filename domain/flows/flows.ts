@@ -23,6 +23,7 @@ export interface FlowInput {
 
 export interface MatchedFlow {
   id: string;
+  name: string;
   url: string;
   permissions: string[];
 }
@@ -145,7 +146,7 @@ export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<Matched
     ? tx`page_id = ${(event.data.pageId as string | undefined) ?? null}::uuid and page_id = any(page_ids)`
     : tx`true`;
   return tx<MatchedFlow[]>`
-    select id, url, permissions from flows
+    select id, name, url, permissions from flows
     where state = 'on' and http_enabled and event_type = ${event.type}
       and switched_on_at <= ${event.createdAt}
       and permissions @> ${needed as string[]}::text[]

@@ -125,7 +125,8 @@ export function devServerArgs(options: { ip: string; port: number; uiPort: numbe
   ];
 }
 
-const KEYWORD = 2;
+/** temporal.api.enums.v1.IndexedValueType of each type of ours. */
+const INDEXED_VALUE_TYPES = { Keyword: 2, Bool: 5 } as const;
 
 /**
  * Adds the search attributes the namespace lacks (the server's own flags add them only to a new
@@ -140,8 +141,9 @@ async function registerSearchAttributes(address: string): Promise<boolean> {
     if (missing.length === 0) return false;
     await connection.operatorService.addSearchAttributes({
       namespace,
-      // temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD: every attribute of ours is a keyword.
-      searchAttributes: Object.fromEntries(missing.map((name) => [name, KEYWORD])),
+      searchAttributes: Object.fromEntries(
+        missing.map((name) => [name, INDEXED_VALUE_TYPES[SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES]]]),
+      ),
     });
     return true;
   } finally {

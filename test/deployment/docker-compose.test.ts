@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type dockerignoreModule from '@balena/dockerignore';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 /** The production shape in docker-compose.yml, read as compose reads it (no Docker engine runs here). */
 interface Service {
@@ -25,6 +26,12 @@ const { services } = compose;
 const applicationServices = ['api', 'worker', 'relay'] as const;
 
 describe('docker-compose.yml', () => {
+  it('registers every search attribute of Shopflow with its type, as the bootstrap does for the dev server', () => {
+    const [command] = services['temporal-register-search-attributes']!.command!;
+    const registered = /for attribute in ([^;]+); do/.exec(command!)![1]!.trim().split(/\s+/);
+    expect(registered).toEqual(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `${name}:${type}`));
+  });
+
   it('publishes the Temporal frontend and Web UI on the host loopback only, and the API', () => {
     for (const name of ['temporal', 'temporal-ui']) {
       expect(services[name]!.ports!.length).toBeGreaterThan(0);

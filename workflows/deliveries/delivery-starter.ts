@@ -11,7 +11,7 @@ import type { Settings } from '../../config/settings.js';
 import { sealDeliveryRequest } from '../../domain/flows/index.js';
 import { Problem } from '../../domain/kernel/index.js';
 import { deliveryWorkflow, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
-import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey } from '../search-attributes.js';
+import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey, ShopSlugKey, TestRunKey } from '../search-attributes.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 
 /** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
@@ -41,15 +41,43 @@ export function deliveryWorkflowId(flowId: string, eventId: string): string {
   return `delivery:${flowId}:${eventId}`;
 }
 
-/** What an operator filters deliveries by in the Temporal Web UI; `DeliveryStatus` starts as `delivering`. */
-export function searchAttributes(input: Pick<DeliveryInput, 'shopId' | 'flowId' | 'eventType' | 'eventId'>): TypedSearchAttributes {
+/**
+ * What an operator filters deliveries by in the Temporal Web UI; `DeliveryStatus` starts as
+ * `delivering`, `TestRun` tells a flow builder's test-runs from deliveries of real events.
+ */
+export function searchAttributes(
+  input: Pick<DeliveryInput, 'shopId' | 'flowId' | 'eventType' | 'eventId' | 'testRun' | 'about'>,
+): TypedSearchAttributes {
   return new TypedSearchAttributes([
     { key: ShopIdKey, value: input.shopId },
+    ...(input.about ? [{ key: ShopSlugKey, value: input.about.shopSlug }] : []),
     { key: FlowIdKey, value: input.flowId },
     { key: EventTypeKey, value: input.eventType },
     { key: EventIdKey, value: input.eventId },
     { key: DeliveryStatusKey, value: 'delivering' },
+    { key: TestRunKey, value: input.testRun === true },
   ]);
+}
+
+/**
+ * The run's summary and details in the Temporal UI (user metadata, encrypted by the payload codec
+ * like any payload): the flow, the event and its record on one line; the shop and the ids below.
+ */
+export function runMetadata(input: UnsealedDeliveryInput): { staticSummary: string; staticDetails: string } {
+  const { about } = input;
+  const kind = input.testRun ? 'test-run of ' : '';
+  const record = about?.record ? ` ${about.record}` : '';
+  return {
+    staticSummary: `${kind}${about ? `${about.flowName}: ` : ''}${input.eventType}${record}`,
+    staticDetails: [
+      about && `**Shop** ${about.shopSlug}`,
+      about && `**Flow** ${about.flowName} (${input.flowId})`,
+      `**Event** ${input.eventType} ${input.eventId}`,
+      `**Delivery** ${input.deliveryId}`,
+    ]
+      .filter(Boolean)
+      .join('\n'),
+  };
 }
 
 /**
@@ -70,6 +98,7 @@ export async function startDelivery(
       workflowId: deliveryWorkflowId(input.flowId, input.eventId),
       args: [sealDeliveryRequest(starter.requestKey, input)],
       typedSearchAttributes: searchAttributes(input),
+      ...runMetadata(input),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       requestEagerStart: eagerStart,
     });
@@ -92,6 +121,7 @@ export async function runTestDelivery(
     workflowId,
     args: [sealDeliveryRequest(starter.requestKey, full)],
     typedSearchAttributes: searchAttributes(full),
+    ...runMetadata(full),
     workflowExecutionTimeout: '1 minute',
   });
   return { workflowId, result: await deliveryOutcome(handle) };
@@ -118,6 +148,7 @@ export async function resendDelivery(starter: DeliveryStarter, input: UnsealedDe
       workflowId,
       args: [sealDeliveryRequest(starter.requestKey, input)],
       typedSearchAttributes: searchAttributes(input),
+      ...runMetadata(input),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
   } catch (error) {

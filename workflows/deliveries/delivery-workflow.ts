@@ -63,7 +63,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   const longest = Math.max(...delays);
   const attempts: WebhookAttempt[] = [];
   for (let attemptIndex = 0; ; attemptIndex += 1) {
-    const attempt = await attemptOnce(input);
+    const attempt = await attemptOnce(input, attemptIndex + 1);
     attempts.push(attempt);
     if (attempt.verdict === 'gone') {
       await switchOffHttpSend(input, `the receiver answered 410 Gone to delivery ${input.deliveryId}`);
@@ -85,7 +85,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     if (attemptIndex === 0) setStatus('retrying');
     const wait = nextDelayMs(scheduled, longest, Math.random(), attempt.retryAfterSeconds ?? undefined);
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
-    await sleep(wait);
+    // The timer's summary is the attempt's outcome, shown in the UI's timeline without expanding anything.
+    await sleep(wait, { summary: `${attemptOutcome(input, attempt)}; attempt ${attemptIndex + 2} in ${Math.round(wait / 1000)} s` });
   }
   await markDeliveryFailed(input);
   setStatus('failed');
@@ -101,18 +102,18 @@ function undelivered(result: DeliveryResult, message: string): DeliveryResult {
 }
 
 /** One POST and its record in the delivery history, recorded apart when the send could not. */
-async function attemptOnce(input: DeliveryInput): Promise<WebhookAttempt> {
+async function attemptOnce(input: DeliveryInput, number: number): Promise<WebhookAttempt> {
   const { workflowId } = workflowInfo();
-  const { attempt, recorded } = await postOnce(input, workflowId);
+  const { attempt, recorded } = await postOnce(input, workflowId, number);
   if (!recorded) await recordWebhookAttempt(input, workflowId, attempt);
   return attempt;
 }
 
 /** An activity that crashed or timed out counts as a failed attempt, like a network error; an unsealed request ends the run. */
-async function postOnce(input: WebhookAttemptInput, workflowId: string): Promise<SentAttempt> {
+async function postOnce(input: WebhookAttemptInput, workflowId: string, number: number): Promise<SentAttempt> {
   const startedAt = Date.now();
   try {
-    return await sendWebhook(input, workflowId);
+    return await sendWebhook.executeWithOptions({ summary: `attempt ${number}: POST ${destination(input)}` }, [input, workflowId]);
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === UNSEALED_REQUEST) {
       throw ApplicationFailure.nonRetryable(error.cause.message, UNSEALED_REQUEST);
@@ -128,6 +129,17 @@ async function postOnce(input: WebhookAttemptInput, workflowId: string): Promise
     };
     return { attempt, recorded: false };
   }
+}
+
+/** The receiver's address without its query or fragment: what an operator may read of it (a query may hold a token). */
+function destination(input: DeliveryInput): string {
+  return input.url.split(/[?#]/)[0]!;
+}
+
+/** `POST https://… → 500 in 120 ms`, or the error when there was no answer. */
+function attemptOutcome(input: DeliveryInput, attempt: WebhookAttempt): string {
+  const answer = attempt.statusCode === null ? `no answer (${attempt.error ?? 'no response'})` : String(attempt.statusCode);
+  return `POST ${destination(input)} → ${answer} in ${attempt.durationMs} ms`;
 }
 
 function setStatus(status: DeliveryStatus): void {

@@ -5,15 +5,25 @@ import { describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { deliveryOutcome, deliveryWorkflowId, searchAttributes } from '../../workflows/deliveries/delivery-starter.js';
+import {
+  deliveryOutcome,
+  deliveryWorkflowId,
+  runTestDelivery,
+  searchAttributes,
+  startDelivery,
+} from '../../workflows/deliveries/delivery-starter.js';
+import { requestsForEvent, testRunRequest } from '../../domain/flows/index.js';
+import { writeEvent } from '../../domain/events/index.js';
+import { ShopSlugKey, TestRunKey } from '../../workflows/search-attributes.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
 
 /**
- * What an operator asks the Temporal server (issue 29): undelivered deliveries are found by
- * `ExecutionStatus = 'Failed'` and counted by `GROUP BY ExecutionStatus`, beside the delivered ones.
+ * Deliveries as an operator reads them on the Temporal server (issue 29): undelivered ones found by
+ * `ExecutionStatus = 'Failed'` and counted by `GROUP BY ExecutionStatus`; every run with a summary
+ * naming its flow, event and record, the shop's slug and whether it is a test-run as search attributes.
  */
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 
@@ -71,5 +81,42 @@ describe('undelivered deliveries in Temporal’s own status', () => {
       failed.push(run.status.name);
     }
     expect(failed).toEqual(['FAILED', 'FAILED']);
+  });
+});
+
+describe('a delivery run read at a glance', () => {
+  it('carries a summary (flow, event, record) and details, and ShopSlug and TestRun to filter by', async () => {
+    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
+      createFlow(
+        tx,
+        shop.shopId,
+        { name: 'Đơn sang ERP', eventType: 'order.created', url: receiver.url('erp'), state: 'on' },
+        null,
+        testSecretsKey,
+      ),
+    );
+    const [request] = await withShop(db.app, shop.shopId, async (tx) => {
+      const eventId = await writeEvent(tx, {
+        shopId: shop.shopId,
+        type: 'order.created',
+        resourceId: randomUUID(),
+        data: { code: 'DH-0042' },
+      });
+      return requestsForEvent(tx, eventId);
+    });
+    expect(await startDelivery(temporal.deliveries, request!)).toBe('started');
+    const handle = temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, request!.eventId));
+    await deliveryOutcome(handle);
+    const run = await handle.describe();
+    expect(await run.staticSummary()).toBe('Đơn sang ERP: order.created DH-0042');
+    expect(await run.staticDetails()).toContain(`**Shop** ${shop.slug}`);
+    expect(run.typedSearchAttributes.get(ShopSlugKey)).toBe(shop.slug);
+    expect(run.typedSearchAttributes.get(TestRunKey)).toBe(false);
+
+    const testRun = await withShop(db.app, shop.shopId, (tx) => testRunRequest(tx, shop.shopId, flowId, 'operator'));
+    const { workflowId } = await runTestDelivery(temporal.deliveries, testRun);
+    const tried = await temporal.client.workflow.getHandle(workflowId).describe();
+    expect(await tried.staticSummary()).toMatch(/^test-run of Đơn sang ERP: order\.created/);
+    expect(tried.typedSearchAttributes.get(TestRunKey)).toBe(true);
   });
 });
