@@ -9,6 +9,7 @@ import {
   trackedShipment,
   type CarrierOrder,
   type ShipmentDetail,
+  type ShipmentState,
   type TrackedShipment,
 } from '../../domain/shipments/index.js';
 
@@ -45,12 +46,15 @@ export function createShipmentRecordActivities(deps: {
      * Null when the shop has no such shipment (a callback for a row since deleted). A milestone not
      * sealed for this tracking (a forged signal) is ignored and logged; the tracking goes on.
      */
-    async recordMilestone(input: { tracking: TrackingKeys; milestone: SealedMilestone }): Promise<{ trackingOver: boolean } | null> {
+    async recordMilestone(input: {
+      tracking: TrackingKeys;
+      milestone: SealedMilestone;
+    }): Promise<{ trackingOver: boolean; statusReached?: ShipmentState | null } | null> {
       assertSealedForRun(deps.sealKey, input.tracking, 'the tracking');
       const { seal: _seal, ...milestone } = input.milestone;
       if (!hasValidSeal(deps.sealKey, input.milestone, runningWorkflowId())) {
         log.warn('a milestone not sealed by Shopflow was ignored', { shipmentId: input.tracking.shipmentId });
-        return { trackingOver: false };
+        return { trackingOver: false, statusReached: null };
       }
       const { shopId, shipmentId } = input.tracking;
       return (await inShop(shopId, (tx) => recordShipmentMilestone(tx, shopId, shipmentId, milestone))) ?? null;

@@ -158,7 +158,7 @@ export async function recordShipmentMilestone(
   shopId: string,
   shipmentId: string,
   milestone: CarrierMilestone,
-): Promise<{ trackingOver: boolean } | undefined> {
+): Promise<{ trackingOver: boolean; statusReached: ShipmentState | null } | undefined> {
   const outcome = await recordMilestone(tx, shopId, shipmentId, milestone);
   if (!outcome) return undefined;
   const steps = outcome.statusChange ? ORDER_STEPS[outcome.statusChange.to] : undefined;
@@ -167,7 +167,7 @@ export async function recordShipmentMilestone(
     const detail = { id: shipmentId, trackingCode: milestone.trackingCode, orderId: order.id };
     await followShipment(tx, { shopId, permissions: [], applicationId: null }, detail, steps.slice(steps.indexOf(order.status) + 1));
   }
-  return { trackingOver: outcome.trackingOver };
+  return { trackingOver: outcome.trackingOver, statusReached: outcome.statusChange?.to ?? null };
 }
 
 /** The carrier confirmed a cancel: the shipment is `cancelled`, and an order still `shipped` goes back to `ready_to_ship`. */

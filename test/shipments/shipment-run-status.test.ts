@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { shipmentStateQuery, trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
+import { ShipmentStatusKey } from '../../workflows/search-attributes.js';
 
 /**
  * What an operator sees in Temporal (issue 29): a push or cancel that did not happen closes as
@@ -69,5 +71,29 @@ describe('shipment runs in Temporal’s own status', () => {
       status: 'FAILED',
       failure: expect.stringMatching(/^the carrier refused to cancel: \S/),
     });
+  });
+});
+
+describe('a shipment’s tracking read at a glance', () => {
+  it('shows the status each callback reached as ShipmentStatus, and answers it to the shipmentState query', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipment = (await (await push(orderId)).json()) as { id: string; trackingCode: string };
+    carrier.advance(shipment.trackingCode, 4);
+    const read = async () => ((await (await request('GET', `/shipments/${shipment.id}`, { key })).json()) as { status: string }).status;
+    let status = await read();
+    for (let tries = 0; tries < 100 && status === 'pending'; tries += 1) {
+      await sleep(100);
+      status = await read();
+    }
+    expect(status).not.toBe('pending');
+
+    const tracking = suite.temporal.client.workflow.getHandle(trackingWorkflowId(shipment.id));
+    expect(await tracking.query(shipmentStateQuery)).toMatchObject({ status, lastMilestone: { carrierStatus: expect.any(String) } });
+    let described = await tracking.describe();
+    for (let tries = 0; tries < 100 && described.typedSearchAttributes.get(ShipmentStatusKey) !== status; tries += 1) {
+      await sleep(100);
+      described = await tracking.describe();
+    }
+    expect(described.typedSearchAttributes.get(ShipmentStatusKey)).toBe(status);
   });
 });

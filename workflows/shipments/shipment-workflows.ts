@@ -3,17 +3,21 @@ import {
   ApplicationFailure,
   condition,
   continueAsNew,
+  defineQuery,
   defineSignal,
   getExternalWorkflowHandle,
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   setHandler,
   sleep,
+  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CarrierActivities } from '../../activities/shipments/carrier-calls.js';
-import type { CarrierOrder } from '../../domain/shipments/index.js';
+import type { CarrierOrder, ShipmentState } from '../../domain/shipments/index.js';
+import { ShipmentStatusKey } from '../search-attributes.js';
 import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../activities/shipments/shipment-inputs.js';
 import type { ShipmentDetail, ShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
 import type { CARRIER_FAILURE_TYPES as CarrierFailureTypes } from '../../activities/shipments/shipment-failures.js';
@@ -133,6 +137,13 @@ export function trackingWorkflowId(shipmentId: string): string {
   return `shipment:${shipmentId}`;
 }
 
+/** What a tracking workflow knows of its shipment: the state its last recorded milestone reached, and that milestone. */
+export interface ShipmentTrackingState {
+  status: ShipmentState | null;
+  lastMilestone: { carrierStatus: string; status: ShipmentState | null; occurredAt: string } | null;
+}
+export const shipmentStateQuery = defineQuery<ShipmentTrackingState>('shipmentState');
+
 export interface ShipmentTrackingInput extends TrackingKeys {
   /** Milestones received but not yet recorded when the workflow continued as new. */
   carried?: SealedMilestone[];
@@ -147,13 +158,22 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
   const tracking: TrackingKeys = { shopId: input.shopId, shipmentId: input.shipmentId, pollEveryMs: input.pollEveryMs, seal: input.seal };
   const received: SealedMilestone[] = [...(input.carried ?? [])];
   let recheck = false;
+  const state: ShipmentTrackingState = { status: null, lastMilestone: null };
   setHandler(shipmentMilestoneSignal, (milestone) => void received.push(milestone));
   setHandler(shipmentRecheckSignal, () => void (recheck = true));
+  setHandler(shipmentStateQuery, () => state);
+  const silence = `ask the carrier after ${Math.round(input.pollEveryMs / 60_000)} min without a callback`;
   for (;;) {
-    await condition(() => received.length > 0 || recheck, input.pollEveryMs);
+    await condition(() => received.length > 0 || recheck, input.pollEveryMs, { summary: silence });
     const milestone = received.shift();
     if (milestone) {
       const outcome = await records.recordMilestone({ tracking, milestone });
+      if (outcome?.statusReached) {
+        state.status = outcome.statusReached;
+        upsertSearchAttributes([{ key: ShipmentStatusKey, value: outcome.statusReached }]);
+      }
+      state.lastMilestone = { carrierStatus: milestone.carrierStatus, status: milestone.status, occurredAt: milestone.occurredAt };
+      setCurrentDetails(`**Status** ${state.status ?? 'unchanged'}; last milestone ${milestone.carrierStatus} at ${milestone.occurredAt}`);
       if (!outcome || outcome.trackingOver) return;
     } else {
       recheck = false;
