@@ -5,6 +5,7 @@ import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
+import { runMetadata } from '../../workflows/deliveries/delivery-starter.js';
 import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -12,9 +13,10 @@ import { useSuite } from '../support/suite.js';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
 
 /**
- * The operator's view (issue 26): in the Temporal Web UI, in a real Chromium, a delivery's input is
- * ciphertext until the operator logs in at the codec endpoint and points the UI's Codec Server
- * setting at it; then the customer's name reads in plain text.
+ * The operator's view (issues 26 and 29): in the Temporal Web UI, in a real Chromium, a delivery's
+ * input is ciphertext until the operator logs in at the codec endpoint and points the UI's Codec
+ * Server setting at it; then the customer's name reads in plain text, and so do the run's summary
+ * (the flow's name) and the outcome of its failed attempt, without expanding anything.
  */
 const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
 const { db, temporal, receiver, shop, api } = useSuite({ api: { temporalUiUrl: uiUrl }, shop: true, receiver: true, worker: true });
@@ -31,20 +33,23 @@ beforeAll(async () => {
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER } });
   workflowId = `delivery:${flowId}:${eventId}`;
+  receiver.respondWith('codec-ui', [{ status: 503 }, { status: 200 }]);
+  const input = {
+    shopId: shop.shopId,
+    flowId,
+    eventId,
+    eventType: 'customer.created',
+    deliveryId: `msg_${ulid()}`,
+    url,
+    payload,
+    retryDelaysMs: [100],
+    about: { shopSlug: shop.slug, flowName: 'Customers to CRM', record: CUSTOMER },
+  };
   await temporal.client.workflow.execute(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId,
-    args: [
-      sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
-        shopId: shop.shopId,
-        flowId,
-        eventId,
-        eventType: 'customer.created',
-        deliveryId: `msg_${ulid()}`,
-        url,
-        payload,
-      }),
-    ],
+    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
+    ...runMetadata(input),
   });
 });
 afterAll(async () => browser?.close());
@@ -83,6 +88,9 @@ describe('the Temporal Web UI with the codec endpoint', () => {
     await page.goto(history);
     await expect.poll(shown, { timeout: 20_000 }).toContain(CUSTOMER);
     expect(await shown()).not.toContain('encryption-key-id');
+    // The run's summary and the failed attempt's outcome, decoded, without expanding a row.
+    await expect.poll(shown, { timeout: 20_000 }).toContain(`Customers to CRM: customer.created ${CUSTOMER}`);
+    await expect.poll(shown, { timeout: 20_000 }).toMatch(/→ 503 in \d+ ms; attempt 2 in 0 s/);
     await page.screenshot({ path: '.data/screenshots/temporal-ui-decoded.png', fullPage: true });
   });
 });
