@@ -11,7 +11,7 @@ import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { serializerCompiler } from './plugins/serializer.js';
 import { healthRoutes } from './routes/health.js';
-import { adminOpenApiRoutes, documentObjectTransform, documentTransform, openApiRoutes } from './routes/open-api.js';
+import { adminOpenApiRoutes, documentObjectTransform, documentTransform, REFERENCE_PAGE } from './routes/open-api.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -30,12 +30,14 @@ import { adminApplicationRoutes } from './routes/access/admin-applications.js';
 import { adminCatalogueRoutes } from './routes/access/admin-catalogue.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminPageRoutes } from './routes/chat/admin-pages.js';
+import { adminCustomerRoutes } from './routes/customers/admin-customers.js';
+import { adminProductRoutes } from './routes/catalog/admin-products.js';
 import { adminWebAppRoutes } from './routes/admin-web-app.js';
 import { temporalCodecRoutes, webUiOrigins } from './routes/operators/temporal-codec.js';
 import type { RouteDeps } from './route-deps.js';
 import { authenticationPlugin, containsApiKey } from './plugins/authentication.js';
 import { shopTransactionPlugin } from './plugins/shop-transaction.js';
-import { fullyDecoded, normalisedPath } from './plugins/route-area.js';
+import { fullyDecoded, normalisedPath, routableUrl } from './plugins/route-area.js';
 import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
 import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../adapters/chat-platform/platform-adapter.js';
 import { chatProfileLookup } from '../adapters/chat-platform/profile-lookup.js';
@@ -134,6 +136,11 @@ export async function buildApp(deps: AppDeps) {
       : false,
     // Request ids come from us, never from a client header.
     genReqId: () => crypto.randomUUID(),
+    // Every request reaches the hooks (key, rate counter) and answers as problem+json: no path is
+    // refused by the router itself, for an undecodable escape or a segment over its 100-character
+    // default (a URL is bounded by Node's 16 KiB header limit anyway).
+    rewriteUrl: (request) => routableUrl(request.url ?? '/'),
+    routerOptions: { maxParamLength: 16 * 1024 },
     // A `__proto__` key (or `constructor.prototype`) in a body is dropped while parsing, like any key
     // no schema names, instead of refusing well-formed JSON: no object's prototype is ever set from it.
     onProtoPoisoning: 'remove',
@@ -148,6 +155,8 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser(['text/plain']);
 
   await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
+  // The key first, whatever the method: under /api/open/v1 a request without one is 401, never 405.
+  await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(methodNotAllowedPlugin);
   await app.register(swagger, {
     openapi: {
@@ -164,11 +173,10 @@ export async function buildApp(deps: AppDeps) {
     transform: documentTransform,
     transformObject: documentObjectTransform,
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', uiConfig: { url: `${API_PREFIX}/openapi.json` } });
+  // The reference page, and the document it links to at `/docs/json`: outside /api/open/v1, served without a key.
+  await app.register(swaggerUi, { routePrefix: REFERENCE_PAGE });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
-  await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(shopTransactionPlugin, { sql: deps.sql, adminPrefix: ADMIN_PREFIX });
-  await app.register(openApiRoutes, { prefix: API_PREFIX });
   await app.register(shopRoutes, { prefix: API_PREFIX });
   const routeDeps: RouteDeps = { sql: deps.sql, cursorSecret: deps.cursorSecret, publicBaseUrl: deps.publicBaseUrl };
   await app.register(customerRoutes, { prefix: API_PREFIX, ...routeDeps });
@@ -226,6 +234,9 @@ export async function buildApp(deps: AppDeps) {
   await app.register(adminApplicationRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminSetupRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminPageRoutes, { prefix: ADMIN_PREFIX, secretsKey: deps.secretsKey, ownerOf: pageTokenOwner(chatPlatform) });
+  // The shop's staff edits no key may make: customers' contacts and deletion, products' images.
+  await app.register(adminCustomerRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminProductRoutes, { prefix: ADMIN_PREFIX });
   await app.register(temporalCodecRoutes, {
     sql: deps.sql,
     codecKeys: deps.payloadCodecKeys,

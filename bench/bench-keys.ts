@@ -1,6 +1,7 @@
 import type { Sql } from '../db/client.js';
-import { createApplication, createKey, GRANTABLE_PERMISSIONS, MAX_APPLICATIONS_PER_SHOP, rotateKey } from '../domain/access/index.js';
+import { createKey, MAX_APPLICATIONS_PER_SHOP, rotateKey } from '../domain/access/index.js';
 import { withShop } from '../domain/kernel/index.js';
+import { addApplication } from '../scripts/fixtures/index.js';
 
 /**
  * Twenty fresh keys of one shop (ten applications, two keys each): the per-key limit of 600 a
@@ -11,7 +12,7 @@ export async function freshBenchKeys(sql: Sql, shopId: string): Promise<string[]
     const applications = await tx<{ id: string }[]>`select id from applications order by created_at`;
     const keys: string[] = [];
     for (let index = applications.length; index < MAX_APPLICATIONS_PER_SHOP; index += 1) {
-      const created = await createApplication(tx, shopId, { name: `Bench ${index}`, permissions: [...GRANTABLE_PERMISSIONS] }, null);
+      const created = await addApplication(tx, shopId, { name: `Bench ${index}` });
       applications.push({ id: created.applicationId });
     }
     for (const application of applications) {

@@ -4,7 +4,7 @@ import postgres from 'postgres';
 import { encodeCursor } from '../domain/kernel/index.js';
 
 /**
- * The minimal baselines of `GET /shop`, `GET /products?limit=100` and `GET /orders?limit=50`: the
+ * The minimal baselines of `GET /shop`, `GET /products?limit=100`, `GET /products/{id}` and `GET /orders?limit=50`: the
  * same JSON with the least work possible. node:http, and per request one hand-written statement that
  * checks the key (live, with the list's permission) and reads the page, outside any transaction. It
  * connects as the database owner and filters by the key's shop itself, so it pays neither row-level
@@ -97,6 +97,30 @@ async function page(keyHash: string, list: 'products' | 'orders', limit: number)
   };
 }
 
+/**
+ * `GET /products/{id}`'s answer built whole by the statement that checks the key, handed on as the
+ * text PostgreSQL made: variant attributes as stored (jsonb's key order, not the product's).
+ */
+async function product(keyHash: string, id: string): Promise<Answer> {
+  const [row] = await sql<{ shopId: string; body: string | null }[]>`
+    with key as (${liveKey(keyHash, 'pos.products.read')})
+    select key.shop_id, detail.body from key left join lateral (
+      select json_build_object(
+        'id', p.id, 'code', p.code, 'name', p.name, 'description', p.description, 'type', p.type, 'isActive', p.is_active,
+        'categoryIds', coalesce((select json_agg(pc.category_id order by pc.position) from product_categories pc where pc.product_id = p.id), '[]'),
+        'variants', coalesce((select json_agg(json_build_object(
+            'id', v.id, 'code', v.code, 'barcode', v.barcode, 'price', api_decimal(v.price), 'weightGrams', api_decimal(v.weight_grams),
+            'lengthCm', api_decimal(v.length_cm), 'widthCm', api_decimal(v.width_cm), 'heightCm', api_decimal(v.height_cm),
+            'isActive', v.is_active, 'attributes', v.attributes, 'keywords', v.keywords) order by v.position)
+          from variants v where v.product_id = p.id and v.removed_at is null), '[]'),
+        'images', coalesce((select json_agg(json_build_object('id', i.id, 'url', i.url, 'kind', i.kind, 'variantIds', i.variant_ids) order by i.position)
+          from product_images i where i.product_id = p.id), '[]'),
+        'createdAt', api_time(p.created_at), 'deletedAt', api_time(p.deleted_at))::text as body
+      from products p where p.id = ${id} and p.shop_id = key.shop_id
+    ) detail on true`;
+  return { body: row ? { raw: row.body ?? 'null' } : undefined };
+}
+
 /** An answer: its body (none for a key that is not live: 401) and its headers beyond the content type. */
 interface Answer {
   body: object | undefined;
@@ -109,17 +133,20 @@ function answer(response: ServerResponse, { body, headers = {} }: Answer) {
     return;
   }
   response.writeHead(200, { 'content-type': 'application/json', ...headers });
-  response.end(JSON.stringify(body));
+  response.end('raw' in body && typeof body.raw === 'string' ? body.raw : JSON.stringify(body));
 }
 
 const server = createServer((request, response) => {
   const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1] ?? '';
   const keyHash = createHash('sha256').update(key).digest('hex');
   const path = request.url?.split('?')[0];
+  const productId = /^\/products\/([0-9a-f-]{36})$/.exec(path ?? '')?.[1];
   const work: Promise<Answer> =
     path === '/shop' || path === '/shop-counted'
       ? shop(keyHash, path === '/shop-counted')
-      : page(keyHash, path === '/products' ? 'products' : 'orders', path === '/products' ? 100 : 50).then((body) => ({ body }));
+      : productId
+        ? product(keyHash, productId)
+        : page(keyHash, path === '/products' ? 'products' : 'orders', path === '/products' ? 100 : 50).then((body) => ({ body }));
   work.then(
     (found) => answer(response, found),
     (error: Error) => response.writeHead(500).end(error.message),

@@ -1,9 +1,8 @@
 import type { Sql } from '../db/client.js';
-import { adjustStock } from '../domain/inventory/index.js';
-import { addMember, createShop, findShop, GRANTABLE_PERMISSIONS } from '../domain/access/index.js';
-import { Problem, withShop } from '../domain/kernel/index.js';
-import { createProduct } from '../domain/catalog/index.js';
+import { adjustStock, listWarehouses } from '../domain/inventory/index.js';
+import { withShop } from '../domain/kernel/index.js';
 import { step } from '../scripts/bootstrap/progress.js';
+import { addProduct, addWarehouse, findOrCreateShop } from '../scripts/fixtures/index.js';
 import { settle } from './settle.js';
 
 export const SEEDED_ORDERS = 200_000;
@@ -22,36 +21,27 @@ export interface OrdersFixture {
  * 200,000 orders written with set-based SQL once and kept between runs.
  */
 export async function ordersShop(sql: Sql, owner: Sql): Promise<OrdersFixture> {
-  const shop = await findShop(sql, 'bench-orders').catch(async (error: unknown) => {
-    if (!(error instanceof Problem && error.code === 'not-found')) throw error;
-    const created = await createShop(sql, { slug: 'bench-orders', name: 'Benchmark orders' });
-    await addMember(sql, created.id, { email: 'owner@bench-orders.test', name: 'Bench Owner' });
-    return created;
-  });
-  const fixture = await withShop(sql, shop.id, async (tx) => {
-    let [warehouse] = await tx<{ id: string }[]>`select id from warehouses limit 1`;
-    if (!warehouse)
-      [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Bench warehouse') returning id`;
+  const shop = await findOrCreateShop(sql, { slug: 'bench-orders', name: 'Benchmark orders', owner: { name: 'Bench Owner' } });
+  const fixture = await withShop(sql, shop.shopId, async (tx) => {
+    const warehouseId = (await listWarehouses(tx))[0]?.id ?? (await addWarehouse(tx, shop.shopId, { name: 'Bench warehouse' }));
     const variants: { id: string; price: string }[] = [
       ...(await tx<{ id: string; price: string }[]>`select id, api_decimal(price) as price from variants order by code limit 5`),
     ];
-    if (variants.length < 5) {
-      for (let index = variants.length; index < 5; index += 1) {
-        const product = await createProduct(
-          tx,
-          { shopId: shop.id, permissions: GRANTABLE_PERMISSIONS },
-          { code: `BO${index}`, name: `Bench item ${index}`, variants: [{ price: String(50000 + index * 10000) }] },
-        );
-        variants.push({ id: product.variants[0]!.id, price: product.variants[0]!.price });
-      }
+    for (let index = variants.length; index < 5; index += 1) {
+      const product = await addProduct(tx, shop.shopId, {
+        code: `BO${index}`,
+        name: `Bench item ${index}`,
+        price: String(50000 + index * 10000),
+      });
+      variants.push({ id: product.variants[0]!.id, price: product.variants[0]!.price });
     }
     // Enough stock that no benchmark run ever runs short.
     const [stocked] = await tx<{ low: boolean }[]>`select coalesce(min(quantity - reserved), 0) < 1000000 as low from stock`;
     if (stocked!.low)
       await adjustStock(
         tx,
-        shop.id,
-        variants.map((variant) => ({ variantId: variant.id, warehouseId: warehouse!.id, quantityDelta: '1000000000' })),
+        shop.shopId,
+        variants.map((variant) => ({ variantId: variant.id, warehouseId, quantityDelta: '1000000000' })),
       );
     const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from orders where code like 'SEED%'`;
     if (count < SEEDED_ORDERS) {
@@ -59,13 +49,13 @@ export async function ordersShop(sql: Sql, owner: Sql): Promise<OrdersFixture> {
         const [owner] = await tx<{ userId: string }[]>`select user_id from shop_members limit 1`;
         await tx`
           insert into orders (shop_id, code, warehouse_id, handler_user_id, bill_full_name, total_price, total_amount, occurred_at, created_at, updated_at)
-          select ${shop.id}, 'SEED' || lpad(i::text, 7, '0'), ${warehouse!.id}, ${owner!.userId}, 'Khách ' || i,
+          select ${shop.shopId}, 'SEED' || lpad(i::text, 7, '0'), ${warehouseId}, ${owner!.userId}, 'Khách ' || i,
                  100000 + (i % 50) * 1000, 100000 + (i % 50) * 1000, now() - interval '2 days', now() - interval '2 days',
                  now() - interval '1 day' + i * interval '1 millisecond'
           from generate_series(${count + 1}::int, ${SEEDED_ORDERS}::int) as i`;
       });
     }
-    return { shopId: shop.id, warehouseId: warehouse!.id, variants, seeded: count < SEEDED_ORDERS };
+    return { shopId: shop.shopId, warehouseId, variants, seeded: count < SEEDED_ORDERS };
   });
   if (fixture.seeded) await settle(owner, ['orders']);
   return fixture;

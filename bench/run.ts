@@ -1,14 +1,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSql } from '../db/client.js';
-import { createApplication, createKey, createShop } from '../domain/access/index.js';
+import { createKey } from '../domain/access/index.js';
 import { withShop } from '../domain/kernel/index.js';
 import { bootstrapDatabase, bootstrapTemporal } from '../scripts/bootstrap/index.js';
 import { dataDir } from '../scripts/bootstrap/paths.js';
+import { addApplication, newShop } from '../scripts/fixtures/index.js';
 import { say, step } from '../scripts/bootstrap/progress.js';
 import { createBenchContext } from './context.js';
 import { getShopScenario } from './scenarios/get-shop.js';
-import { productListScenario, syncPassScenario } from './scenarios/products.js';
+import { bigProductListScenario, productDetailScenario, productListScenario, syncPassScenario } from './scenarios/products.js';
+import { bigProductsShop } from './big-products-fixture.js';
 import { catalogShop, CATALOG_SIZE } from './catalog-fixture.js';
 import { freshBenchKeys } from './bench-keys.js';
 import { ordersShop } from './orders-fixture.js';
@@ -21,9 +23,9 @@ import { shipmentsScenario } from './scenarios/shipments.js';
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, products, big-products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
  */
-const SCENARIOS = ['shop', 'products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
+const SCENARIOS = ['shop', 'products', 'big-products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -43,15 +45,13 @@ const keys = await step('creating benchmark shops and keys', async () => {
   const created: string[] = [];
   const run = Date.now().toString(36);
   for (let shopIndex = 0; shopIndex < 10; shopIndex += 1) {
-    const shop = await createShop(sql, { slug: `bench-${run}-${shopIndex}`, name: `Benchmark shop ${shopIndex}` });
-    await withShop(sql, shop.id, async (tx) => {
+    const shop = await newShop(sql, { slug: `bench-${run}-${shopIndex}`, name: `Benchmark shop ${shopIndex}` });
+    await withShop(sql, shop.shopId, async (tx) => {
       for (let appIndex = 0; appIndex < 10; appIndex += 1) {
-        const application = await createApplication(
-          tx,
-          shop.id,
-          { name: `Bench app ${appIndex}`, permissions: ['pos.orders.read', 'pos.products.read', 'pos.customers.read'] },
-          null,
-        );
+        const application = await addApplication(tx, shop.shopId, {
+          name: `Bench app ${appIndex}`,
+          permissions: ['pos.orders.read', 'pos.products.read', 'pos.customers.read'],
+        });
         created.push(application.key, (await createKey(tx, application.applicationId, null)).key);
       }
     });
@@ -83,6 +83,15 @@ if (selected('products')) {
   results.productList = await productListScenario(catalogContext, catalogShopId);
   say('\n== updatedSince sync of 100,000 products ==');
   results.productSync = await syncPassScenario(catalogContext, CATALOG_SIZE);
+}
+
+if (selected('big-products')) {
+  const bigProducts = await bigProductsShop(sql, ownerSql);
+  const bigContext = { ...context, keys: await freshBenchKeys(sql, bigProducts.shopId) };
+  say('\n== GET /products/{id} (one product of 2,000 variants) ==');
+  results.productDetail = await productDetailScenario(bigContext, bigProducts);
+  say('\n== GET /products?limit=100 (100 products of 2,000 variants each) ==');
+  results.bigProductList = await bigProductListScenario(bigContext, bigProducts);
 }
 
 if (selected('orders')) {

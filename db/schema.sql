@@ -1043,6 +1043,9 @@ CREATE TABLE public.products (
     updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     deleted_at timestamp with time zone,
     code_key text GENERATED ALWAYS AS (lower(code)) STORED,
+    variant_count integer DEFAULT 0 NOT NULL,
+    price_from numeric(18,3),
+    price_to numeric(18,3),
     CONSTRAINT products_attribute_names_check CHECK ((cardinality(attribute_names) <= 10)),
     CONSTRAINT products_code_check CHECK (((length(code) >= 1) AND (length(code) <= 100))),
     CONSTRAINT products_name_check CHECK (((length(name) >= 1) AND (length(name) <= 255))),
@@ -2084,6 +2087,13 @@ CREATE UNIQUE INDEX inventory_document_lines_variant_key ON public.inventory_doc
 --
 
 CREATE INDEX match_keys_lookup_idx ON public.match_keys USING btree (shop_id, key_norm);
+
+
+--
+-- Name: match_keys_product_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX match_keys_product_idx ON public.match_keys USING btree (product_id);
 
 
 --
@@ -3937,4 +3947,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261128000202'),
     ('20261128002600'),
     ('20261128003000'),
-    ('20261128003100');
+    ('20261128003100'),
+    ('20261128003200');

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import openapiTS, { astToString, COMMENT_HEADER, type OpenAPI3 } from 'openapi-typescript';
 import { API_PREFIX } from '../api/app.js';
+import { OPEN_API_DOCUMENT } from '../api/routes/open-api.js';
 import { EVENT_TYPES } from '../domain/events/index.js';
 import { PROBLEMS } from '../domain/kernel/index.js';
 import { currentDocument } from './admin-api-types.js';
@@ -39,7 +40,7 @@ function usedSchemas(paths: unknown, schemas: Record<string, unknown>): Record<s
 }
 
 /**
- * The TypeScript types of the served Open API document (`/api/open/v1/openapi.json`): its paths under
+ * The TypeScript types of the served Open API document (`/docs/json`): its paths under
  * the prefix, written relative to it (the client's base URL ends with the prefix), and the schemas they
  * use, then the event types of the catalogue and the problem codes with their statuses, which the
  * document does not enumerate.
@@ -65,6 +66,6 @@ export async function clientTypes(document: unknown): Promise<string> {
 
 // `npm run client:types`: regenerate after changing an Open API route's schemas, an event type or a problem code.
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
-  writeFileSync(CLIENT_TYPES_FILE, await clientTypes(await currentDocument(`${API_PREFIX}/openapi.json`)));
+  writeFileSync(CLIENT_TYPES_FILE, await clientTypes(await currentDocument(OPEN_API_DOCUMENT)));
   console.log(`wrote ${CLIENT_TYPES_FILE}`);
 }

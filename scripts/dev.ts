@@ -6,7 +6,7 @@ import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
 import { seedDemoCarriers } from './seed/demo-carriers.js';
 import { seedDemoChat } from './seed/demo-chat.js';
 import { loadSettings } from '../config/settings.js';
-import { freePort, waitFor } from './bootstrap/ports.js';
+import { freePorts, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
 import { ProcessGroup } from './processes.js';
 
@@ -16,19 +16,33 @@ process.env.NODE_ENV = 'development';
 const services = await bootstrap('shopflow');
 const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
 const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));
-const apiPort = await freePort(Number(process.env.PORT ?? 3000));
-const receiverPort = await freePort(Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443));
-const webPort = await freePort(Number(process.env.WEB_PORT ?? 5173));
-const apiUrl = `http://localhost:${apiPort}`;
+// Every port this run opens, each the next free one when busy (another run, another program): chosen
+// here, before any server starts, and handed to the process that listens on it.
+const preferred = {
+  API: Number(process.env.PORT ?? 3000),
+  'webhook receiver': Number(process.env.WEBHOOK_RECEIVER_PORT ?? 3443),
+  'admin web app': Number(process.env.WEB_PORT ?? 5173),
+  'carrier A': Number(process.env.CARRIER_A_PORT ?? 3601),
+  'carrier B': Number(process.env.CARRIER_B_PORT ?? 3602),
+  'chat platform': Number(process.env.CHAT_PLATFORM_PORT ?? 3480),
+};
+const ports = await freePorts(preferred);
+const moved = (Object.keys(preferred) as (keyof typeof preferred)[]).filter((name) => ports[name] !== preferred[name]);
+if (moved.length > 0)
+  say(`› busy, so the next free port taken: ${moved.map((name) => `${name} ${preferred[name]} → ${ports[name]}`).join(', ')}`);
+const apiUrl = `http://localhost:${ports.API}`;
 const env = {
   ...services.env,
   NODE_ENV: 'development',
-  PORT: String(apiPort),
+  PORT: String(ports.API),
   PUBLIC_BASE_URL: process.env.PUBLIC_BASE_URL ?? apiUrl,
-  WEBHOOK_RECEIVER_PORT: String(receiverPort),
+  WEBHOOK_RECEIVER_PORT: String(ports['webhook receiver']),
+  CARRIER_A_PORT: String(ports['carrier A']),
+  CARRIER_B_PORT: String(ports['carrier B']),
+  CHAT_PLATFORM_PORT: String(ports['chat platform']),
   // The chat simulator signs its webhooks with the same development app secret the API checks.
   CHAT_WEBHOOK_CALLBACK_URL: process.env.CHAT_WEBHOOK_CALLBACK_URL ?? `${apiUrl}/platform/chat/webhook`,
-  CHAT_PLATFORM_URL: process.env.CHAT_PLATFORM_URL ?? `http://127.0.0.1:${process.env.CHAT_PLATFORM_PORT ?? 3480}`,
+  CHAT_PLATFORM_URL: process.env.CHAT_PLATFORM_URL ?? `http://127.0.0.1:${ports['chat platform']}`,
   SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
   SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
 };
@@ -54,13 +68,13 @@ processes.startTs('api', 'api/server.ts', env);
 processes.startTs('worker', 'workers/worker.ts', env);
 processes.startTs('relay', 'workers/relay.ts', env);
 processes.startTs('simulators', 'simulators/main.ts', env);
-processes.startTs('web', 'scripts/web-dev.ts', { ...env, WEB_PORT: String(webPort), API_URL: apiUrl });
+processes.startTs('web', 'scripts/web-dev.ts', { ...env, WEB_PORT: String(ports['admin web app']), API_URL: apiUrl });
 
 await waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000);
 // The demo shop's carrier connections, registered again at the simulators (they forget their accounts on exit).
 const carrierUrls = {
-  carrier_a: `http://127.0.0.1:${process.env.CARRIER_A_PORT ?? 3601}`,
-  carrier_b: `http://127.0.0.1:${process.env.CARRIER_B_PORT ?? 3602}`,
+  carrier_a: `http://127.0.0.1:${ports['carrier A']}`,
+  carrier_b: `http://127.0.0.1:${ports['carrier B']}`,
 };
 const simulatorsUp = async () =>
   (
@@ -93,14 +107,14 @@ if (!process.env.CHAT_PLATFORM_URL) {
 say(`
 Shopflow is running.
 
-  Admin web app       http://localhost:${webPort}/admin/   (hot reload; log in with the demo owner below)
+  Admin web app       http://localhost:${ports['admin web app']}/admin/   (hot reload; log in with the demo owner below)
   API base URL        ${apiUrl}/api/open/v1
-  API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/api/open/v1/openapi.json)
+  API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/docs/json)
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz
   Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)
   Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; README, "Reading workflow payloads")
   Temporal gRPC       ${services.temporalAddress}
-  Webhook receiver    https://localhost:${receiverPort}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
+  Webhook receiver    https://localhost:${ports['webhook receiver']}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)
   Carrier B (GHTK)    ${carrierUrls.carrier_b}   (controls under /_control; the demo shop is connected)
   Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control; README, "Chat")

@@ -8,10 +8,10 @@ import {
   type CarrierAdapter,
   type CarrierAdapterOptions,
 } from './carrier-adapter.js';
-import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest } from '../../domain/shipments/index.js';
-import { carrierAArea } from './carrier-a-areas.js';
+import type { CarrierMilestone, CarrierOrder, CarrierOrderRequest, CarrierRecipient } from '../../domain/shipments/index.js';
+import { carrierAArea, carrierANewArea } from './carrier-a-areas.js';
 import { carrierAState } from './carrier-a-statuses.js';
-import { callCarrier, readAnswer, type CarrierAnswer } from './carrier-http.js';
+import { callCarrier, readAnswer, type CarrierAnswer, type CarrierTransport } from './carrier-http.js';
 
 /**
  * Carrier A, spoken to as GHN's public API: `/shiip/public-api/v2`, `Token` and `ShopId` headers,
@@ -68,8 +68,8 @@ export function carrierA(
 
   const adapter: CarrierAdapter = {
     async create(request) {
-      const area = await carrierAArea({ baseUrl: connection.baseUrl, token: connection.credentials.token, transport }, request.recipient);
-      const answer = await post('/shipping-order/create', createBody(request, area));
+      const master = { baseUrl: connection.baseUrl, token: connection.credentials.token, transport };
+      const answer = await post('/shipping-order/create', createBody(request, await destinationOf(master, request.recipient)));
       if (answer.status === 200) {
         const { data } = readAnswer(createdAnswer, answer, 'create');
         return {
@@ -109,7 +109,25 @@ export function carrierA(
   return adapter;
 }
 
-function createBody(request: CarrierOrderRequest, area: { districtId: number; wardCode: string }) {
+/** GHN's `to_*` fields of an area: the 2025 layout by GHN's names with `is_new_to_address`, the old one by its ids. */
+type Destination =
+  { is_new_to_address: true; to_province_name: string; to_ward_name: string } | { to_district_id: number; to_ward_code: string };
+
+async function destinationOf(
+  master: { baseUrl: string; token: string; transport: CarrierTransport },
+  recipient: CarrierRecipient,
+): Promise<Destination> {
+  const { province, district, ward } = recipient;
+  if (recipient.system !== 'new' && district !== null) {
+    const area = await carrierAArea(master, { province, district, ward });
+    return { to_district_id: area.districtId, to_ward_code: area.wardCode };
+  }
+  if (!ward) throw new CarrierError('rejected', "carrier A needs the recipient's ward, and the address has none");
+  const area = await carrierANewArea(master, { province, ward });
+  return { is_new_to_address: true, to_province_name: area.provinceName, to_ward_name: area.wardName };
+}
+
+function createBody(request: CarrierOrderRequest, destination: Destination) {
   const { recipient, pickUp } = request;
   return {
     // The shop pays the fee; the recipient pays only the cash on delivery.
@@ -123,8 +141,7 @@ function createBody(request: CarrierOrderRequest, area: { districtId: number; wa
     to_name: recipient.name,
     to_phone: recipient.phone,
     to_address: joinAddress(recipient),
-    to_ward_code: area.wardCode,
-    to_district_id: area.districtId,
+    ...destination,
     cod_amount: wholeDong(request.codAmount),
     // GHN insures up to 5 000 000 ₫; a higher declared value is capped, not refused.
     insurance_value: Math.min(wholeDong(request.declaredValue), 5_000_000),
@@ -142,7 +159,7 @@ function createBody(request: CarrierOrderRequest, area: { districtId: number; wa
   };
 }
 
-function joinAddress(address: { street: string; ward: string | null; district: string; province: string }): string {
+function joinAddress(address: { street: string; ward: string | null; district: string | null; province: string }): string {
   return [address.street, address.ward, address.district, address.province].filter(Boolean).join(', ');
 }
 

@@ -160,7 +160,8 @@ function createBody(request: CarrierOrderRequest) {
       tel: recipient.phone,
       address: recipient.street,
       province: recipient.province,
-      district: recipient.district,
+      // GHTK takes names; an address of the 2025 layout goes without a district, its ward naming the place.
+      ...(recipient.system !== 'new' && recipient.district !== null ? { district: recipient.district } : {}),
       ...(recipient.ward ? { ward: recipient.ward } : {}),
       // GHTK wants a hamlet; "Khác" (other) when there is none.
       hamlet: 'Khác',

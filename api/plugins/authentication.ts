@@ -35,7 +35,7 @@ declare module 'fastify' {
     permissions?: readonly string[];
     /** The rate-limit counter the route counts in; `general` by default. */
     rateCounter?: RateCounter;
-    /** Served without a key or a session (the OpenAPI document, the admin login). */
+    /** Served without a session (the admin document, the admin login). Under the Open API's prefix every route needs a key. */
     public?: boolean;
   }
   interface FastifyRequest {
@@ -56,7 +56,9 @@ const SESSION_ONLY_REJECTING_KEYS = [/^\/session\/logout$/, /^\/push-subscriptio
  * key in the URL → 401; Authorization missing, malformed or with a wrong check code → 401 (before
  * any query); key unknown, revoked or expired → 401; those three count against the client IP. Then
  * the request's rate counter → 429; shop suspended → 403; automation off → 403; the route's
- * permissions → 403; plan expired and not a read → 402. Rate headers go on every answer.
+ * permissions → 403; plan expired and not a read → 402. Only then a method the path lacks → 405
+ * (method-not-allowed.ts, registered after this plugin), the body, the route. So every answer under
+ * the prefix, an unknown path's 404 included, counts in exactly one counter and carries its headers.
  */
 export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix: string }>(async (app, { sql, prefix, sessionPrefix }) => {
   app.decorateRequest('auth', {
@@ -78,7 +80,7 @@ export const authenticationPlugin = fp<{ sql: Sql; prefix: string; sessionPrefix
   };
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!isUnderPrefix(request, prefix) || request.routeOptions.config.public) return;
+    if (!isUnderPrefix(request, prefix)) return;
     const config = request.routeOptions.config;
     const counter = config.rateCounter ?? 'general';
 

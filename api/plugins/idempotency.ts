@@ -11,7 +11,14 @@ import {
 import { canonicalJson, Problem, withShop, type Tx } from '../../domain/kernel/index.js';
 import { PROBLEM_CONTENT_TYPE, problemBody } from './problems.js';
 
-const KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
+/**
+ * An `Idempotency-Key` is any header value of 1 to 255 bytes, compared byte for byte (the spec says
+ * "string"; docs/decisions records the rule). Node reads a header's bytes as Latin-1, one character
+ * a byte, so UTF-8 text counts its bytes; HTTP has already dropped the spaces around the value and
+ * refused control characters but the tab.
+ */
+const KEY_PATTERN = /^[\t\x20-\x7e\x80-\xff]{1,255}$/;
+const KEY_RULE = '1 to 255 bytes: any text a header carries (letters, digits, punctuation, spaces inside, UTF-8), compared byte for byte';
 
 function requestHash(request: FastifyRequest): string {
   return createHash('sha256')
@@ -98,9 +105,8 @@ async function respond(
     return;
   }
   if (typeof header !== 'string' || !KEY_PATTERN.test(header)) {
-    throw new Problem('validation-failed', 'Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID is recommended)', {
-      errors: [{ path: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }],
-    });
+    const detail = `Idempotency-Key must be ${KEY_RULE}; a UUID is recommended (got ${String(header).length} bytes)`;
+    throw new Problem('validation-failed', detail, { errors: [{ path: 'Idempotency-Key', message: `must be ${KEY_RULE}` }] });
   }
   const scope: IdempotencyScope = { shopId, applicationId: request.auth.applicationId, key: header };
   const claim = await claimIdempotencyKey(sql, scope, requestHash(request));

@@ -3,8 +3,10 @@ import { Problem } from '../../domain/kernel/index.js';
 
 /**
  * A known path asked with a method it does not have is 405 `method-not-allowed` with `Allow` (RFC
- * 9110), not 404: the path exists, the method does not. Decided in `onRequest`, before the key and
- * before any body is read (a `QUERY` or `TRACE` carries one), from the routes as they are added.
+ * 9110), not 404: the path exists, the method does not. Decided in `onRequest` before any body is
+ * read (a `QUERY` or `TRACE` carries one), from the routes as they are added; registered after the
+ * authentication plugin, so under `/api/open/v1` the key is checked and counted first (no key is
+ * 401 whatever the method, and a 405 carries its rate headers).
  */
 export const methodNotAllowedPlugin = fp(async (app) => {
   const routes: { pattern: RegExp; methods: Set<string> }[] = [];

@@ -39,3 +39,20 @@ export function fullyDecoded(text: string): string {
   }
   return current;
 }
+
+/**
+ * Fastify's `rewriteUrl`: a path the router cannot percent-decode (`/orders/%E0%A4%A`) would be
+ * answered by the router itself, before any hook, as plain JSON with no key checked and no rate
+ * headers. Its `%` signs are escaped instead, so the path is routed as the text it literally is
+ * (an unknown path, or an id no route accepts) and answered like any other request.
+ */
+export function routableUrl(rawUrl: string): string {
+  const end = rawUrl.search(/[?#]/);
+  const path = end === -1 ? rawUrl : rawUrl.slice(0, end);
+  try {
+    decodeURIComponent(path);
+    return rawUrl;
+  } catch {
+    return `${path.replaceAll('%', '%25')}${end === -1 ? '' : rawUrl.slice(end)}`;
+  }
+}

@@ -54,10 +54,13 @@ export const documentObjectTransform: typeof jsonSchemaTransformObject = (input)
   return document as ReturnType<typeof jsonSchemaTransformObject>;
 };
 
-/** The OpenAPI document, generated from the route schemas. */
-export const openApiRoutes: FastifyPluginAsyncZod = async (app) => {
-  app.get('/openapi.json', { schema: { hide: true }, config: { public: true } }, async () => app.swagger());
-};
+/** The API reference page (Swagger UI). */
+export const REFERENCE_PAGE = '/docs';
+/**
+ * The OpenAPI document, generated from the route schemas: served by the reference page at `json`
+ * (and `yaml`), outside `/api/open/v1`, so client generators and fuzzers read it without a key.
+ */
+export const OPEN_API_DOCUMENT = `${REFERENCE_PAGE}/json`;
 
 interface Document {
   info: object;

@@ -9,9 +9,8 @@ export const syncListQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MAX_LIMIT).default(DEFAULT_LIMIT).describe(`1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`),
   cursor: z
     .string()
-    .min(1)
-    .max(2048)
-    // In the document only: any other string is answered 400 invalid-cursor by the list itself (spec), not validation-failed.
+    // In the document only: any other string, empty or however long, is answered 400 invalid-cursor
+    // by the list itself (spec), not validation-failed.
     .meta({ pattern: CURSOR_PATTERN })
     .optional()
     .describe('The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor'),

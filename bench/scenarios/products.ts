@@ -1,4 +1,5 @@
 import { compareWithBaselines } from '../baselines.js';
+import { BIG_PRODUCT_VARIANTS, BIG_PRODUCTS, type BigProductsFixture } from '../big-products-fixture.js';
 import type { BenchContext } from '../context.js';
 
 /** `GET /products?limit=100` through the full stack beside the same domain query behind bare node:http, and the minimal baseline. */
@@ -44,4 +45,40 @@ export async function syncPassScenario(context: BenchContext, expectedRows: numb
     `  time per page: first 50 pages ${first.toFixed(1)} ms, last 50 pages ${last.toFixed(1)} ms (ratio last/first ${(last / first).toFixed(2)})`,
   );
   return { rows, pages: pageTimes.length, totalSeconds, firstPagesMs: first, lastPagesMs: last };
+}
+
+/**
+ * `GET /products/{id}` of a product of 2,000 variants (a 1 MB answer) beside the same domain call
+ * behind bare node:http, and the minimal baseline that has PostgreSQL write the whole answer.
+ */
+export function productDetailScenario(context: BenchContext, fixture: BigProductsFixture) {
+  return compareWithBaselines(context, {
+    label: `GET /products/{id} (${BIG_PRODUCT_VARIANTS.toLocaleString('en')} variants)`,
+    bare: {
+      label: 'bare node:http + same query',
+      entry: 'bench/bare-products-server.ts',
+      env: { BENCH_SHOP_ID: fixture.shopId, BENCH_PRODUCT_ID: fixture.productId },
+      path: '/detail',
+    },
+    minimal: `/products/${fixture.productId}`,
+    path: `/products/${fixture.productId}`,
+  });
+}
+
+/**
+ * `GET /products?limit=100` over products of 2,000 variants each: a page reads the summary on each
+ * product's row, no variant. No minimal baseline: its page counts each product's variants, which is
+ * no floor here (about 300 ms a page).
+ */
+export function bigProductListScenario(context: BenchContext, fixture: BigProductsFixture) {
+  return compareWithBaselines(context, {
+    label: `GET /products?limit=100 (${BIG_PRODUCTS} products of ${BIG_PRODUCT_VARIANTS.toLocaleString('en')} variants)`,
+    bare: {
+      label: 'bare node:http + same query',
+      entry: 'bench/bare-products-server.ts',
+      env: { BENCH_SHOP_ID: fixture.shopId },
+      path: '/',
+    },
+    path: '/products?limit=100',
+  });
 }

@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { carrierB } from '../../adapters/carriers/carrier-b.js';
 import { loadSettings } from '../../config/settings.js';
-import { createApplication, createShop, GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
-import { createProduct } from '../../domain/catalog/index.js';
-import { adjustStock } from '../../domain/inventory/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { changeOrderStatus, createOrder } from '../../domain/orders/index.js';
+import { addApplication, addOrder, addProduct, addWarehouse, HANOI_RECIPIENT, newShop } from '../../scripts/fixtures/index.js';
 import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-carriers.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -23,14 +20,6 @@ const ORDERS_PER_SHOP = 40;
 /** Requests in flight at once (BENCH_SHIPMENTS_CONCURRENCY). */
 const CONCURRENCY = Number(process.env.BENCH_SHIPMENTS_CONCURRENCY ?? 20);
 const PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
-const RECIPIENT = {
-  recipientName: 'Trần Thị B',
-  recipientPhone: '0912345678',
-  addressLine: '123 Nguyễn Chí Thanh',
-  provinceName: 'Hà Nội',
-  districtName: 'Quận Ba Đình',
-  wardName: 'Phường Ngọc Khánh',
-};
 
 interface Timed {
   count: number;
@@ -63,30 +52,24 @@ async function timed(count: number, call: (index: number) => Promise<void>): Pro
 
 /** A shop connected to the simulator, with a key and `ORDERS_PER_SHOP` orders ready to ship. */
 async function shippingShop(sql: Sql, carrierUrl: string, apiUrl: string) {
-  const shop = await createShop(sql, { slug: `bench-ship-${randomUUID().slice(0, 8)}`, name: 'Shipments benchmark' });
+  const shop = await newShop(sql, { slug: `bench-ship-${randomUUID().slice(0, 8)}`, name: 'Shipments benchmark' });
   const settings = loadSettings();
-  return withShop(sql, shop.id, async (tx) => {
-    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.id}, 'Kho') returning id`;
-    const actor = { shopId: shop.id, permissions: GRANTABLE_PERMISSIONS };
-    const product = await createProduct(tx, actor, {
+  return withShop(sql, shop.shopId, async (tx) => {
+    const warehouseId = await addWarehouse(tx, shop.shopId);
+    const product = await addProduct(tx, shop.shopId, {
       name: 'Áo thun',
-      type: 'simple',
-      variants: [{ price: '150000', attributes: { Size: 'M' } }],
+      price: '150000',
+      variants: [{ Size: 'M' }],
+      stock: { warehouseId, quantity: String(ORDERS_PER_SHOP * 2) },
     });
     const variantId = product.variants[0]!.id;
-    await adjustStock(tx, shop.id, [{ variantId, warehouseId: warehouse!.id, quantityDelta: String(ORDERS_PER_SHOP * 2) }]);
     const orderIds: string[] = [];
     for (let index = 0; index < ORDERS_PER_SHOP; index += 1) {
-      const order = await createOrder(tx, actor, {
-        warehouseId: warehouse!.id,
-        shippingAddress: RECIPIENT,
-        lines: [{ variantId, quantity: '1', unitPrice: '150000' }],
-      });
-      await changeOrderStatus(tx, { ...actor, applicationId: null }, order.id, { status: 'ready_to_ship' });
-      orderIds.push(order.id);
+      const lines = [{ variantId, quantity: '1', unitPrice: '150000' }];
+      orderIds.push((await addOrder(tx, shop.shopId, { warehouseId, shippingAddress: HANOI_RECIPIENT, lines }, { readyToShip: true })).id);
     }
-    const { key } = await createApplication(tx, shop.id, { name: 'Shipping bench', permissions: PERMISSIONS }, null);
-    return { shopId: shop.id, warehouseId: warehouse!.id, key, orderIds, settings };
+    const { key } = await addApplication(tx, shop.shopId, { name: 'Shipping bench', permissions: PERMISSIONS });
+    return { shopId: shop.shopId, warehouseId, key, orderIds, settings };
   }).then(async (prepared) => {
     const { connectionId } = await connectShopToSimulator(
       sql,
@@ -112,7 +95,8 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     throw new Error(`${name} exited during the benchmark (code ${code})`);
   });
   try {
-    const env = { TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue };
+    // The carrier is the local simulator: the API and the worker may reach loopback, as development allows.
+    const env = { TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, OUTBOUND_ALLOW_LOOPBACK: 'true' };
     const apiUrl = await context.startServer('api', 'api/server.ts', env);
     const worker = workers.startTs('worker', 'workers/worker.ts', {
       ...env,
@@ -134,12 +118,12 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
       await adapter.create({
         shipmentId: randomUUID(),
         recipient: {
-          name: RECIPIENT.recipientName,
-          phone: RECIPIENT.recipientPhone,
-          street: RECIPIENT.addressLine,
-          ward: RECIPIENT.wardName,
-          district: RECIPIENT.districtName,
-          province: RECIPIENT.provinceName,
+          name: HANOI_RECIPIENT.recipientName,
+          phone: HANOI_RECIPIENT.recipientPhone,
+          street: HANOI_RECIPIENT.addressLine,
+          ward: HANOI_RECIPIENT.wardName,
+          district: HANOI_RECIPIENT.districtName,
+          province: HANOI_RECIPIENT.provinceName,
         },
         pickUp: DEMO_PICK_UP,
         weightGram: 1_000,

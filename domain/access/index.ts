@@ -7,7 +7,7 @@
 
 export { assertCsrfToken, logIn, logOut, SESSION_HOURS, sessionOf, type AdminSession } from './admin-sessions.js';
 export { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
-export { createKey, MAX_LIVE_KEYS, MAX_OVERLAP_HOURS, revokeKey, rotateKey, type Actor } from './api-keys.js';
+export { createKey, DEFAULT_OVERLAP_HOURS, MAX_LIVE_KEYS, MAX_OVERLAP_HOURS, revokeKey, rotateKey, type Actor } from './api-keys.js';
 export { createApplication, MAX_APPLICATIONS_PER_SHOP, updateApplication } from './applications.js';
 export { CreatorAlert, listApplications, ListedApplication, ListedKey } from './application-list.js';
 export { ConcurrencyLimit } from './concurrency-limit.js';

@@ -9,5 +9,6 @@ export { latestProduct, variantFacts, variantsForOrderLines } from './catalog-re
 export { listCategories } from './categories.js';
 export { MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 export { listProducts } from './product-list.js';
+export { ProductImagesInput, setProductImages } from './product-images.js';
 export { createProduct, deleteProduct, getProduct, updateProduct } from './products.js';
 export { NewProduct, ProductChanges, ProductDetail, ProductRow, ProductType, Variant, VariantInput } from './product-shapes.js';

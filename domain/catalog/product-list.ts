@@ -6,24 +6,14 @@ export interface ProductFilters {
   categoryId?: string;
 }
 
+/** The variant count and price range are the product row's, kept by every product write: a page reads no variant. */
 const ROW_COLUMNS = (tx: Tx) => tx`
   p.id, p.code, p.name, p.type, p.is_active,
   coalesce((select array_agg(c.name order by pc.position, c.name) from product_categories pc join categories c on c.id = pc.category_id where pc.product_id = p.id), '{}') as category_names,
-  live.variant_count,
+  p.variant_count,
   (select i.url from product_images i where i.product_id = p.id order by cardinality(i.variant_ids) = 0 desc, i.position limit 1) as image_url,
-  api_decimal(live.price_from) as price_from, api_decimal(live.price_to) as price_to,
+  api_decimal(p.price_from) as price_from, api_decimal(p.price_to) as price_to,
   api_time(p.updated_at) as updated_at, api_time(p.deleted_at) as deleted_at`;
-
-/**
- * Each listed product beside its live variants' count and price range, read in one pass (`live`):
- * three subqueries over `variants`, each under the row-level-security filter, cost the page's
- * statement about a third more (docs/decisions/0205-the-product-list-reads-its-variants-once.md).
- */
-const LIST_SOURCE = (tx: Tx) => tx`
-  products p cross join lateral (
-    select count(*)::int as variant_count, min(v.price) as price_from, max(v.price) as price_to
-    from variants v where v.product_id = p.id and v.removed_at is null
-  ) live`;
 
 /** `GET /products`: (updatedAt, id) order; `search` in name or code; `categoryId`. */
 export async function listProducts(
@@ -39,7 +29,7 @@ export async function listProducts(
       table: 'p',
       column: 'updated_at',
       softDelete: true,
-      source: LIST_SOURCE(tx),
+      source: tx`products p`,
       columns: ROW_COLUMNS(tx),
       filters: () => [
         ...(pattern === undefined ? [] : [tx`(lower(p.name) like ${pattern} or lower(p.code) like ${pattern})`]),

@@ -6,10 +6,18 @@ export const MAX_VALUES_PER_ATTRIBUTE = 100;
 export const MAX_KEYWORDS = 20;
 export const MAX_KEYWORD_LENGTH = 50;
 /**
- * Ours (docs/decisions/0045-at-most-100-variants-per-product.md): live variants per product, counting
- * stored ones and those a PATCH appends.
+ * Ours, Shopify's figure (the spec sets none): live variants per product, counting stored ones and
+ * those a PATCH appends. Enough for sizes × colours × a third attribute; the writes and reads of
+ * such a product are set-based, measured by the bench's `GET /products/{id}` of 2,000 variants.
  */
-export const MAX_VARIANTS = 100;
+export const MAX_VARIANTS = 2_048;
+/**
+ * Ours: a product as its events carry it, at most this many bytes once written as a JSON string, the
+ * form a delivery's workflow input holds it in (domain/flows, delivery requests). Temporal refuses an
+ * input over 2 MiB, and the event would then never be delivered. Only thousands of variants with many
+ * long keywords come near it: 2,000 variants with five keywords each take about 1.1 MiB.
+ */
+export const MAX_PRODUCT_EVENT_BYTES = 1_835_008;
 /** Product and variant codes (the tables' check constraints). */
 export const MAX_CODE_LENGTH = 100;
 
@@ -50,6 +58,18 @@ export function assertVariantCount(count: number): void {
     throw new Problem('validation-failed', `a product has at most ${MAX_VARIANTS} variants (it would have ${count})`, {
       errors: [{ path: 'variants', message: `at most ${MAX_VARIANTS} variants per product` }],
     });
+  }
+}
+
+/** 400 `validation-failed` on `variants` when the product as written would be too big for its events to be delivered. */
+export function assertDeliverableSize(product: object): void {
+  const bytes = Buffer.byteLength(JSON.stringify(JSON.stringify(product)));
+  if (bytes > MAX_PRODUCT_EVENT_BYTES) {
+    throw new Problem(
+      'validation-failed',
+      `the product would take ${bytes} bytes in its events, more than the ${MAX_PRODUCT_EVENT_BYTES} an event may: fewer variants, keywords or attribute values`,
+      { errors: [{ path: 'variants', message: `the product's data at most ${MAX_PRODUCT_EVENT_BYTES} bytes` }] },
+    );
   }
 }
 
@@ -133,38 +153,75 @@ export function mayShareKey(a: MatchEntry, b: MatchEntry): boolean {
   return pair[0]!.source === 'product_code' && pair[1]!.source === 'variant_code' && pair[0]!.productId === pair[1]!.productId;
 }
 
+/** Clashes named in a refusal (and in `matchKeys`) at most. */
+export const CLASHES_NAMED = 50;
+
+/** The clashes of one kind: how many, and the first CLASHES_NAMED. */
+class Clashes {
+  count = 0;
+  readonly named: [MatchEntry, MatchEntry][] = [];
+
+  add(clash: [MatchEntry, MatchEntry]): void {
+    this.count += 1;
+    if (this.named.length < CLASHES_NAMED) this.named.push(clash);
+  }
+
+  /** The named clashes' descriptions joined, and how many more there are. */
+  list(described: string[]): string {
+    return `${described.join('; ')}${this.count > this.named.length ? `; and ${this.count - this.named.length} more` : ''}`;
+  }
+}
+
 /**
  * Checks the entries a write wants against each other and against the registry's other entries, and
  * refuses the first kind of clash found: keyword against keyword → `variant-keyword-taken`; code
  * against code of the same kind → `duplicate-code`; anything else → `match-key-taken` with `matchKeys`.
  */
 export function assertMatchKeysFree(wanted: readonly MatchEntry[], registry: readonly MatchEntry[]): void {
-  const clashes: [MatchEntry, MatchEntry][] = [];
-  wanted.forEach((entry, index) => {
-    for (const other of [...wanted.slice(0, index), ...registry]) {
-      if (matchKey(other.key) === matchKey(entry.key) && !mayShareKey(entry, other)) clashes.push([entry, other]);
+  // Each entry meets only those of its own key: the wanted ones before it, then the registry's.
+  const byKey = new Map<string, { wanted: MatchEntry[]; registry: MatchEntry[] }>();
+  const holdersOf = (key: string) => {
+    const normalised = matchKey(key);
+    let holders = byKey.get(normalised);
+    if (!holders) byKey.set(normalised, (holders = { wanted: [], registry: [] }));
+    return holders;
+  };
+  for (const entry of registry) holdersOf(entry.key).registry.push(entry);
+  // By kind, in the order they are refused; each named up to CLASHES_NAMED times, so a bulk write
+  // clashing everywhere gets a bounded answer.
+  const clashes = { keyword: new Clashes(), code: new Clashes(), other: new Clashes() };
+  for (const entry of wanted) {
+    const holders = holdersOf(entry.key);
+    for (const other of [...holders.wanted, ...holders.registry]) {
+      if (mayShareKey(entry, other)) continue;
+      const kind =
+        entry.source === 'keyword' && other.source === 'keyword'
+          ? 'keyword'
+          : entry.source !== 'keyword' && entry.source === other.source
+            ? 'code'
+            : 'other';
+      clashes[kind].add([entry, other]);
     }
-  });
-  if (clashes.length === 0) return;
-  const keywordClashes = clashes.filter(([a, b]) => a.source === 'keyword' && b.source === 'keyword');
-  if (keywordClashes.length > 0) {
-    const described = keywordClashes.map(
+    holders.wanted.push(entry);
+  }
+  if (clashes.keyword.count > 0) {
+    const described = clashes.keyword.named.map(
       ([a, b]) =>
         `"${a.key}" (held by ${b.variantId === a.variantId ? 'the same variant twice' : `variant ${b.variantId} of ${b.productName}`})`,
     );
-    throw new Problem('variant-keyword-taken', `keywords already taken: ${described.join('; ')}`);
+    throw new Problem('variant-keyword-taken', `keywords already taken: ${clashes.keyword.list(described)}`);
   }
-  const codeClashes = clashes.filter(([a, b]) => a.source !== 'keyword' && a.source === b.source);
-  if (codeClashes.length > 0) {
+  if (clashes.code.count > 0) {
     throw new Problem(
       'duplicate-code',
-      `codes already used in the shop: ${codeClashes.map(([a, b]) => `"${a.key}" (${b.productName})`).join('; ')}`,
+      `codes already used in the shop: ${clashes.code.list(clashes.code.named.map(([a, b]) => `"${a.key}" (${b.productName})`))}`,
     );
   }
-  const matchKeys = clashes.map(([a, b]) => ({ key: a.key, source: b.source, productName: b.productName }));
+  if (clashes.other.count === 0) return;
+  const matchKeys = clashes.other.named.map(([a, b]) => ({ key: a.key, source: b.source, productName: b.productName }));
   throw new Problem(
     'match-key-taken',
-    `keys already in the shop's match-key registry: ${clashes.map(([a, b]) => `"${a.key}" is a ${b.source.replace('_', ' ')} of ${b.productName}`).join('; ')}`,
+    `keys already in the shop's match-key registry: ${clashes.other.list(clashes.other.named.map(([a, b]) => `"${a.key}" is a ${b.source.replace('_', ' ')} of ${b.productName}`))}`,
     {
       extra: { matchKeys },
     },

@@ -58,7 +58,13 @@ export const ProductDetail = z
   .meta({ id: 'Product' });
 
 export const VariantInput = z.strictObject({
-  id: z.uuid().optional().describe('The variant to edit; absent adds a variant'),
+  id: z
+    .union([z.uuid(), z.literal('')])
+    .nullable()
+    .optional()
+    .describe(
+      'PATCH: the variant to edit. POST: the new variant\'s id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it',
+    ),
   code: z.string().max(MAX_CODE_LENGTH).optional(),
   barcode: z.string().max(100).nullable().optional(),
   price: Amount.optional(),
@@ -86,11 +92,7 @@ export const NewProduct = z.strictObject({
   description: Note.nullable().optional(),
   categoryIds: z.array(z.uuid()).max(50).optional(),
   type: ProductType.optional(),
-  variants: z
-    .array(VariantInput.omit({ id: true }))
-    .min(1)
-    .max(MAX_VARIANTS)
-    .describe(`At most ${MAX_VARIANTS} variants per product`),
+  variants: z.array(VariantInput).min(1).max(MAX_VARIANTS).describe(`At most ${MAX_VARIANTS} variants per product`),
 });
 
 export const ProductChanges = z.strictObject({
@@ -110,5 +112,3 @@ export type ProductDetail = z.infer<typeof ProductDetail>;
 export type VariantInput = z.infer<typeof VariantInput>;
 export type NewProduct = z.infer<typeof NewProduct>;
 export type ProductChanges = z.infer<typeof ProductChanges>;
-/** What the product writer takes: a new product, whose variants may also carry ids when it edits. */
-export type ProductInput = Omit<NewProduct, 'variants'> & { variants: VariantInput[] };

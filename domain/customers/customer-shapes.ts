@@ -31,14 +31,33 @@ export const CustomerDetail = CustomerRow.extend({
   addresses: z.array(CustomerAddress),
 }).meta({ id: 'Customer' });
 
+/** Contacts a customer holds at most: as sent on creation, and as the shop's staff set them. */
+const MAX_CONTACTS = 20;
+const PhoneContactInput = z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() });
+
 export const NewCustomer = z.strictObject({
   name: Name,
   gender: Gender.nullish(),
   dateOfBirth: DateOfBirth.nullish(),
+  contacts: z.array(PhoneContactInput).max(MAX_CONTACTS).optional(),
+});
+
+/**
+ * A customer's phones and e-mails as the shop's staff set them (the admin API and CLI; the Open API
+ * changes no contact): the whole set, each kind with one primary.
+ */
+export const CustomerContactsInput = z.strictObject({
   contacts: z
-    .array(z.strictObject({ kind: z.literal('phone'), value: PhoneInput, isPrimary: z.boolean().optional() }))
-    .max(20)
-    .optional(),
+    .array(
+      z.discriminatedUnion('kind', [
+        PhoneContactInput,
+        z.strictObject({ kind: z.literal('email'), value: z.email().max(254), isPrimary: z.boolean().optional() }),
+      ]),
+    )
+    .max(MAX_CONTACTS)
+    .describe(
+      'Replaces every contact. A contact already held (same kind and value) keeps its id; of each kind the one with isPrimary, else the first, is primary',
+    ),
 });
 
 export const CustomerChanges = z.strictObject({
@@ -53,3 +72,5 @@ export type CustomerAddress = z.infer<typeof CustomerAddress>;
 export type CustomerDetail = z.infer<typeof CustomerDetail>;
 export type NewCustomer = z.infer<typeof NewCustomer>;
 export type CustomerChanges = z.infer<typeof CustomerChanges>;
+export type CustomerContactsInput = z.infer<typeof CustomerContactsInput>;
+export type ContactInput = CustomerContactsInput['contacts'][number];

@@ -11,7 +11,7 @@ import {
 } from '../kernel/index.js';
 import { recordUpdate, writeEvent } from '../events/index.js';
 import type { Tx } from '../kernel/index.js';
-import type { CustomerAddress, CustomerChanges, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';
+import type { ContactInput, CustomerAddress, CustomerChanges, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';
 
 export interface CustomerFilters {
   phone?: string;
@@ -134,10 +134,46 @@ export async function markAddressUsed(tx: Tx, customerId: string, address: Addre
   if (used) await tx`update customer_addresses set last_used_at = clock_timestamp() where id = ${used.id}`;
 }
 
-/** Soft delete: the record stays with `deletedAt`, and `customer.deleted` carries it. */
+/**
+ * The shop's staff set a customer's phones and e-mails (the admin API and CLI; the Open API changes
+ * none): the set sent replaces the stored one, a contact kept keeps its id, and a phone another live
+ * customer holds is 409 as on creation. A change raises `updatedAt` (spec, synchronisation rule 3)
+ * and emits `customer.updated` with `contacts`, and `primaryPhone`/`primaryEmail` when they moved.
+ */
+export async function setCustomerContacts(tx: Tx, shopId: string, id: string, contacts: readonly ContactInput[]): Promise<CustomerDetail> {
+  const before = await lockedLiveCustomer(tx, id);
+  const wanted = normalizeContacts(contacts);
+  await assertPhonesFree(
+    tx,
+    wanted.filter((contact) => contact.kind === 'phone').map((contact) => contact.value),
+    id,
+  );
+  const key = (contact: StoredContact) => `${contact.kind}:${contact.value}`;
+  const asHeld = (set: readonly StoredContact[]) =>
+    set
+      .map((contact) => `${key(contact)}:${contact.isPrimary}`)
+      .sort()
+      .join('\n');
+  if (asHeld(before.contacts) !== asHeld(wanted)) {
+    const removed = before.contacts.filter((contact) => !wanted.some((kept) => key(kept) === key(contact)));
+    if (removed.length > 0) await tx`delete from customer_contacts where id = any(${removed.map((contact) => contact.id)})`;
+    // One primary per kind (customer_contacts_one_primary) at every moment: none, then the new ones.
+    await tx`update customer_contacts set is_primary = false where customer_id = ${id} and is_primary`;
+    for (const contact of wanted) {
+      await tx`
+        insert into customer_contacts (shop_id, customer_id, kind, value, is_primary)
+        values (${shopId}, ${id}, ${contact.kind}, ${contact.value}, ${contact.isPrimary})
+        on conflict (customer_id, kind, value) do update set is_primary = excluded.is_primary`;
+    }
+    await tx`update customers set updated_at = clock_timestamp() where id = ${id}`;
+  }
+  return finishUpdate(tx, shopId, before);
+}
+
+/** Soft delete by the shop's staff: the record stays with `deletedAt`, which `customer.deleted` carries; deleted already is 404. */
 export async function deleteCustomer(tx: Tx, shopId: string, id: string): Promise<CustomerDetail> {
-  await lockedCustomer(tx, id);
-  await tx`update customers set deleted_at = coalesce(deleted_at, clock_timestamp()), updated_at = clock_timestamp() where id = ${id}`;
+  await lockedLiveCustomer(tx, id);
+  await tx`update customers set deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id}`;
   const after = await getCustomer(tx, id);
   await writeEvent(tx, { shopId, type: 'customer.deleted', resourceId: id, data: after });
   return after;
@@ -186,37 +222,56 @@ async function lockedCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
   return getCustomer(tx, id);
 }
 
+/** …for a change by the shop's staff: a deleted customer is 404, as nothing of it changes any more. */
+async function lockedLiveCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
+  const [row] = await tx<{ deletedAt: Date | null }[]>`select deleted_at from customers where id = ${id} for update`;
+  if (!row || row.deletedAt) throw new Problem('not-found', `no customer ${id}`);
+  return getCustomer(tx, id);
+}
+
 async function finishUpdate(tx: Tx, shopId: string, before: CustomerDetail): Promise<CustomerDetail> {
   const after = await getCustomer(tx, before.id);
   await recordUpdate(tx, { shopId, resource: 'customer', resourceId: before.id, before, after });
   return after;
 }
 
-function normalizeContacts(contacts: NonNullable<NewCustomer['contacts']>): { value: string; isPrimary: boolean }[] {
-  const unique = new Map<string, boolean>();
+type StoredContact = Omit<CustomerDetail['contacts'][number], 'id'>;
+
+/**
+ * Contacts as stored, each once: phones as `+84…`, e-mails in lower case. Of each kind one is
+ * primary: the one sent with isPrimary, else the first.
+ */
+function normalizeContacts(contacts: readonly ContactInput[]): StoredContact[] {
+  const unique = new Map<string, StoredContact>();
   contacts.forEach((contact, index) => {
-    const value = normalizePhone(contact.value, `contacts.${index}.value`);
-    unique.set(value, (unique.get(value) ?? false) || Boolean(contact.isPrimary));
+    const value = contact.kind === 'phone' ? normalizePhone(contact.value, `contacts.${index}.value`) : contact.value.toLowerCase();
+    const held = unique.get(`${contact.kind}:${value}`);
+    unique.set(`${contact.kind}:${value}`, { kind: contact.kind, value, isPrimary: Boolean(held?.isPrimary || contact.isPrimary) });
   });
-  const phones = [...unique].map(([value, isPrimary]) => ({ value, isPrimary }));
-  const primaries = phones.filter((phone) => phone.isPrimary);
-  if (primaries.length > 1)
-    throw new Problem('validation-failed', 'at most one phone can be primary', {
-      errors: [{ path: 'contacts', message: 'more than one isPrimary' }],
-    });
-  if (primaries.length === 0 && phones[0]) phones[0].isPrimary = true;
-  return phones;
+  const stored = [...unique.values()];
+  for (const kind of ['phone', 'email'] as const) {
+    const ofKind = stored.filter((contact) => contact.kind === kind);
+    const primaries = ofKind.filter((contact) => contact.isPrimary);
+    if (primaries.length > 1)
+      throw new Problem('validation-failed', `at most one ${kind} can be primary`, {
+        errors: [{ path: 'contacts', message: 'more than one isPrimary' }],
+      });
+    if (primaries.length === 0 && ofKind[0]) ofKind[0].isPrimary = true;
+  }
+  return stored;
 }
 
 /**
- * 409 when another live customer holds one of `phones`. The answer names only the caller's own
- * number, never the holder: a key that may create customers but not read them learns no one's id.
+ * 409 when another live customer (than `customerId`, the one being edited) holds one of `phones`.
+ * The answer names only the caller's own number, never the holder: a key that may create customers
+ * but not read them learns no one's id.
  */
-async function assertPhonesFree(tx: Tx, phones: string[]): Promise<void> {
+async function assertPhonesFree(tx: Tx, phones: string[], customerId?: string): Promise<void> {
   if (phones.length === 0) return;
   const [holder] = await tx<{ value: string }[]>`
     select k.value from customer_contacts k join customers c on c.id = k.customer_id
-    where k.kind = 'phone' and k.value = any(${phones}) and c.deleted_at is null limit 1`;
+    where k.kind = 'phone' and k.value = any(${phones}) and c.deleted_at is null ${customerId ? tx`and c.id <> ${customerId}` : tx``}
+    limit 1`;
   if (holder) throw new Problem('conflict', `a customer with the phone number ${holder.value} already exists`);
 }
 

@@ -7,12 +7,14 @@ export {
   addCustomerAddress,
   createCustomer,
   customerIdByPhone,
+  deleteCustomer,
   getCustomer,
   isCustomerBlocked,
   latestCustomer,
   listCustomers,
   liveCustomers,
   markAddressUsed,
+  setCustomerContacts,
   updateCustomer,
 } from './customers.js';
-export { CustomerAddress, CustomerChanges, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';
+export { CustomerAddress, CustomerChanges, CustomerContactsInput, CustomerDetail, CustomerRow, NewCustomer } from './customer-shapes.js';

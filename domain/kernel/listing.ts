@@ -98,7 +98,8 @@ export async function syncedPage<T extends object>(
   options: { query: ListQuery; binding: CursorBinding; ceilingSeconds: number },
 ): Promise<Page<T>> {
   const { query, binding, ceilingSeconds } = options;
-  const position = query.cursor ? decodeCursor(query.cursor, binding) : undefined;
+  // An empty cursor was sent, so it is checked (and refused), not taken for the first page.
+  const position = query.cursor === undefined ? undefined : decodeCursor(query.cursor, binding);
   const newestFirst = list.newestFirst ?? false;
   const conditions = [
     ...syncConditions(tx, {

@@ -14,6 +14,7 @@ import {
   type CarrierMilestone,
   type CarrierOrder,
   type CarrierOrderRequest,
+  type CarrierRecipient,
   type ShipmentDetail,
   type ShipmentState,
 } from '../shipments/index.js';
@@ -61,7 +62,9 @@ export async function prepareShipmentPush(
   const connection = await connectionForPush(tx, input.connectionId);
   const recipient = recipientOf(order);
   const weightGram = input.weightGram ?? (await catalogueWeight(tx, order)) ?? DEFAULT_WEIGHT_GRAM;
-  const codAmount = input.codAmount ?? Decimal.max(0, new Decimal(order.totalAmount).minus(order.paidAmount)).toFixed();
+  // Still to collect: credit from another order's return is already settled (spec, Order `creditApplied`).
+  const owed = new Decimal(order.totalAmount).minus(order.paidAmount).minus(order.creditApplied);
+  const codAmount = input.codAmount ?? Decimal.max(0, owed).toFixed();
   const shipmentId = await startShipment(tx, actor.shopId, {
     orderId: order.id,
     orderCode: order.code,
@@ -93,26 +96,30 @@ export async function prepareShipmentPush(
   };
 }
 
-function recipientOf(order: OrderDetail) {
+/**
+ * The recipient as carriers take it. Unit ids of the `new` system (or, without ids, an address with
+ * no district) follow the layout of 1 July 2025, province and ward, which both carriers take without
+ * a district; the rest is the old layout, province, district and ward. 409 `conflict` names what is
+ * missing for the layout.
+ */
+function recipientOf(order: OrderDetail): CarrierRecipient {
   const address = order.shippingAddress;
-  const missing = [
-    ['recipientName', address?.recipientName],
-    ['recipientPhone', address?.recipientPhone],
-    ['addressLine', address?.addressLine],
-    ['districtName', address?.districtName],
-    ['provinceName', address?.provinceName],
-  ].filter(([, value]) => !value);
+  const system = address?.geoSystem ?? (address?.districtName ? 'old' : 'new');
+  const units = system === 'new' ? (['wardName', 'provinceName'] as const) : (['districtName', 'provinceName'] as const);
+  const missing = (['recipientName', 'recipientPhone', 'addressLine', ...units] as const).filter((field) => !address?.[field]);
   if (!address || missing.length > 0)
     throw new Problem(
       'conflict',
-      `order ${order.code} cannot be pushed: its shipping address lacks ${missing.map(([name]) => name).join(', ')} (carriers need a name, a phone, a street, a district and a province)`,
+      `order ${order.code} cannot be pushed: its shipping address lacks ${missing.join(', ')} (carriers need a name, a phone, a street, and a ward and a province, or with the old layout a district and a province)`,
     );
   return {
+    system,
     name: address.recipientName!,
     phone: address.recipientPhone!,
     street: address.addressLine!,
     ward: address.wardName,
-    district: address.districtName!,
+    // The new layout has no district: a text one left on the address is not sent.
+    district: system === 'new' ? null : address.districtName!,
     province: address.provinceName!,
   };
 }

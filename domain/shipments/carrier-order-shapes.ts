@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { carrierAddressSchema } from './carrier-address.js';
+import { carrierAddressSchema, carrierRecipientSchema } from './carrier-address.js';
 import { shipmentStateSchema } from './shipment-shapes.js';
 
 /**
@@ -14,7 +14,7 @@ const timestamp = z.iso.datetime();
 /** The order pushed to a carrier; `shipmentId` (our id) is its client order code / partner id. */
 export const carrierOrderRequestSchema = z.object({
   shipmentId: z.uuid(),
-  recipient: carrierAddressSchema,
+  recipient: carrierRecipientSchema,
   pickUp: carrierAddressSchema,
   weightGram: z.number().int().min(1).max(50_000),
   codAmount: decimal,

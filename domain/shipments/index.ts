@@ -29,7 +29,7 @@ export {
   type OpenedCarrierConnection,
 } from './carrier-connections.js';
 export { carrierEndpointRefusal, type CarrierEndpoints } from './carrier-endpoints.js';
-export { carrierAddressSchema, type CarrierAddress } from './carrier-address.js';
+export { carrierAddressSchema, carrierRecipientSchema, type CarrierAddress, type CarrierRecipient } from './carrier-address.js';
 export {
   carrierMilestoneSchema,
   carrierOrderRequestSchema,

@@ -3,7 +3,7 @@ import { diffSnapshots, writeEvent } from '../events/index.js';
 import { Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { Carrier } from './carrier-connection-input.js';
-import type { CarrierAddress } from './carrier-address.js';
+import type { CarrierRecipient } from './carrier-address.js';
 import type { CarrierMilestone, CarrierOrder } from './carrier-order-shapes.js';
 import { shipmentDetail } from './shipment-reads.js';
 import { finalShipmentStates, type ShipmentDetail, type ShipmentState } from './shipment-shapes.js';
@@ -22,7 +22,7 @@ export interface NewShipment {
   weightGram: number;
   codAmount: string;
   note: string | null;
-  recipient: CarrierAddress;
+  recipient: CarrierRecipient;
 }
 
 /** The row a push starts from: `pending` with no tracking code (spec: empty until pushed). */
@@ -223,7 +223,9 @@ export async function shipmentOfCallback(
 
 /**
  * A cancel request: which one it is (the n of `shipment-cancel:<id>:<n>`) and what to cancel at the
- * carrier. 409 `shipment-not-cancellable` once ended; 409 `conflict` while the push is still open.
+ * carrier. 409 `shipment-not-cancellable` once ended. While the push is still open (no tracking code:
+ * the carrier has not answered it yet) 503 `carrier-unavailable`, the spec's "cancellation not
+ * completed" for a wait on the carrier: it is not final, a retry once the carrier answers can cancel.
  */
 export async function requestCancel(
   tx: Tx,
@@ -234,7 +236,10 @@ export async function requestCancel(
   if (!row) throw new Problem('not-found', `no shipment ${id}`);
   if (row.ended) throw new Problem('shipment-not-cancellable', `the shipment is ${row.status}: it can no longer be cancelled`);
   if (row.trackingCode === null)
-    throw new Problem('conflict', 'the shipment is still being pushed to the carrier; read it again once it has a tracking code');
+    throw new Problem(
+      'carrier-unavailable',
+      `the shipment is still being pushed to the carrier, which has not answered yet: there is nothing to cancel there until it does; read GET /shipments/${id} and cancel again once it has a tracking code`,
+    );
   const [counted] = await tx<{ request: number; orderId: string }[]>`
     update shipments set cancel_requests = cancel_requests + 1 where id = ${id} returning cancel_requests as request, order_id`;
   return { ...counted!, connectionId: row.connectionId, carrier: row.carrier, trackingCode: row.trackingCode };

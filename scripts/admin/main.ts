@@ -3,7 +3,9 @@ import { createSql } from '../../db/client.js';
 import { Problem } from '../../domain/kernel/index.js';
 import { bootstrapDatabase } from '../bootstrap/index.js';
 import { accessCommands } from './access.js';
+import { catalogCommands } from './catalog.js';
 import { chatCommands } from './chat.js';
+import { customerCommands } from './customers.js';
 import { optionsOf, UsageError, type Command, type Flags } from './flags.js';
 import { flowCommands } from './flows.js';
 import { orderCommands } from './orders.js';
@@ -22,6 +24,8 @@ const COMMANDS: Record<string, Command> = {
   ...orderCommands,
   ...shipmentCommands,
   ...chatCommands,
+  ...customerCommands,
+  ...catalogCommands,
 };
 
 function usage(): string {

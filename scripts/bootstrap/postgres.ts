@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import postgres from 'postgres';
 import { cacheDir } from './paths.js';
 import { clusterLocation, type ClusterLocation } from './cluster-location.js';
-import { freePort, waitFor } from './ports.js';
+import { freePorts, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { step } from './progress.js';
 
@@ -47,7 +47,9 @@ export async function startLocalCluster(location: ClusterLocation): Promise<Post
   const adminUrlFor = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
   if (storedPort && (await isRunning(location, runAs))) return { adminUrl: adminUrlFor(storedPort) };
 
-  const port = await freePort(storedPort ?? 54320);
+  // Reserved while it starts: two bootstraps starting clusters at once (overlapping runs, the suite's
+  // own script tests) never both take the same free port.
+  const { port } = await freePorts({ port: storedPort ?? 54320 });
   writeFileSync(portFile, String(port));
   await step(`starting PostgreSQL on port ${port}`, async () => {
     const log = join(location.dir, 'server.log');

@@ -53,7 +53,8 @@ function isLiveLease(file: string): boolean {
   return false;
 }
 
-function isAlive(pid: number): boolean {
+/** Whether process `pid` still runs (one of another user's counts). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,10 +1,11 @@
 import type { Sql } from '../../db/client.js';
-import { addCustomerAddress, createCustomer } from '../../domain/customers/index.js';
+import { addCustomerAddress } from '../../domain/customers/index.js';
 import { listGeoUnits } from '../../domain/geography/index.js';
 import { adjustStock, type StockMove } from '../../domain/inventory/index.js';
 import { GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
 import { createProduct } from '../../domain/catalog/index.js';
 import { withShop, type Tx } from '../../domain/kernel/index.js';
+import { addCustomer, addWarehouse } from '../fixtures/index.js';
 
 const WAREHOUSES = [
   { name: 'Kho Hà Nội', address: '18 Tam Trinh, Hoàng Mai, Hà Nội' },
@@ -74,10 +75,7 @@ const CUSTOMERS = [
  */
 export async function seedDemoCatalog(sql: Sql, shopId: string): Promise<void> {
   await withShop(sql, shopId, async (tx) => {
-    if (await isEmpty(tx, 'warehouses')) {
-      for (const warehouse of WAREHOUSES)
-        await tx`insert into warehouses (shop_id, name, address) values (${shopId}, ${warehouse.name}, ${warehouse.address})`;
-    }
+    if (await isEmpty(tx, 'warehouses')) for (const warehouse of WAREHOUSES) await addWarehouse(tx, shopId, warehouse);
     if (await isEmpty(tx, 'categories'))
       for (const name of CATEGORIES) await tx`insert into categories (shop_id, name) values (${shopId}, ${name})`;
     if (await isEmpty(tx, 'tags')) for (const name of TAGS) await tx`insert into tags (shop_id, name) values (${shopId}, ${name})`;
@@ -151,10 +149,10 @@ async function seedCustomers(tx: Tx, shopId: string): Promise<void> {
   const [hanoi] = await listGeoUnits(tx, { system: 'new', search: 'ha noi' });
   const wards = hanoi ? await listGeoUnits(tx, { system: 'new', parentId: hanoi.id }) : [];
   for (const [index, name] of CUSTOMERS.entries()) {
-    const customer = await createCustomer(tx, shopId, {
+    const customer = await addCustomer(tx, shopId, {
       name,
       gender: index % 2 === 0 ? 'male' : 'female',
-      contacts: [{ kind: 'phone', value: `09${String(12345600 + index * 37).padStart(8, '0')}` }],
+      phone: `09${String(12345600 + index * 37).padStart(8, '0')}`,
     });
     const ward = wards[(index * 13) % Math.max(wards.length, 1)];
     await addCustomerAddress(tx, shopId, customer.id, {

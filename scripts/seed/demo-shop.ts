@@ -1,18 +1,9 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Sql } from '../../db/client.js';
 import { seedDemoCatalog } from './demo-catalog.js';
-import {
-  addMember,
-  authenticateRequest,
-  createApplication,
-  createKey,
-  createShop,
-  findShop,
-  GRANTABLE_PERMISSIONS,
-  hashApiKey,
-  rotateKey,
-} from '../../domain/access/index.js';
-import { Problem, withShop } from '../../domain/kernel/index.js';
+import { addMember, authenticateRequest, createKey, createPage, hashApiKey, rotateKey } from '../../domain/access/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { addApplication, findOrCreateShop, type BuiltShop } from '../fixtures/index.js';
 
 export const DEMO_SHOP_SLUG = 'demo';
 export const DEMO_OWNER = { email: 'owner@demo.shopflow.test', password: 'shopflow-demo' };
@@ -47,39 +38,35 @@ const STAFF = [
  * `keyFile` (development only) so every run can print it; a new one is issued when it stopped working.
  */
 export async function seedDemoShop(sql: Sql, keyFile: string): Promise<{ shopId: string; key: string }> {
-  const shop = await findShop(sql, DEMO_SHOP_SLUG).catch(async (error: unknown) => {
-    if (!(error instanceof Problem && error.code === 'not-found')) throw error;
-    return createDemoShop(sql);
-  });
-  await seedDemoCatalog(sql, shop.id);
+  const { shopId } = await findOrCreateShop(
+    sql,
+    { slug: DEMO_SHOP_SLUG, name: 'Shopflow Demo Fashion', owner: { ...DEMO_OWNER, name: 'Demo Owner' } },
+    (shop) => setUpDemoShop(sql, shop),
+  );
+  await seedDemoCatalog(sql, shopId);
   const stored = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : '';
   // The request path's own lookup (one hit on the key's general counter): the key works as a request would find it.
-  if (stored && (await authenticateRequest(sql, hashApiKey(stored), 'general'))) return { shopId: shop.id, key: stored };
+  if (stored && (await authenticateRequest(sql, hashApiKey(stored), 'general'))) return { shopId, key: stored };
 
-  const key = await withShop(sql, shop.id, async (tx) => {
+  const key = await withShop(sql, shopId, async (tx) => {
     const [application] = await tx<{ id: string }[]>`select id from applications where name = 'Demo integration'`;
-    if (!application) {
-      return (
-        await createApplication(tx, shop.id, { name: 'Demo integration', permissions: [...GRANTABLE_PERMISSIONS], pages: 'all' }, null)
-      ).key;
-    }
+    if (!application) return (await addApplication(tx, shopId, { name: 'Demo integration', pages: 'all' })).key;
     const [{ live } = { live: 0 }] = await tx<{ live: number }[]>`
       select count(*)::int as live from api_keys where application_id = ${application.id} and revoked_at is null and (expires_at is null or expires_at > now())`;
     return live < 2 ? (await createKey(tx, application.id, null)).key : (await rotateKey(tx, application.id, null, 0)).key;
   });
   writeFileSync(keyFile, key, { mode: 0o600 });
-  return { shopId: shop.id, key };
+  return { shopId, key };
 }
 
-async function createDemoShop(sql: Sql) {
-  const shop = await createShop(sql, { slug: DEMO_SHOP_SLUG, name: 'Shopflow Demo Fashion' });
-  await withShop(sql, shop.id, async (tx) => {
+/** The demo shop's staff roles, its two pages and its staff, once, after the builder made it with its owner. */
+async function setUpDemoShop(sql: Sql, shop: BuiltShop): Promise<void> {
+  await withShop(sql, shop.shopId, async (tx) => {
+    // No module function makes a role yet (a shop starts with its Owner role only).
     for (const role of STAFF_ROLES) {
-      await tx`insert into roles (shop_id, name, permissions, sees_only_own_orders) values (${shop.id}, ${role.name}, ${role.permissions}, ${role.seesOnlyOwnOrders})`;
+      await tx`insert into roles (shop_id, name, permissions, sees_only_own_orders) values (${shop.shopId}, ${role.name}, ${role.permissions}, ${role.seesOnlyOwnOrders})`;
     }
-    await tx`insert into pages (shop_id, name) values (${shop.id}, 'Demo Fashion Fanpage'), (${shop.id}, 'Demo Fashion Outlet')`;
+    for (const page of ['Demo Fashion Fanpage', 'Demo Fashion Outlet']) await createPage(tx, shop.shopId, page);
   });
-  await addMember(sql, shop.id, { email: DEMO_OWNER.email, name: 'Demo Owner', password: DEMO_OWNER.password });
-  for (const member of STAFF) await addMember(sql, shop.id, { ...member, password: DEMO_OWNER.password });
-  return shop;
+  for (const member of STAFF) await addMember(sql, shop.shopId, { ...member, password: DEMO_OWNER.password });
 }

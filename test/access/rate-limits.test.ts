@@ -3,6 +3,7 @@ import { startTestApi, type TestApi } from '../support/api.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { freshWindow } from '../support/rate-window.js';
 import type { App } from '../../api/app.js';
 import { generateApiKey } from '../../domain/access/api-key-format.js';
 
@@ -21,12 +22,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await apis?.[1]?.close();
 });
-
-/** Waits for the start of a fresh one-minute window when too little of the current one is left. */
-async function freshWindow(neededSeconds: number) {
-  const secondsLeft = 60 - new Date().getUTCSeconds();
-  if (secondsLeft < neededSeconds) await new Promise((resolve) => setTimeout(resolve, secondsLeft * 1000 + 200));
-}
 
 async function fire(count: number, request: (index: number) => Promise<Response>, concurrency = 50): Promise<Response[]> {
   const responses: Response[] = [];

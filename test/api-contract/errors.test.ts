@@ -4,6 +4,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { expectProblem } from '../support/problems.js';
 import { bearer } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 const { api, shop } = useSuite({
   api: {
@@ -100,7 +101,7 @@ describe('the API surface', () => {
   });
 
   it('publishes an OpenAPI document generated from the route schemas, and a reference page', async () => {
-    const document = (await (await fetch(`${api.baseUrl}/api/open/v1/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as {
       openapi: string;
       paths: Record<string, unknown>;
     };

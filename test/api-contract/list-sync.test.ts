@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { adjustStock } from '../../domain/inventory/inventory.js';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 /**
  * The synchronisation rules of the paginated lists (spec, Limits: Synchronisation semantics and
@@ -15,7 +14,7 @@ import { useSuite } from '../support/suite.js';
  * forged, and the default page size.
  */
 
-const { db, request } = useSuite({ api: true });
+const { db, api, request } = useSuite({ api: true });
 
 interface Row {
   id: string;
@@ -71,15 +70,9 @@ async function ordersShop(): Promise<ListShop> {
   const shop = await createShopFixture(db.app);
   const key = (await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read'])).key;
   const { warehouseId, variantId } = await withShop(db.app, shop.shopId, async (tx) => {
-    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`;
-    const product = await createProduct(
-      tx,
-      { shopId: shop.shopId, permissions: ALL_PERMISSIONS },
-      { name: `Shirt ${randomBytes(3).toString('hex')}`, type: 'simple', variants: [{ price: '100000' }] },
-    );
-    const variant = product.variants[0]!.id;
-    await adjustStock(tx, shop.shopId, [{ variantId: variant, warehouseId: warehouse!.id, quantityDelta: '1000' }]);
-    return { warehouseId: warehouse!.id, variantId: variant };
+    const warehouse = await addWarehouse(tx, shop.shopId, { name: 'Main' });
+    const product = await addProduct(tx, shop.shopId, { price: '100000', stock: { warehouseId: warehouse, quantity: '1000' } });
+    return { warehouseId: warehouse, variantId: product.variants[0]!.id };
   });
   return {
     shop,
@@ -195,6 +188,30 @@ describe.each(['orders', 'products'] as const)('synchronising GET /%s', (list) =
   });
 });
 
+describe('every list with a cursor', () => {
+  it('refuses an empty cursor and one of any length with 400 invalid-cursor, never validation-failed', async () => {
+    const document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as {
+      paths: Record<string, { get?: { parameters?: { name: string; in: string }[] } }>;
+    };
+    // The lists of the Open API that take a cursor and no path parameter (a list under a record reads the record first).
+    const lists = Object.entries(document.paths)
+      .filter(([path, item]) => path.startsWith('/api/open/v1/') && item.get?.parameters?.some(({ name }) => name === 'cursor'))
+      .filter(([, item]) => !item.get!.parameters!.some(({ in: where }) => where === 'path'))
+      .map(([path]) => path.slice('/api/open/v1'.length));
+    expect(lists).toEqual(
+      expect.arrayContaining(['/orders', '/products', '/customers', '/shipments', '/inventory/stock', '/conversations']),
+    );
+    const key = (await createShopFixture(db.app).then((shop) => shop.newKey([...GRANTABLE_PERMISSIONS]))).key;
+    for (const list of lists) {
+      for (const cursor of ['', 'A'.repeat(2049), `${'A'.repeat(3000)}.${'A'.repeat(22)}`]) {
+        const response = await call(key, 'GET', `${list}?cursor=${cursor}`);
+        const body = await expectProblem(response, 400, 'invalid-cursor');
+        expect(body.detail, list).toMatch(/restart from the first page/);
+      }
+    }
+  });
+});
+
 describe('default page size', () => {
   /** 51 rows of `table` straight into a new shop's database: the default page holds 50 of them. */
   it.each([
@@ -206,8 +223,8 @@ describe('default page size', () => {
     const key = (await shop.newKey([permission])).key;
     await withShop(db.app, shop.shopId, async (tx) => {
       if (list === 'orders') {
-        const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`;
-        await tx`insert into orders (shop_id, code, warehouse_id) select ${shop.shopId}, 'BULK-' || n, ${warehouse!.id} from generate_series(1, 51) as n`;
+        const warehouseId = await addWarehouse(tx, shop.shopId, { name: 'Main' });
+        await tx`insert into orders (shop_id, code, warehouse_id) select ${shop.shopId}, 'BULK-' || n, ${warehouseId} from generate_series(1, 51) as n`;
       } else if (list === 'products') {
         await tx`insert into products (shop_id, code, name) select ${shop.shopId}, 'BULK-' || n, 'Bulk ' || n from generate_series(1, 51) as n`;
       } else {

@@ -6,6 +6,8 @@ import { CURSOR_PATTERN } from '../../api/schemas/list-query.js';
 import { bearer, createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 interface DeclaredResponse {
   description?: string;
@@ -29,7 +31,7 @@ const { db, api } = useSuite({ api: true });
 let document: Document;
 
 beforeAll(async () => {
-  document = (await (await fetch(`${api.baseUrl}${OPEN_API}/openapi.json`)).json()) as Document;
+  document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as Document;
 });
 
 function operations(): { method: string; path: string; operation: Operation }[] {
@@ -127,6 +129,14 @@ describe('the OpenAPI document', () => {
       expect(operation.parameters!.find((parameter) => parameter.name === 'cursor')!.schema?.pattern, path).toBe(CURSOR_PATTERN);
     }
   });
+
+  it('declares for a shipment cancel the codes the spec lists beyond W: 404, 409 shipment-not-cancellable, 503', () => {
+    const { responses } = document.paths[`${OPEN_API}/shipments/{id}/cancel`]!.post!;
+    const codes = (status: number) => responses[String(status)]?.description?.split(', ');
+    expect(codes(404)).toEqual(['not-found']);
+    expect(codes(409)).toEqual(['shipment-not-cancellable']);
+    expect(codes(503)).toEqual(['carrier-unavailable']);
+  });
 });
 
 describe('statuses the routes answer', () => {
@@ -185,13 +195,9 @@ describe('statuses the routes answer', () => {
     const code = `P-${randomBytes(4).toString('hex')}`;
     const product = await call('POST', '/products', { code, name: 'Gift wrap', type: 'service', variants: [{ price: '10000' }] });
     await call('POST', '/products', { name: 'Second', type: 'service', variants: [{ price: '1' }] });
-    const [warehouse] = await withShop(
-      db.app,
-      shop.shopId,
-      (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`,
-    );
+    const warehouseId = await withShop(db.app, shop.shopId, (tx) => addWarehouse(tx, shop.shopId, { name: 'Main' }));
     const variantId = (product.variants as { id: string }[])[0]!.id;
-    const order = await call('POST', '/orders', { warehouseId: warehouse!.id, lines: [{ variantId, quantity: '1', unitPrice: '10000' }] });
+    const order = await call('POST', '/orders', { warehouseId, lines: [{ variantId, quantity: '1', unitPrice: '10000' }] });
     const phone = '0901234567';
     await call('POST', '/customers', { name: 'An', contacts: [{ kind: 'phone', value: phone }] });
     const page = await call('GET', '/products?limit=1');

@@ -6,6 +6,7 @@ import { linkPage } from '../../domain/chat/index.js';
 import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 
 const suite = useSuite({ api: true, shop: true });
 const { db, shop } = suite;
@@ -81,11 +82,9 @@ describe('catalogue and order reference lists', () => {
       return {
         shoes: await one(tx`insert into categories (shop_id, name) values (${shop.shopId}, 'Shoes') returning id`),
         bags: await one(tx`insert into categories (shop_id, name) values (${shop.shopId}, 'Bags') returning id`),
-        main: await one(
-          tx`insert into warehouses (shop_id, name, address) values (${shop.shopId}, 'Main', '1 Lê Lợi, Quận 1') returning id`,
-        ),
-        annex: await one(tx`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Annex') returning id`),
-        closed: await one(tx`insert into warehouses (shop_id, name, deleted_at) values (${shop.shopId}, 'Closed', now()) returning id`),
+        main: await addWarehouse(tx, shop.shopId, { name: 'Main', address: '1 Lê Lợi, Quận 1' }),
+        annex: await addWarehouse(tx, shop.shopId, { name: 'Annex' }),
+        closed: await addWarehouse(tx, shop.shopId, { name: 'Closed', deleted: true }),
         vip: await one(tx`insert into tags (shop_id, name) values (${shop.shopId}, 'VIP') returning id`),
         gift: await one(tx`insert into tags (shop_id, name) values (${shop.shopId}, 'gift') returning id`),
         cash: await one(tx`insert into payment_methods (shop_id, name, kind) values (${shop.shopId}, 'Tiền mặt', 'cash') returning id`),

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
-import { useProductSuite, unique, type Product } from './product-kit.js';
+import { createShopFixture } from '../support/fixtures.js';
+import { FULL, useProductSuite, unique, type Product } from './product-kit.js';
 
 /** Creating products: the detail shape, generated codes, attributes, categories and the limits of each field. */
-const { shop, categoryIds, call, create, eventsOf } = useProductSuite();
+const { db, shop, categoryIds, call, create, eventsOf } = useProductSuite();
 
 describe('creating products', () => {
   it('creates a product with variants in the detail shape, emitting only product.created', async () => {
@@ -168,5 +169,71 @@ describe('creating products', () => {
     };
     const product = await create({ name: 'Largest', variants: [largest] });
     expect(product.variants[0]).toMatchObject(largest);
+  });
+});
+
+describe('variants[].id on create', () => {
+  it('makes a sent id the new variant’s id; null or an empty string has one made, as on PATCH', async () => {
+    const chosen = randomUUID();
+    const product = await create({
+      name: 'Chosen ids',
+      variants: [
+        { id: chosen, attributes: { Size: 'S' } },
+        { attributes: { Size: 'M' } },
+        { id: null, attributes: { Size: 'L' } },
+        { id: '', attributes: { Size: 'XL' } },
+      ],
+    });
+    expect(product.variants.map((variant) => variant.id)).toEqual([chosen, expect.any(String), expect.any(String), expect.any(String)]);
+    expect(new Set(product.variants.map((variant) => variant.id)).size).toBe(4);
+    expect(((await (await call('GET', `/products/${product.id}`)).json()) as Product).variants[0]!.id).toBe(chosen);
+    expect(((await eventsOf(product.id))[0]!.data as Product).variants[0]!.id).toBe(chosen);
+
+    // The id is the variant's from then on: PATCH edits it; null there appends.
+    const patched = await call('PATCH', `/products/${product.id}`, {
+      variants: [
+        { id: chosen, price: '70000' },
+        { id: null, attributes: { Size: 'XXL' } },
+      ],
+    });
+    expect(patched.status, await patched.clone().text()).toBe(200);
+    const after = (await patched.json()) as Product;
+    expect(after.variants).toHaveLength(5);
+    expect(after.variants[0]).toMatchObject({ id: chosen, price: '70000', attributes: { Size: 'S' } });
+  });
+
+  it('refuses an id sent twice with 400 on its path, and one already in use (this shop or another) with 409 conflict, creating nothing', async () => {
+    const twice = randomUUID();
+    const repeated = await expectProblem(
+      await call('POST', '/products', {
+        name: 'Twice',
+        variants: [
+          { id: twice, attributes: { Size: 'S' } },
+          { id: twice, attributes: { Size: 'M' } },
+        ],
+      }),
+      400,
+      'validation-failed',
+    );
+    expect(repeated.errors).toEqual([{ path: 'variants.1.id', message: expect.stringContaining('variants.0') }]);
+
+    const existing = await create({ name: 'Holder', variants: [{}] });
+    const theirs = await create({ name: 'Theirs', variants: [{}] }, (await (await createShopFixture(db.app)).newKey(FULL)).key);
+    for (const id of [existing.variants[0]!.id, theirs.variants[0]!.id]) {
+      const code = `ID-${unique()}`;
+      const body = await expectProblem(
+        await call('POST', '/products', {
+          code,
+          name: 'Taken id',
+          variants: [{ attributes: { Size: 'S' } }, { id, attributes: { Size: 'M' } }],
+        }),
+        409,
+        'conflict',
+      );
+      expect(body.detail).toContain(`variants.1.id ${id} is already in use`);
+      expect(body.detail).not.toContain('Theirs');
+      // Nothing was made: the code is still free.
+      await create({ code, name: 'Taken id', variants: [{}] });
+    }
   });
 });

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
-import { MAX_VARIANTS } from '../../domain/catalog/product-rules.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { useProductSuite, FULL, unique, type Product } from './product-kit.js';
 
@@ -57,27 +56,6 @@ describe('editing products', () => {
       ['product.created', null],
       ['product.updated', { fields: ['variants'] }],
     ]);
-  });
-
-  it(`caps a product at ${MAX_VARIANTS} variants: on create, and on PATCH counting stored and appended ones`, async () => {
-    // Two attributes, so that no attribute comes near its own limit of 100 values.
-    const variants = (from: number, count: number) =>
-      Array.from({ length: count }, (_, index) => ({
-        attributes: { Size: `S${(from + index) % 10}`, Màu: `C${Math.floor((from + index) / 10)}` },
-      }));
-    const expectVariantsRefused = async (response: Response) => {
-      const body = await expectProblem(response, 400, 'validation-failed');
-      expect(body.errors).toEqual([{ path: 'variants', message: expect.any(String) }]);
-    };
-    await expectVariantsRefused(await call('POST', '/products', { name: 'Too many', variants: variants(0, MAX_VARIANTS + 1) }));
-
-    const product = await create({ name: 'Nearly full', variants: variants(0, 60) });
-    await expectVariantsRefused(await call('PATCH', `/products/${product.id}`, { variants: variants(60, MAX_VARIANTS - 60 + 1) }));
-    const full = await call('PATCH', `/products/${product.id}`, { variants: variants(60, MAX_VARIANTS - 60) });
-    expect(((await full.json()) as Product).variants).toHaveLength(MAX_VARIANTS);
-    await expectVariantsRefused(await call('PATCH', `/products/${product.id}`, { variants: variants(MAX_VARIANTS, 1) }));
-    // Editing a variant of a full product appends nothing.
-    expect((await call('PATCH', `/products/${product.id}`, { variants: [{ id: product.variants[0]!.id, price: '1' }] })).status).toBe(200);
   });
 
   it('refuses a variant id of another product with 400, and fields PATCH does not take', async () => {

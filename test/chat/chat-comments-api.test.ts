@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { freshWindow } from '../support/rate-window.js';
 import { chatKey, simulatorPage } from './chat-fixtures.js';
 
 const { db, shop, chat, request } = useSuite({ api: true, shop: true, chat: true });
@@ -111,5 +112,58 @@ describe('comments', () => {
       422,
       'conversation-not-replyable',
     );
+  });
+});
+
+describe('when the platform fails', () => {
+  it('answers a private reply and a show with 503 channel-unavailable, and changes nothing until it answers', async () => {
+    const comment = await commented(page, 'inbox mình với');
+    const reply = () => request('POST', `/comments/${comment.id}/private-reply`, { key, body: { text: 'Dạ shop inbox ạ' } });
+    const repliesOnPlatform = () =>
+      chat.platform.sentMessages(page.platformPageId).filter((message) => message.privateReplyTo === comment.platformCommentId);
+    for (const effect of ['unavailable', 'throttled'] as const) {
+      chat.platform.faults.inject({ kind: 'send', effect, count: 1 });
+      await expectProblem(await reply(), 503, 'channel-unavailable');
+    }
+    expect(repliesOnPlatform()).toHaveLength(0);
+    expect(await json(await request('GET', `/comments/${comment.id}`, { key }))).toMatchObject({
+      canReplyPrivately: true,
+      privatelyRepliedAt: null,
+    });
+    expect((await reply()).status).toBe(201);
+    expect(repliesOnPlatform()).toHaveLength(1);
+
+    expect(await json(await request('POST', `/comments/${comment.id}/hide`, { key }))).toMatchObject({ isHidden: true });
+    for (const effect of ['unavailable', 'throttled'] as const) {
+      chat.platform.faults.inject({ kind: 'moderate', effect, count: 1 });
+      await expectProblem(await request('POST', `/comments/${comment.id}/show`, { key }), 503, 'channel-unavailable');
+    }
+    expect(chat.platform.store.comment(comment.platformCommentId).hidden).toBe(true);
+    expect(await json(await request('GET', `/comments/${comment.id}`, { key }))).toMatchObject({ isHidden: true });
+    expect(await json(await request('POST', `/comments/${comment.id}/show`, { key }))).toMatchObject({ isHidden: false });
+    expect(chat.platform.store.comment(comment.platformCommentId).hidden).toBe(false);
+  });
+});
+
+describe('a private reply', () => {
+  it('counts in the message counter (60 a minute per key), not the general one', async () => {
+    const counted = await chatKey(db.app, shop, [page.pageId]);
+    await freshWindow(20);
+    const comment = await commented(page, 'còn size M không?', counted);
+    const remaining = (response: Response) => ({
+      limit: response.headers.get('x-ratelimit-limit'),
+      remaining: response.headers.get('x-ratelimit-remaining'),
+    });
+    const before = remaining(await request('GET', '/comments?limit=1', { key: counted }));
+    expect(before).toEqual({ limit: '600', remaining: '598' });
+    const reply = (text: string) => request('POST', `/comments/${comment.id}/private-reply`, { key: counted, body: { text } });
+    const sent = await reply('Dạ còn ạ');
+    expect(sent.status).toBe(201);
+    expect(remaining(sent)).toEqual({ limit: '60', remaining: '59' });
+    // A refused second reply counts there too.
+    const refused = await reply('again');
+    expect(refused.status).toBe(422);
+    expect(remaining(refused)).toEqual({ limit: '60', remaining: '58' });
+    expect(remaining(await request('GET', '/comments?limit=1', { key: counted }))).toEqual({ limit: '600', remaining: '597' });
   });
 });

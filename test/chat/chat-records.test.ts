@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ChatCommentSchema,
   ChatConversationSchema,
@@ -13,22 +13,13 @@ import {
   recordCommentChange,
   recordWebhookMessage,
 } from '../../domain/chat/index.js';
-import { createCustomer } from '../../domain/customers/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { addCustomer } from '../../scripts/fixtures/index.js';
+import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { cursorBinding, linkedPage } from './chat-fixtures.js';
 
-let db: TestDatabase;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db, shop } = useSuite({ shop: true });
 
 const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 
@@ -121,9 +112,7 @@ describe('inbound messages', () => {
 
   it("link the shop's customer whose phone matches, in any accepted form", async () => {
     const { pageId } = await linkedPage(db.app, shop.shopId);
-    const customer = await inShop((tx) =>
-      createCustomer(tx, shop.shopId, { name: 'Mai', contacts: [{ kind: 'phone', value: '0912 345 678' }] }),
-    );
+    const customer = await inShop((tx) => addCustomer(tx, shop.shopId, { name: 'Mai', phone: '0912 345 678' }));
     const { message } = await inbound(pageId, 'psid-mai', 'chào shop', { name: 'Mai Tran', phone: '+84912345678' });
     const linked = await inShop((tx) => getConversation(tx, message.conversationId, [pageId]));
     expect(linked.customer).toMatchObject({ name: 'Mai Tran', phone: '+84912345678', customerId: customer.id });

@@ -1,44 +1,16 @@
 import { request } from 'undici';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chatProfileLookup } from '../../adapters/chat-platform/profile-lookup.js';
-import { CHAT_WEBHOOK_PATH, chatWebhookRoutes } from '../../api/routes/chat/chat-webhook.js';
-import { createCustomer } from '../../domain/customers/index.js';
+import { describe, expect, it } from 'vitest';
+import { CHAT_WEBHOOK_PATH } from '../../api/routes/chat/chat-webhook.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { hubSignature256, startChatPlatform, type RunningChatPlatform } from '../../simulators/chat/index.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { linkedPage, simulatorOwnerOf, testChatAdapter } from './chat-fixtures.js';
+import { addCustomer } from '../../scripts/fixtures/index.js';
+import { DEFAULT_APP_SECRET, hubSignature256 } from '../../simulators/chat/index.js';
+import { useSuite } from '../support/suite.js';
+import { linkedPage, simulatorOwnerOf } from './chat-fixtures.js';
 
-const APP_SECRET = 'route-test-app-secret';
 const VERIFY_TOKEN = 'let-me-in';
 
-let db: TestDatabase;
-let api: TestApi;
-let simulator: RunningChatPlatform;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
-  // As buildApp registers it when the settings name an app secret and the platform's URL (the simulator starts after the API).
-  const profileOf = (page: { shopId: string; pageId: string }, psid: string) =>
-    chatProfileLookup(db.app, testChatAdapter(simulator.url), testSecretsKey)(page, psid);
-  api = await startTestApi(
-    db.app,
-    (app) => void app.register(chatWebhookRoutes, { sql: db.app, appSecret: APP_SECRET, verifyToken: VERIFY_TOKEN, profileOf }),
-  );
-  simulator = await startChatPlatform({
-    appSecret: APP_SECRET,
-    callbackUrl: `${api.baseUrl}${CHAT_WEBHOOK_PATH}`,
-    webhookRetryDelaysMs: [50],
-  });
-});
-afterAll(async () => {
-  await simulator?.close();
-  await api?.close();
-  await db?.drop();
-});
+/** The API's webhook route as buildApp registers it, with the simulator's app secret and its platform address (profiles). */
+const { db, api, shop, chat: simulator } = useSuite({ api: true, shop: true, chat: { verifyToken: VERIFY_TOKEN } });
 
 /** A simulator page linked to a page of the shop, with a customer. */
 async function linkedSimulatorPage(profile: { name: string; phone?: string } = { name: 'Lan Nguyen' }) {
@@ -78,9 +50,7 @@ describe('POST /platform/chat/webhook', () => {
   });
 
   it("asks the platform for a new customer's profile: the name, and the phone that links the shop's customer", async () => {
-    const known = await withShop(db.app, shop.shopId, (tx) =>
-      createCustomer(tx, shop.shopId, { name: 'Mai', contacts: [{ kind: 'phone', value: '+84912345678' }] }),
-    );
+    const known = await withShop(db.app, shop.shopId, (tx) => addCustomer(tx, shop.shopId, { name: 'Mai', phone: '+84912345678' }));
     const { pageId, psid } = await linkedSimulatorPage({ name: 'Mai Tran', phone: '0912 345 678' });
     simulator.platform.customerWrites(psid, { text: 'chào shop' });
     await simulator.platform.webhooks.settled();
@@ -155,7 +125,7 @@ describe('POST /platform/chat/webhook', () => {
         },
       ],
     });
-    const answer = await post(body, hubSignature256(body, APP_SECRET));
+    const answer = await post(body, hubSignature256(body, DEFAULT_APP_SECRET));
     expect(answer.statusCode).toBe(500);
     expect(await messagesOfPage(pageId)).toHaveLength(0);
   });

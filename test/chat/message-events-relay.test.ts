@@ -1,48 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { recordWebhookMessage } from '../../domain/chat/index.js';
 import { writeEvent } from '../../domain/events/index.js';
 import { createFlow } from '../../domain/flows/index.js';
 import type { FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { OutboxRelay } from '../../workflows/deliveries/delivery-relay.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { testEnv } from '../support/environment.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import { startTestWorker, type TestTemporal } from '../support/temporal.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { linkedPage } from './chat-fixtures.js';
-import { testTemporalClient } from '../support/temporal.js';
 
-let db: TestDatabase;
-let temporal: TestTemporal;
-let receiver: WebhookReceiver;
-let shop: ShopFixture;
-let relay: OutboxRelay;
-let connection: Connection;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  receiver = await startTestReceiver();
-  temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
-  shop = await createShopFixture(db.app);
-  connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  relay = new OutboxRelay({
-    sql: db.app,
-    deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
-    pollIntervalMs: 200,
-  });
-  await relay.start();
-});
-afterAll(async () => {
-  await relay?.stop();
-  await temporal?.shutdown();
-  await connection?.close();
-  await receiver?.close();
-  await db?.drop();
-});
+const { db, receiver, shop } = useSuite({ receiver: true, worker: true, relay: true, shop: true });
 
 const flowOn = (pageId: string, inbox: string, extra: Partial<FlowInput> = {}) =>
   withShop(db.app, shop.shopId, (tx) =>

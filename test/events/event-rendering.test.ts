@@ -5,10 +5,8 @@ import { useSuite } from '../support/suite.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { envelope, type StoredEvent } from '../../domain/events/event-catalogue.js';
 import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
-import { adjustStock } from '../../domain/inventory/inventory.js';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 
 /**
  * What a flow's webhook carries (spec, Events): the data its own account may read — the product
@@ -38,19 +36,14 @@ beforeAll(async () => {
   ).key;
   ordersOnlyKey = (await shop.newKey(['pos.orders.read'])).key;
   ({ warehouseId, variantId } = await withShop(db.app, shop.shopId, async (tx) => {
-    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`;
-    const product = await createProduct(
-      tx,
-      { shopId: shop.shopId, permissions: ALL_PERMISSIONS },
-      {
-        name: `Áo sơ mi ${randomBytes(3).toString('hex')}`,
-        type: 'simple',
-        variants: [{ price: '250000', attributes: { Size: 'L' } }],
-      },
-    );
-    const variant = product.variants[0]!.id;
-    await adjustStock(tx, shop.shopId, [{ variantId: variant, warehouseId: warehouse!.id, quantityDelta: '100' }]);
-    return { warehouseId: warehouse!.id, variantId: variant };
+    const warehouse = await addWarehouse(tx, shop.shopId, { name: 'Main' });
+    const product = await addProduct(tx, shop.shopId, {
+      name: `Áo sơ mi ${randomBytes(3).toString('hex')}`,
+      price: '250000',
+      variants: [{ Size: 'L' }],
+      stock: { warehouseId: warehouse, quantity: '100' },
+    });
+    return { warehouseId: warehouse, variantId: product.variants[0]!.id };
   }));
 });
 const call = (method: string, path: string, body?: unknown, key = fullKey) => request(method, path, { key, body });

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { bearer } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 import { geoUnitId, toSearchName, uuidV5, type GeoUnit } from '../../domain/geography/geography.js';
 
 const { db, api, shop, request } = useSuite({ api: true, shop: true });
@@ -141,7 +142,7 @@ describe('GET /geo/units', () => {
   });
 
   it('is in the OpenAPI document, its rows as the GeoUnit schema', async () => {
-    const response = await fetch(`${api.baseUrl}/api/open/v1/openapi.json`);
+    const response = await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`);
     const document = (await response.json()) as { paths: Record<string, { get?: { parameters?: { name: string }[] } }> };
     const operation = document.paths['/api/open/v1/geo/units']?.get;
     expect(operation?.parameters?.map((parameter) => parameter.name)).toEqual(['system', 'parentId', 'search']);

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
-import { adjustStock } from '../../domain/inventory/inventory.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 /**
  * Generated from the served OpenAPI document. The suite's shop owns one record of every kind an
@@ -14,7 +14,7 @@ import { useSuite } from '../support/suite.js';
  * in any list, with and without `includeDeleted`. A new operation on a new kind of record fails here
  * until its record is added to `owned`.
  */
-const { db, shop, request } = useSuite({ api: true, shop: true });
+const { db, api, shop, request } = useSuite({ api: true, shop: true });
 
 type Schema = Record<string, unknown>;
 interface Operation {
@@ -70,7 +70,7 @@ function sample(raw: Schema): unknown {
 }
 
 beforeAll(async () => {
-  document = (await (await request('GET', '/openapi.json')).json()) as typeof document;
+  document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as typeof document;
   operations = Object.entries(document.paths)
     .filter(([path]) => path.startsWith('/api/open/v1/'))
     .flatMap(([path, methods]) =>
@@ -86,12 +86,9 @@ beforeAll(async () => {
     );
 
   // The owning shop's records, one of each kind (written as the owner: they only need to exist).
-  const [warehouse] = await db.admin<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'W') returning id`;
+  const warehouseId = await withShop(db.app, shop.shopId, (tx) => addWarehouse(tx, shop.shopId, { name: 'W' }));
   const product = await withShop(db.app, shop.shopId, (tx) =>
-    createProduct(tx, { shopId: shop.shopId, permissions: GRANTABLE_PERMISSIONS }, { name: 'Owned', variants: [{ price: '1' }] }),
-  );
-  await withShop(db.app, shop.shopId, (tx) =>
-    adjustStock(tx, shop.shopId, [{ variantId: product.variants[0]!.id, warehouseId: warehouse!.id, quantityDelta: '5' }]),
+    addProduct(tx, shop.shopId, { name: 'Owned', price: '1', stock: { warehouseId, quantity: '5' } }),
   );
   const { key } = await shop.newKey([...GRANTABLE_PERMISSIONS]);
   const created = async (path: string, body: unknown) => {
@@ -101,7 +98,7 @@ beforeAll(async () => {
   };
   const customerId = await created('/customers', { name: 'Owned' });
   const orderId = await created('/orders', {
-    warehouseId: warehouse!.id,
+    warehouseId,
     customerId,
     lines: [{ variantId: product.variants[0]!.id, quantity: '1', unitPrice: '1' }],
   });
@@ -113,7 +110,7 @@ beforeAll(async () => {
     insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status)
     values (${shop.shopId}, ${orderId}, ${connection!.id}, 'carrier_a', 'A1', 'pending') returning id`;
   const [document_] = await db.admin<{ id: string }[]>`
-    insert into inventory_documents (shop_id, kind, warehouse_id) values (${shop.shopId}, 'receipt', ${warehouse!.id}) returning id`;
+    insert into inventory_documents (shop_id, kind, warehouse_id) values (${shop.shopId}, 'receipt', ${warehouseId}) returning id`;
   const [chatCustomer] = await db.admin<{ id: string }[]>`
     insert into chat_customers (shop_id, page_id, platform_customer_id, name) values (${shop.shopId}, ${page!.id}, 'c1', 'C') returning id`;
   const [conversation] = await db.admin<{ id: string }[]>`

@@ -3,9 +3,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 /** What the Schemathesis runs found (docs/decisions/0211 to 0223, "Hardening: Fuzzing"), each pinned down by a plain request. */
-const { shop, request } = useSuite({ api: true, shop: true });
+const { api, shop, request } = useSuite({ api: true, shop: true });
 let key: string;
 
 beforeAll(async () => {
@@ -13,13 +14,14 @@ beforeAll(async () => {
 });
 
 describe('a method a known path does not have', () => {
-  it('is 405 method-not-allowed with Allow, keyed or not, with a body or not; an unknown path stays 404', async () => {
+  it('is 405 method-not-allowed with Allow, with a body or not, once the key is checked; an unknown path stays 404', async () => {
     const id = randomUUID();
     const options = await request('OPTIONS', '/orders', { key });
     expect(options.headers.get('allow')?.split(', ').sort()).toEqual(['GET', 'HEAD', 'POST']);
     await expectProblem(options, 405, 'method-not-allowed');
     // QUERY carries a body: it was 400 for a missing Content-Type before any route was looked at.
-    const query = await request('QUERY', `/products/${id}`);
+    await expectProblem(await request('QUERY', `/products/${id}`), 401, 'invalid-api-key');
+    const query = await request('QUERY', `/products/${id}`, { key });
     expect(query.headers.get('allow')?.split(', ').sort()).toEqual(['DELETE', 'GET', 'HEAD', 'PATCH']);
     await expectProblem(query, 405, 'method-not-allowed');
     await expectProblem(await request('PUT', `/orders/${id}/status`, { key, body: {} }), 405, 'method-not-allowed');
@@ -94,7 +96,7 @@ describe('the OpenAPI document', () => {
   type Operation = { requestBody?: { content: Record<string, { schema: Record<string, unknown> }> }; responses: Record<string, unknown> };
   let paths: Record<string, Record<string, Operation>>;
   beforeAll(async () => {
-    paths = ((await (await request('GET', '/openapi.json')).json()) as { paths: typeof paths }).paths;
+    paths = ((await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as { paths: typeof paths }).paths;
   });
 
   it('says what an inventory document needs by kind: the target warehouse, and the sign of each quantity', () => {

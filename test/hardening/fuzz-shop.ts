@@ -13,7 +13,7 @@ import { dataDir } from '../../scripts/bootstrap/paths.js';
 import { seedDemoCarriers } from '../../scripts/seed/demo-carriers.js';
 import { seedDemoChat } from '../../scripts/seed/demo-chat.js';
 import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
-import { hanoiAddress } from '../shipments/shipment-fixtures.js';
+import { HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { testConnectionKeys } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import type { Suite } from '../support/suite.js';
@@ -69,7 +69,7 @@ export async function seedFuzzShop(
       await call('POST', '/orders', {
         warehouseId: row.warehouseId,
         customerId: customers.data[index % customers.data.length]!.id,
-        shippingAddress: hanoiAddress,
+        shippingAddress: HANOI_RECIPIENT,
         lines: [{ variantId: row.variantId, quantity: '1', unitPrice: '150000' }],
       }),
     );

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 import { seedFuzzShop, type FuzzShop } from './fuzz-shop.js';
 import { fuzzTarget } from './fuzz-target.js';
 import { runSchemathesis, type FuzzProfile } from './schemathesis-run.js';
@@ -42,7 +43,7 @@ let shop: FuzzShop;
 
 beforeAll(async () => {
   carriers = [await CarrierA.start(), await CarrierB.start()];
-  const document = (await (await suite.request('GET', '/openapi.json')).json()) as {
+  const document = (await (await fetch(`${suite.api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as {
     paths: Record<string, Record<string, { tags?: string[] }>>;
   };
   const families: Record<string, number> = {};

@@ -87,9 +87,14 @@ def map_case(context, case):
     for contact in body.get("contacts") or []:
         if isinstance(contact, dict) and contact.get("kind") == "phone" and isinstance(contact.get("value"), str):
             contact["value"] = _real_phone(contact["value"])
-    # A variant id names a variant of the product in the path, which the fuzzer cannot pair.
+    # A variant id names a variant of the product in the path, which the fuzzer cannot pair; on
+    # create it is the new variant's own, which a made-up id repeated across cases already is (409).
+    if method == "POST" and path.endswith("/products"):
+        for variant in body.get("variants") or []:
+            if isinstance(variant, dict):
+                variant.pop("id", None)
     if method == "PATCH" and path.endswith("/products/{id}"):
-        # Unnamed variants are added to the stored ones, and a product has at most 100.
+        # Unnamed variants are added to the stored ones: one an edit keeps the product far from its limit.
         if isinstance(body.get("variants"), list):
             body["variants"] = [variant for variant in body["variants"][:1] if isinstance(variant, dict)]
             for variant in body["variants"]:

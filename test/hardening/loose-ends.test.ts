@@ -1,8 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
-import { adjustStock } from '../../domain/inventory/inventory.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 
@@ -21,19 +20,9 @@ async function json<T = Record<string, unknown>>(response: Response, status: num
 
 beforeAll(async () => {
   key = (await shop.newKey([...ALL_PERMISSIONS].filter((name) => name.startsWith('pos.')))).key;
-  [{ id: warehouseId }] = (await arrange(
-    (tx) => tx`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Main') returning id`,
-  )) as [{ id: string }];
-  variantId = await arrange(async (tx) => {
-    const product = await createProduct(
-      tx,
-      { shopId: shop.shopId, permissions: ALL_PERMISSIONS },
-      { name: 'Shirt', variants: [{ price: '100000' }] },
-    );
-    const id = product.variants[0]!.id;
-    await adjustStock(tx, shop.shopId, [{ variantId: id, warehouseId, quantityDelta: '100' }]);
-    return id;
-  });
+  warehouseId = await arrange((tx) => addWarehouse(tx, shop.shopId, { name: 'Main' }));
+  const product = await arrange((tx) => addProduct(tx, shop.shopId, { name: 'Shirt', stock: { warehouseId, quantity: '100' } }));
+  variantId = product.variants[0]!.id;
 });
 
 describe('the NUL character', () => {

@@ -4,13 +4,14 @@ import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 /**
  * For every operation of the served OpenAPI document, with the permissions it declares
  * (`x-permissions`): a key holding every grantable permission but one it needs gets 403
  * `insufficient-permission`, and the database is unchanged. New operations are swept as they appear.
  */
-const { db, request } = useSuite({ api: true, shop: true });
+const { db, api, request } = useSuite({ api: true, shop: true });
 
 interface Operation {
   method: string;
@@ -36,7 +37,7 @@ async function databaseDigest(): Promise<string> {
 }
 
 beforeAll(async () => {
-  const response = await request('GET', '/openapi.json');
+  const response = await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`);
   expect(response.status).toBe(200);
   const document = (await response.json()) as { paths: Record<string, Record<string, { 'x-permissions'?: string[] }>> };
   operations = Object.entries(document.paths)

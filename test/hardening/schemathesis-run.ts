@@ -5,6 +5,7 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { dataDir } from '../../scripts/bootstrap/paths.js';
 import { schemathesisBin } from '../../scripts/bootstrap/schemathesis.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 
 /** How much a run does: the bounded one of `npm test`, or the long one of `npm run fuzz`. */
 export interface FuzzProfile {
@@ -107,7 +108,7 @@ export async function runSchemathesis(target: FuzzTarget, profile: FuzzProfile):
     '--config-file',
     configFile,
     'run',
-    `${target.baseUrl}/api/open/v1/openapi.json`,
+    `${target.baseUrl}${OPEN_API_DOCUMENT}`,
     '--url',
     target.baseUrl,
     '--checks',

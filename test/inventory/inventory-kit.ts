@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto';
 import { beforeAll, expect } from 'vitest';
 import type { StockRow } from '../../domain/inventory/inventory.js';
 import type { InventoryDocument as Document } from '../../domain/inventory/inventory-documents.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import { useSuite } from '../support/suite.js';
 
 /**
@@ -23,32 +23,17 @@ export function useInventorySuite() {
 
   const arrange = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 
-  async function newWarehouse(name = 'Warehouse', shopId = shop.shopId): Promise<string> {
-    const [row] = await arrange(
-      (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, ${name}) returning id`,
-      shopId,
-    );
-    return row!.id;
-  }
+  const newWarehouse = (name = 'Warehouse', shopId = shop.shopId): Promise<string> =>
+    arrange((tx) => addWarehouse(tx, shopId, { name }), shopId);
 
-  /** A product with `variants` variants inserted directly; codes are unique in the shop. */
+  /** A product with `variants` variants, told apart by their attribute `Option`. */
   async function newProduct(
     options: { variants?: number; type?: 'simple' | 'service'; shopId?: string } = {},
   ): Promise<{ productId: string; variantIds: string[] }> {
     const shopId = options.shopId ?? shop.shopId;
-    const code = `P-${randomBytes(4).toString('hex')}`;
-    return arrange(async (tx) => {
-      const [product] = await tx<{ id: string }[]>`
-        insert into products (shop_id, code, name, type) values (${shopId}, ${code}, ${`Product ${code}`}, ${options.type ?? 'simple'}) returning id`;
-      const variantIds: string[] = [];
-      for (let position = 0; position < (options.variants ?? 1); position++) {
-        const [variant] = await tx<{ id: string }[]>`
-          insert into variants (shop_id, product_id, position, code, combo_key) values (${shopId}, ${product!.id}, ${position}, ${`${code}-${position}`}, ${String(position)})
-          returning id`;
-        variantIds.push(variant!.id);
-      }
-      return { productId: product!.id, variantIds };
-    }, shopId);
+    const variants = Array.from({ length: options.variants ?? 1 }, (_, index) => ({ Option: String(index + 1) }));
+    const product = await arrange((tx) => addProduct(tx, shopId, { type: options.type, variants }), shopId);
+    return { productId: product.id, variantIds: product.variants.map((variant) => variant.id) };
   }
 
   async function createDocument(body: Record<string, unknown>): Promise<Document> {

@@ -10,6 +10,7 @@ import {
   type ShopflowClient,
 } from '../../clients/typescript/src/index.js';
 import { CLIENT_TYPES_FILE, clientTypes } from '../../scripts/client-types.js';
+import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
@@ -84,12 +85,12 @@ afterAll(() => proxy.close());
 
 describe('@shopflow/client', () => {
   it('has types generated from the served OpenAPI document (run `npm run client:types` after changing the API)', async () => {
-    const document: unknown = await (await fetch(`${api.baseUrl}/api/open/v1/openapi.json`)).json();
+    const document: unknown = await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json();
     expect(readFileSync(CLIENT_TYPES_FILE, 'utf8')).toBe(await clientTypes(document));
   });
 
   it('iterates every list of the document along nextCursor, one row per page, as one large page has them', async () => {
-    const document = (await (await fetch(`${api.baseUrl}/api/open/v1/openapi.json`)).json()) as {
+    const document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as {
       paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: { properties?: object } }> }> } }>;
     };
     const lists = Object.entries(document.paths)

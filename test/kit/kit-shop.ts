@@ -1,9 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/index.js';
 import { updateShopSettings } from '../../domain/access/shops.js';
-import { createProduct } from '../../domain/catalog/products.js';
-import { adjustStock } from '../../domain/inventory/inventory.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import type { TestDatabase } from '../support/database.js';
 import type { ShopFixture } from '../support/fixtures.js';
 
@@ -24,20 +22,12 @@ export async function kitShop(db: TestDatabase, shop: ShopFixture, variants = 2)
   const { key } = await shop.newKey([...GRANTABLE_PERMISSIONS]);
   await updateShopSettings(db.app, shop.shopId, { recomputeCeilingSeconds: 0 });
   return withShop(db.app, shop.shopId, async (tx) => {
-    const actor = { shopId: shop.shopId, permissions: [...GRANTABLE_PERMISSIONS] };
-    const [warehouse] = await tx<
-      { id: string }[]
-    >`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`;
+    const warehouseId = await addWarehouse(tx, shop.shopId);
     const variantIds: string[] = [];
     for (let index = 0; index < variants; index++) {
-      const product = await createProduct(tx, actor, {
-        name: `Áo ${randomBytes(3).toString('hex')}`,
-        type: 'simple',
-        variants: [{ price: '100000' }],
-      });
+      const product = await addProduct(tx, shop.shopId, { stock: { warehouseId, quantity: '100000' } });
       variantIds.push(product.variants[0]!.id);
-      await adjustStock(tx, shop.shopId, [{ variantId: product.variants[0]!.id, warehouseId: warehouse!.id, quantityDelta: '100000' }]);
     }
-    return { key, warehouseId: warehouse!.id, variantIds };
+    return { key, warehouseId, variantIds };
   });
 }

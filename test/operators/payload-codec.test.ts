@@ -37,8 +37,17 @@ async function deliveredCustomerEvent(): Promise<string> {
   );
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER, primaryPhone: PHONE } });
-  const input = { shopId: shop.shopId, flowId, eventId, eventType: 'customer.created', deliveryId: `msg_${ulid()}`, url, payload };
-  // As the relay starts it: sealed, with the search attributes an operator filters by.
+  const input = {
+    shopId: shop.shopId,
+    flowId,
+    eventId,
+    eventType: 'customer.created',
+    deliveryId: `msg_${ulid()}`,
+    url,
+    payload,
+    about: { shopSlug: shop.slug, flowName: 'Customers to CRM', record: CUSTOMER },
+  };
+  // As the relay starts it: sealed, with the search attributes an operator filters by and its summary.
   await startDelivery(temporal.deliveries, input);
   const workflowId = deliveryWorkflowId(flowId, eventId);
   const handle = temporal.client.workflow.getHandle<typeof deliveryWorkflow>(workflowId);
@@ -108,9 +117,11 @@ describe('workflow payloads are encrypted', () => {
     const workflowId = await deliveredCustomerEvent();
     const { searchAttributes } = await temporal.client.workflow.getHandle(workflowId).describe();
     const ours = Object.entries(searchAttributes).filter(([key]) => key in SEARCH_ATTRIBUTES);
-    expect(ours.map(([key]) => key).sort()).toEqual(['DeliveryStatus', 'EventId', 'EventType', 'FlowId', 'ShopId']);
+    expect(ours.map(([key]) => key).sort()).toEqual(['DeliveryStatus', 'EventId', 'EventType', 'FlowId', 'ShopId', 'ShopSlug', 'TestRun']);
     const values = ours.flatMap(([, value]) => value as unknown[]).map(String);
-    for (const value of values) expect(value).toMatch(/^([0-9a-f-]{36}|evt_[0-9A-Z]{26}|[a-z]+\.[a-z_]+|[a-z]+)$/);
+    // Ids, states, the event type, the shop's slug (its id in URLs), a flag: never the record's name, which only the encrypted summary holds.
+    for (const value of values) expect(value).toMatch(/^([0-9a-f-]{36}|evt_[0-9A-Z]{26}|[a-z]+\.[a-z_]+|[a-z]+|shop-[0-9a-f]{8})$/);
+    expect(values.join(' ')).not.toContain(CUSTOMER);
   });
 
   it('an encrypted history replays with today’s workflow code and codec', async () => {

@@ -1,13 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createShopFixture } from '../support/fixtures.js';
 import { geoUnitId } from '../../domain/geography/geography.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
 import type { Tx } from '../../domain/kernel/tenancy.js';
+import { addCustomer } from '../../scripts/fixtures/index.js';
 import { useOrderSuite, type Order } from './order-kit.js';
 
 /** Creating orders: totals, stock reservation, permissions, codes and idempotency. */
-const { db, shop, other, keys, warehouseId, arrange, call, newWarehouse, newVariant, stockOf, eventsOf, createOrder } = useOrderSuite();
+const { db, shop, other, keys, mainWarehouse, arrange, call, newWarehouse, newVariant, stockOf, eventsOf, createOrder } = useOrderSuite();
+/** The kit's warehouse, made before the tests. */
+let warehouseId: string;
+beforeAll(() => {
+  warehouseId = mainWarehouse.id;
+});
 
 describe('POST /orders', () => {
   it('creates a new order with exact totals, reserved stock, a handler and only order.created', async () => {
@@ -103,10 +109,7 @@ describe('POST /orders', () => {
     );
     const variantId = await newVariant({ stock: '5' });
     const line = { variantId, quantity: '1', unitPrice: '100000' };
-    const [foreignCustomer] = await arrange(
-      (tx) => tx<{ id: string }[]>`insert into customers (shop_id, name) values (${other.shopId}, 'X') returning id`,
-      other,
-    );
+    const foreignCustomer = await arrange((tx) => addCustomer(tx, other.shopId, { name: 'X' }), other);
     const [foreignMethod] = await arrange(
       (tx) => tx<{ id: string }[]>`insert into payment_methods (shop_id, name) values (${other.shopId}, 'X') returning id`,
       other,
@@ -117,7 +120,7 @@ describe('POST /orders', () => {
     const missing = randomUUID();
     const cases: [Record<string, unknown>, string, string][] = [
       [{ warehouseId: missing }, 'warehouseId', missing],
-      [{ customerId: foreignCustomer!.id }, 'customerId', foreignCustomer!.id],
+      [{ customerId: foreignCustomer.id }, 'customerId', foreignCustomer.id],
       [{ salesChannelId: missing }, 'salesChannelId', missing],
       [{ payments: [{ methodId: foreignMethod!.id, amount: '1' }] }, 'payments.0.methodId', foreignMethod!.id],
       // One tag of the shop, one missing: only the missing one is named.
@@ -223,11 +226,9 @@ describe('POST /orders', () => {
     );
 
     const variantId = await newVariant({ stock: '2' });
-    const [blocked] = await arrange(
-      (tx) => tx<{ id: string }[]>`insert into customers (shop_id, name, is_blocked) values (${shop.shopId}, 'B', true) returning id`,
-    );
+    const blocked = await arrange((tx) => addCustomer(tx, shop.shopId, { name: 'B', blocked: true }));
     await expectProblem(
-      await call('POST', '/orders', { warehouseId, customerId: blocked!.id, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] }),
+      await call('POST', '/orders', { warehouseId, customerId: blocked.id, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] }),
       422,
       'customer-blocked',
     );

@@ -1,9 +1,8 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { beforeAll, expect } from 'vitest';
-import { adjustStock } from '../../domain/inventory/inventory.js';
-import { ALL_PERMISSIONS, GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
+import { GRANTABLE_PERMISSIONS } from '../../domain/access/permissions.js';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
+import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 
@@ -38,29 +37,27 @@ const ORDER_PERMISSIONS = GRANTABLE_PERMISSIONS.filter((permission) => permissio
 /**
  * The order tests' suite (API and shop), a second shop, three keys and a warehouse, with the helpers
  * that arrange products and stock and read back events. Like `useSuite`, what a `beforeAll` makes is
- * filled in place: `keys` and `other` are there at once, to read in hooks and tests.
+ * filled in place: `keys`, `other` and `mainWarehouse` are there at once, to read in hooks and tests.
  */
 export function useOrderSuite() {
   const { db, shop, request } = useSuite({ api: true, shop: true });
   const other = {} as ShopFixture;
   /** full: every order permission, products and inventory read; basic: create, read, update at list price; readOnly: read. */
   const keys = { full: '', basic: '', readOnly: '' };
-  /** The shop's warehouse, inserted with this id before the tests. */
-  const warehouseId: string = randomUUID();
+  /** The shop's warehouse, the orders' default. */
+  const mainWarehouse = { id: '' };
 
   const arrange = <T>(work: (tx: Tx) => Promise<T>, fixture = shop) => withShop(db.app, fixture.shopId, work);
 
-  async function newWarehouse(fixture: ShopFixture, id: string = randomUUID()): Promise<string> {
-    await arrange((tx) => tx`insert into warehouses (id, shop_id, name) values (${id}, ${fixture.shopId}, 'Main')`, fixture);
-    return id;
-  }
+  const newWarehouse = (fixture: ShopFixture): Promise<string> =>
+    arrange((tx) => addWarehouse(tx, fixture.shopId, { name: 'Main' }), fixture);
 
   beforeAll(async () => {
     Object.assign(other, await createShopFixture(db.app));
     keys.full = (await shop.newKey([...ORDER_PERMISSIONS, 'pos.products.read', 'pos.inventory.read'], 'Full')).key;
     keys.basic = (await shop.newKey(['pos.orders.read', 'pos.orders.create', 'pos.orders.update', 'pos.products.read'], 'Basic')).key;
     keys.readOnly = (await shop.newKey(['pos.orders.read'], 'Reader')).key;
-    await newWarehouse(shop, warehouseId);
+    mainWarehouse.id = await newWarehouse(shop);
   });
 
   const call = (method: string, path: string, body?: unknown, key = keys.full, headers: Record<string, string> = {}) =>
@@ -71,24 +68,21 @@ export function useOrderSuite() {
     options: { price?: string; stock?: string; type?: 'simple' | 'service'; fixture?: ShopFixture; warehouse?: string } = {},
   ): Promise<string> {
     const fixture = options.fixture ?? shop;
-    return arrange(async (tx) => {
-      const product = await createProduct(
-        tx,
-        { shopId: fixture.shopId, permissions: ALL_PERMISSIONS },
-        {
+    const product = await arrange(
+      (tx) =>
+        addProduct(tx, fixture.shopId, {
           name: `Shirt ${randomBytes(3).toString('hex')}`,
-          type: options.type ?? 'simple',
-          variants: [{ price: options.price ?? '100000', attributes: { Size: 'M' } }],
-        },
-      );
-      const variantId = product.variants[0]!.id;
-      if (options.stock)
-        await adjustStock(tx, fixture.shopId, [{ variantId, warehouseId: options.warehouse ?? warehouseId, quantityDelta: options.stock }]);
-      return variantId;
-    }, fixture);
+          type: options.type,
+          price: options.price,
+          variants: [{ Size: 'M' }],
+          stock: options.stock ? { warehouseId: options.warehouse ?? mainWarehouse.id, quantity: options.stock } : undefined,
+        }),
+      fixture,
+    );
+    return product.variants[0]!.id;
   }
 
-  async function stockOf(variantId: string, warehouse = warehouseId): Promise<{ quantity: string; reserved: string }> {
+  async function stockOf(variantId: string, warehouse = mainWarehouse.id): Promise<{ quantity: string; reserved: string }> {
     const [row] = await db.admin<{ quantity: string; reserved: string }[]>`
       select api_decimal(quantity) as quantity, api_decimal(reserved) as reserved from stock where variant_id = ${variantId} and warehouse_id = ${warehouse}`;
     return row ?? { quantity: '0', reserved: '0' };
@@ -100,7 +94,7 @@ export function useOrderSuite() {
     >`select type, changes, data from events where resource_id = ${resourceId} order by id`;
 
   async function createOrder(body: Record<string, unknown>, key = keys.full): Promise<Order> {
-    const response = await call('POST', '/orders', { warehouseId, ...body }, key);
+    const response = await call('POST', '/orders', { warehouseId: mainWarehouse.id, ...body }, key);
     expect(response.status, await response.clone().text()).toBe(201);
     return (await response.json()) as Order;
   }
@@ -114,7 +108,7 @@ export function useOrderSuite() {
     request,
     other,
     keys,
-    warehouseId,
+    mainWarehouse,
     arrange,
     call,
     newWarehouse,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { changeShopStatusMatrix } from '../../domain/orders/order-status.js';
 import { expectProblem } from '../support/problems.js';
+import { addCustomer } from '../../scripts/fixtures/index.js';
 import { useOrderSuite, type Order } from './order-kit.js';
 
 /** Reading orders (lists, product fields by permission) and moving them through the status matrix. */
@@ -9,12 +10,10 @@ const { shop, other, keys, arrange, call, newVariant, stockOf, eventsOf, createO
 describe('order reads', () => {
   it('lists rows without detail fields, filtered by status, customer and exact code', async () => {
     const variantId = await newVariant({ stock: '5' });
-    const [customer] = await arrange(
-      (tx) => tx<{ id: string }[]>`insert into customers (shop_id, name) values (${shop.shopId}, 'C') returning id`,
-    );
+    const customer = await arrange((tx) => addCustomer(tx, shop.shopId, { name: 'C' }));
     const order = await createOrder({
       code: 'LIST-1',
-      customerId: customer!.id,
+      customerId: customer.id,
       lines: [{ variantId, quantity: '1', unitPrice: '100000' }],
     });
     const byCode = (await (await call('GET', '/orders?code=LIST-1', undefined, keys.readOnly)).json()) as {
@@ -23,9 +22,9 @@ describe('order reads', () => {
     expect(byCode.data.map((row) => row.id)).toEqual([order.id]);
     for (const field of ['lines', 'payments', 'shippingAddress', 'creditApplied', 'exchangeReturn'])
       expect(byCode.data[0]).not.toHaveProperty(field);
-    const byCustomer = (await (await call('GET', `/orders?customerId=${customer!.id}&status=new`)).json()) as { data: { id: string }[] };
+    const byCustomer = (await (await call('GET', `/orders?customerId=${customer.id}&status=new`)).json()) as { data: { id: string }[] };
     expect(byCustomer.data.map((row) => row.id)).toEqual([order.id]);
-    const cancelledOnly = (await (await call('GET', `/orders?customerId=${customer!.id}&status=cancelled`)).json()) as { data: unknown[] };
+    const cancelledOnly = (await (await call('GET', `/orders?customerId=${customer.id}&status=cancelled`)).json()) as { data: unknown[] };
     expect(cancelledOnly.data).toEqual([]);
   });
 

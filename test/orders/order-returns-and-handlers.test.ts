@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { addMember } from '../../domain/access/users.js';
+import { addMember, updateMember } from '../../domain/access/users.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { useOrderSuite, type Order } from './order-kit.js';
@@ -100,6 +100,73 @@ describe('handler assignment', () => {
     const counts = new Map<string | null, number>();
     for (const handler of handlers) counts.set(handler, (counts.get(handler) ?? 0) + 1);
     expect(Object.fromEntries(counts)).toEqual(Object.fromEntries(sellers.map((seller) => [seller.id, 5])));
+  });
+
+  it('falls from a named role with no usable member to the next tier (rule 5), whatever makes the role unusable', async () => {
+    const emptyShop = await createShopFixture(db.app);
+    const key = (await emptyShop.newKey(['pos.orders.create', 'pos.orders.read', 'pos.products.read'])).key;
+    const warehouse = await newWarehouse(emptyShop);
+    const variantId = await newVariant({ fixture: emptyShop, warehouse, stock: '100' });
+    const roles = await arrange(
+      (tx) => tx<{ id: string; name: string }[]>`
+        insert into roles (shop_id, name, permissions, sees_only_own_orders)
+        values (${emptyShop.shopId}, 'Own', ${['pos.orders.update']}, true), (${emptyShop.shopId}, 'Nobody', ${['pos.orders.update']}, false),
+               (${emptyShop.shopId}, 'Locked', ${['pos.orders.update']}, false), (${emptyShop.shopId}, 'Left', ${['pos.orders.update']}, false),
+               (${emptyShop.shopId}, 'Viewers', ${['pos.orders.read']}, false)
+        returning id, name`,
+      emptyShop,
+    );
+    const roleId = (name: string) => roles.find((role) => role.name === name)!.id;
+    const member = (name: string, role: string) =>
+      addMember(db.app, emptyShop.shopId, { email: `${name}@${emptyShop.slug}.test`, name, role });
+    const own = await member('own', 'Own');
+    await db.admin`update users set locked = true where id = ${(await member('locked', 'Locked')).id}`;
+    await updateMember(db.app, emptyShop.shopId, (await member('gone', 'Left')).id, { status: 'left' });
+    await member('viewer', 'Viewers');
+
+    for (const name of ['Nobody', 'Locked', 'Left', 'Viewers']) {
+      const response = await call(
+        'POST',
+        '/orders',
+        { warehouseId: warehouse, handlerRoleId: roleId(name), lines: [{ variantId, quantity: '1', unitPrice: '100000' }] },
+        key,
+      );
+      expect(response.status, `${name}: ${await response.clone().text()}`).toBe(201);
+      // The next tier: the role that sees only its own orders.
+      expect(((await response.json()) as Order).handlerUserId, name).toBe(own.id);
+    }
+  });
+
+  it('keeps the handler’s name on the order after the handler has left the shop', async () => {
+    const leaverShop = await createShopFixture(db.app);
+    const key = (await leaverShop.newKey(['pos.orders.create', 'pos.orders.read', 'pos.products.read'])).key;
+    const warehouse = await newWarehouse(leaverShop);
+    const variantId = await newVariant({ fixture: leaverShop, warehouse, stock: '10' });
+    await arrange(
+      (tx) => tx`insert into roles (shop_id, name, permissions) values (${leaverShop.shopId}, 'Sales', ${['pos.orders.update']})`,
+      leaverShop,
+    );
+    const leaver = await addMember(db.app, leaverShop.shopId, { email: `lan@${leaverShop.slug}.test`, name: 'Lan Leaver', role: 'Sales' });
+    const response = await call(
+      'POST',
+      '/orders',
+      { warehouseId: warehouse, handlerUserId: leaver.id, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] },
+      key,
+    );
+    const order = (await response.json()) as Order;
+    expect(order).toMatchObject({ handlerUserId: leaver.id, handlerName: 'Lan Leaver' });
+
+    await updateMember(db.app, leaverShop.shopId, leaver.id, { status: 'left' });
+    const staff = (await (await call('GET', '/staff', undefined, key)).json()) as { data: { id: string }[] };
+    expect(staff.data.map((person) => person.id)).not.toContain(leaver.id);
+    expect(await (await call('GET', `/orders/${order.id}`, undefined, key)).json()).toMatchObject({
+      handlerUserId: leaver.id,
+      handlerName: 'Lan Leaver',
+    });
+    const listed = (await (await call('GET', `/orders?code=${encodeURIComponent(order.code)}`, undefined, key)).json()) as {
+      data: Order[];
+    };
+    expect(listed.data).toEqual([expect.objectContaining({ handlerUserId: leaver.id, handlerName: 'Lan Leaver' })]);
   });
 
   it('without a choice round-robins the roles that see only their own orders', async () => {

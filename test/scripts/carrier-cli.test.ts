@@ -4,6 +4,7 @@ import { callbackSecretHash, carrierConnection } from '../../domain/shipments/in
 import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 
 const { db, shop } = useSuite({ shop: true });
 const env = { PUBLIC_BASE_URL: 'https://shopflow.test' };
@@ -11,12 +12,7 @@ const admin = (args: string[], extra: Record<string, string> = {}) => runAdminCl
 let warehouseId: string;
 
 beforeAll(async () => {
-  const [row] = await withShop(
-    db.app,
-    shop.shopId,
-    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`,
-  );
-  warehouseId = row!.id;
+  warehouseId = await withShop(db.app, shop.shopId, (tx) => addWarehouse(tx, shop.shopId));
 });
 
 const connect = (carrier: string, ...more: string[]) => [

@@ -3,6 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { outputMatches } from '../../scripts/processes.js';
 import { joinRun } from '../../scripts/bootstrap/shared-services.js';
 
 // Real processes: two runs (`npm run dev`, `npm test`) and a service one of them started.
@@ -82,5 +84,42 @@ describe('services shared by overlapping runs', () => {
     expect(await untouched.dev.leave(untouched.stops)).toEqual([]);
     expect(await untouched.test.leave(untouched.stops)).toEqual([]);
     expect(isRunning(untouched.service)).toBe(true);
+  });
+});
+
+describe('ports of overlapping runs', () => {
+  /** A run choosing its servers' ports as `npm run dev` does, before any listens; it holds them until it ends. */
+  function choosing(preferred: Record<string, number>) {
+    const script = `
+      const { freePorts } = await import(${JSON.stringify(join(projectRoot, 'scripts', 'bootstrap', 'ports.ts'))});
+      console.log('ports ' + JSON.stringify(await freePorts(${JSON.stringify(preferred)})));
+      setInterval(() => undefined, 1000);`;
+    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: projectRoot,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const chosen = outputMatches(child, /ports \{.*\}\n/, 30_000, 'a run choosing ports').then(
+      () => JSON.parse(/ports (\{.*\})/.exec(output)![1]!) as Record<string, number>,
+    );
+    return { child, chosen };
+  }
+
+  it('never gives two runs choosing at once the same port, nor one run the same port twice (carrier A, carrier B)', async () => {
+    // Carrier B prefers the port after carrier A's, as 3601 and 3602 do: when A moves up, B must not land on it.
+    const preferred = { api: 45_300, 'carrier A': 45_311, 'carrier B': 45_312, chat: 45_320 };
+    const [first, second] = [choosing(preferred), choosing(preferred)];
+    const [firstPorts, secondPorts] = await Promise.all([first.chosen, second.chosen]);
+    expect(new Set([...Object.values(firstPorts), ...Object.values(secondPorts)]).size).toBe(8);
+
+    // A run's ports are free again once it has ended, even killed: a third run takes them.
+    const ended = new Promise((resolve) => first.child.once('exit', resolve));
+    first.child.kill('SIGKILL');
+    await ended;
+    const third = await choosing(preferred).chosen;
+    expect(third.api).toBe(firstPorts.api);
+    expect(new Set([...Object.values(third), ...Object.values(secondPorts)]).size).toBe(8);
   });
 });

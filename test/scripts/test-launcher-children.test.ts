@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { markedProcesses as marked } from '../support/marked-processes.js';
 
 // `npm test` itself, run from a copy of this clone so that its lint, type-check and web build work on
 // the copy's files, against a PostgreSQL and a Temporal that take connections and never answer: the
@@ -29,21 +30,6 @@ afterAll(async () => {
   await new Promise((resolve) => silent.close(resolve));
   rmSync(copy, { recursive: true, force: true });
 });
-
-/** Processes whose environment holds `mark`, with their command lines (Linux /proc). */
-function marked(mark: string): Map<number, string> {
-  const found = new Map<number, string>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (!readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0').includes(mark)) continue;
-      found.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'latin1').replaceAll('\0', ' '));
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
-}
 
 /**
  * Runs `npm test` in its own process group, as a terminal runs a command, waits for its lint,

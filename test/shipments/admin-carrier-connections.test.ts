@@ -10,6 +10,7 @@ import { connectTestCarrier, testCarrierOptions } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 import { orderRequest, pickUpAddress } from './carrier-order-request.js';
 
 const { db, api, shop } = useSuite({ api: true, shop: true });
@@ -25,10 +26,7 @@ const CALLBACK_URL = /^https:\/\/shopflow\.test\/platform\/carriers\/callbacks\/
 
 beforeAll(async () => {
   [simulatorA, simulatorB] = await Promise.all([CarrierA.start(), CarrierB.start()]);
-  const [row] = await inShop(
-    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`,
-  );
-  warehouseId = row!.id;
+  warehouseId = await inShop((tx) => addWarehouse(tx, shop.shopId));
   await inShop(
     (tx) => tx`insert into roles (shop_id, name, permissions) values
       (${shop.shopId}, 'Shipping', ${['pos.shipping.read']}), (${shop.shopId}, 'Sales', ${['pos.orders.read']})`,

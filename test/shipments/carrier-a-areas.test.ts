@@ -35,7 +35,7 @@ async function masterData<T>(path: string, token: string): Promise<T[]> {
 async function deliveredTo(address: ReturnType<typeof recipient>): Promise<{ districtId: number; wardCode: string }> {
   const { trackingCode } = await adapter().create(orderRequest({ recipient: address }));
   const { request } = simulator.order(trackingCode);
-  return { districtId: request.to_district_id, wardCode: request.to_ward_code };
+  return { districtId: request.to_district_id!, wardCode: request.to_ward_code! };
 }
 
 async function rejection(address: ReturnType<typeof recipient>): Promise<CarrierError> {

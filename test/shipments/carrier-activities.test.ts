@@ -9,22 +9,21 @@ import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { seal } from '../../domain/kernel/index.js';
 import { CARRIER_FAILURE_TYPES, UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import type { ShipmentCancelInput, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { orderRequest, pickUpAddress } from './carrier-order-request.js';
 import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
 
 /** The carrier activities: credentials opened from the database, carrier errors as typed failures. */
-let db: TestDatabase;
-let shop: ShopFixture;
+const { db, shop } = useSuite({ shop: true });
 let simulator: CarrierB;
 let activities: CarrierActivities;
 let connectionId: string;
 
 beforeAll(async () => {
-  [db, simulator] = await Promise.all([createTestDatabase(), CarrierB.start()]);
-  shop = await createShopFixture(db.app);
+  simulator = await CarrierB.start();
   activities = createCarrierActivities({
     sql: db.app,
     secretsKey: testSecretsKey,
@@ -33,12 +32,11 @@ beforeAll(async () => {
   });
   const carrierShop = simulator.registerShop();
   connectionId = await withShop(db.app, shop.shopId, async (tx) => {
-    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`;
     const input = {
       carrier: 'carrier_b' as const,
       name: 'GHTK',
       credentials: { token: carrierShop.token, clientSource: carrierShop.clientSource },
-      warehouseId: warehouse!.id,
+      warehouseId: await addWarehouse(tx, shop.shopId),
       baseUrl: simulator.url,
       pickUp: pickUpAddress,
     };
@@ -47,7 +45,6 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await simulator?.close();
-  await db?.drop();
 });
 
 async function failureOf(work: Promise<unknown>): Promise<ApplicationFailure> {

@@ -1,5 +1,5 @@
 import { createSecretKey, randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import {
   carrierConnection,
@@ -9,36 +9,20 @@ import {
   callbackSecretHash,
 } from '../../domain/shipments/carrier-connections.js';
 import { connectCarrierInputSchema, type ConnectCarrierInput } from '../../domain/shipments/carrier-connection-input.js';
-import { startTestApi, type TestApi } from '../support/api.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { bearer, createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
+import { bearer, createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { testConnectionKeys } from '../support/carriers.js';
 
-let db: TestDatabase;
-let api: TestApi;
-let shop: ShopFixture;
+const { db, api, shop } = useSuite({ api: true, shop: true });
 let warehouseId: string;
 
 const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
-
-async function newWarehouse(shopId: string): Promise<string> {
-  const [row] = await inShop(
-    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shopId}, 'Kho chính') returning id`,
-    shopId,
-  );
-  return row!.id;
-}
+const newWarehouse = (shopId: string) => inShop((tx) => addWarehouse(tx, shopId), shopId);
 
 beforeAll(async () => {
-  db = await createTestDatabase();
-  api = await startTestApi(db.app);
-  shop = await createShopFixture(db.app);
   warehouseId = await newWarehouse(shop.shopId);
-});
-afterAll(async () => {
-  await api?.close();
-  await db?.drop();
 });
 
 const TOKEN_A = `ghn-${randomBytes(12).toString('hex')}`;

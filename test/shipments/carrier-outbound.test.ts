@@ -18,6 +18,7 @@ import { CARRIER_FAILURE_TYPES } from '../../activities/shipments/shipment-failu
 import { adminLogIn } from '../support/admin-session.js';
 import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 import { addMember } from '../../domain/access/users.js';
@@ -85,16 +86,12 @@ describe('where a carrier connection may point', () => {
 
   it.each(INTERNAL)('the admin API refuses a connection to %s with 400 and stores nothing', async (baseUrl) => {
     const owner = await adminLogIn(api.baseUrl, { shop: shop.slug, email: 'owner@shop.test', password: PASSWORD });
-    const [warehouse] = await withShop(
-      db.app,
-      shop.shopId,
-      (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`,
-    );
+    const warehouseId = await withShop(db.app, shop.shopId, (tx) => addWarehouse(tx, shop.shopId));
     const response = await owner('POST', '/carrier-connections', {
       carrier: 'carrier_a',
       name: 'GHN',
       credentials: { token: 't', shopId: 1 },
-      warehouseId: warehouse!.id,
+      warehouseId,
       baseUrl,
       pickUp: pickUpAddress,
     });
@@ -106,12 +103,11 @@ describe('where a carrier connection may point', () => {
   it('a stored connection that points elsewhere is never called: unusable, not retried', async () => {
     hits = [];
     const connectionId = await withShop(db.app, shop.shopId, async (tx) => {
-      const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`;
       const input = {
         carrier: 'carrier_a' as const,
         name: 'made before the rule',
         credentials: { token: 't', shopId: 1 },
-        warehouseId: warehouse!.id,
+        warehouseId: await addWarehouse(tx, shop.shopId),
         baseUrl: standUrl,
         pickUp: pickUpAddress,
       };

@@ -6,6 +6,7 @@ import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-failures.js';
+import { deliveryOutcome } from '../../workflows/deliveries/delivery-starter.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
@@ -241,11 +242,14 @@ describe('workflows started or signalled from outside Shopflow', () => {
       payload: '{}',
     };
     // A real delivery that fails at once: one attempt recorded, today.
-    await temporal.client.workflow.execute(deliveryWorkflow, {
-      taskQueue: temporal.taskQueue,
-      workflowId: `delivery:${flowId}:${eventId}`,
-      args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [] })],
-    });
+    const failed = await deliveryOutcome(
+      await temporal.client.workflow.start(deliveryWorkflow, {
+        taskQueue: temporal.taskQueue,
+        workflowId: `delivery:${flowId}:${eventId}`,
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [] })],
+      }),
+    );
+    expect(failed.status).toBe('failed');
     const attempts = await attemptCount();
     expect(attempts).toBeGreaterThan(0);
     const outcome = await forge('housekeepingWorkflow', `housekeeping-forged-${randomUUID()}`, { attemptRetentionDays: 0 });

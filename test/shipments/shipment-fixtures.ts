@@ -1,27 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { createProduct } from '../../domain/catalog/products.js';
-import { adjustStock } from '../../domain/inventory/inventory.js';
-import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
-import { changeOrderStatus } from '../../domain/orders/order-lifecycle.js';
-import { createOrder } from '../../domain/orders/orders.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import type { Carrier } from '../../domain/shipments/index.js';
+import { addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { connectTestCarrier } from '../support/carriers.js';
 import type { TestDatabase } from '../support/database.js';
 import type { ShopFixture } from '../support/fixtures.js';
 
 /** Everything a key needs to push, read and cancel shipments. */
 export const SHIPPING_PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
-
-/** A recipient both simulators serve: Hà Nội, carrier A's district 1484 (Quận Ba Đình). */
-export const hanoiAddress = {
-  recipientName: 'Trần Thị B',
-  recipientPhone: '0912345678',
-  addressLine: '123 Nguyễn Chí Thanh',
-  provinceName: 'Hà Nội',
-  districtName: 'Quận Ba Đình',
-  wardName: 'Phường Ngọc Khánh',
-};
 
 export interface ShippingShop {
   warehouseId: string;
@@ -36,17 +22,13 @@ export async function connectShipping(
   carriers: Partial<Record<Carrier, { url: string }>>,
   apiBaseUrl: string,
 ): Promise<ShippingShop> {
-  const [warehouse] = await withShop(
-    db.app,
-    shop.shopId,
-    (tx) => tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho chính') returning id`,
-  );
+  const warehouseId = await withShop(db.app, shop.shopId, (tx) => addWarehouse(tx, shop.shopId));
   const connections: Partial<Record<Carrier, string>> = {};
   for (const [carrier, simulator] of Object.entries(carriers) as [Carrier, { url: string }][]) {
-    const options = { publicBaseUrl: apiBaseUrl, warehouseId: warehouse!.id };
+    const options = { publicBaseUrl: apiBaseUrl, warehouseId };
     connections[carrier] = (await connectTestCarrier(db.app, shop.shopId, carrier, simulator, options)).connectionId;
   }
-  return { warehouseId: warehouse!.id, connections };
+  return { warehouseId, connections };
 }
 
 /**
@@ -59,22 +41,24 @@ export async function readyOrder(
   warehouseId: string,
   options: { stock?: string; quantity?: string; status?: 'new' | 'ready_to_ship'; address?: Record<string, string> } = {},
 ): Promise<{ orderId: string; variantId: string }> {
-  return withShop(db.app, shop.shopId, async (tx: Tx) => {
-    const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS };
-    const product = await createProduct(tx, actor, {
+  return withShop(db.app, shop.shopId, async (tx) => {
+    const product = await addProduct(tx, shop.shopId, {
       name: `Áo thun ${randomBytes(3).toString('hex')}`,
-      type: 'simple',
-      variants: [{ price: '150000', attributes: { Size: 'M' } }],
+      price: '150000',
+      variants: [{ Size: 'M' }],
+      stock: { warehouseId, quantity: options.stock ?? '10' },
     });
     const variantId = product.variants[0]!.id;
-    await adjustStock(tx, shop.shopId, [{ variantId, warehouseId, quantityDelta: options.stock ?? '10' }]);
-    const order = await createOrder(tx, actor, {
-      warehouseId,
-      shippingAddress: options.address ?? hanoiAddress,
-      lines: [{ variantId, quantity: options.quantity ?? '2', unitPrice: '150000' }],
-    });
-    if ((options.status ?? 'ready_to_ship') === 'ready_to_ship')
-      await changeOrderStatus(tx, { ...actor, applicationId: null }, order.id, { status: 'ready_to_ship' });
+    const order = await addOrder(
+      tx,
+      shop.shopId,
+      {
+        warehouseId,
+        shippingAddress: options.address ?? HANOI_RECIPIENT,
+        lines: [{ variantId, quantity: options.quantity ?? '2', unitPrice: '150000' }],
+      },
+      { readyToShip: (options.status ?? 'ready_to_ship') === 'ready_to_ship' },
+    );
     return { orderId: order.id, variantId };
   });
 }

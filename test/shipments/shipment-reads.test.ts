@@ -1,30 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { shipmentDetail, shipmentListRow } from '../../domain/shipments/shipment-reads.js';
 import { shipmentDetailSchema, shipmentListRowSchema } from '../../domain/shipments/shipment-shapes.js';
-import { createTestDatabase, type TestDatabase } from '../support/database.js';
-import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
+import { createShopFixture } from '../support/fixtures.js';
+import { useSuite } from '../support/suite.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { testConnectionKeys } from '../support/carriers.js';
 
-let db: TestDatabase;
-let shop: ShopFixture;
-
-beforeAll(async () => {
-  db = await createTestDatabase();
-  shop = await createShopFixture(db.app);
-});
-afterAll(async () => {
-  await db?.drop();
-});
+const { db, shop } = useSuite({ shop: true });
 
 const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 
 /** A pushed shipment with two milestones, written as the tracking will write them. */
 async function storedShipment(orderCode: string): Promise<{ shipmentId: string; orderId: string }> {
   return inShop(async (tx) => {
-    const [warehouse] = await tx<{ id: string }[]>`insert into warehouses (shop_id, name) values (${shop.shopId}, 'Kho') returning id`;
+    const warehouseId = await addWarehouse(tx, shop.shopId);
     const { connectionId } = await connectCarrier(
       tx,
       shop.shopId,
@@ -32,7 +24,7 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
         carrier: 'carrier_b',
         name: 'GHTK',
         credentials: { token: 't', clientSource: 'S1' },
-        warehouseId: warehouse!.id,
+        warehouseId,
         baseUrl: 'http://127.0.0.1:3602',
         pickUp: pickUpAddress,
       },
@@ -40,7 +32,7 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
     );
     const [order] = await tx<
       { id: string }[]
-    >`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${orderCode}, ${warehouse!.id}) returning id`;
+    >`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${orderCode}, ${warehouseId}) returning id`;
     const [shipment] = await tx<{ id: string }[]>`
       insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status, order_code, carrier_status, cod_amount, fee_total,
         weight_gram, recipient_name, recipient_phone, recipient_address, expected_delivery_at, picked_up_at, created_at, updated_at)

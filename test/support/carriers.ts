@@ -6,6 +6,7 @@ import type { CarrierAdapterOptions } from '../../adapters/carriers/carrier-adap
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 import { testOutboundPolicy } from './receiver.js';
 import { connectShopToSimulator } from '../../scripts/seed/demo-carriers.js';
+import { addWarehouse } from '../../scripts/fixtures/index.js';
 import { testSecretsKey } from './fixtures.js';
 
 /**
@@ -20,23 +21,15 @@ export async function connectTestCarrier(
   simulator: { url: string },
   options: { publicBaseUrl: string; warehouseId?: string },
 ): Promise<{ connectionId: string; callbackUrl: string }> {
-  const warehouseId = options.warehouseId ?? (await newWarehouse(sql, shopId));
+  const warehouseId =
+    options.warehouseId ??
+    (await withShop(sql, shopId, (tx) => addWarehouse(tx, shopId, { name: 'Kho test', address: '590 CMT8, Quận 3' })));
   return connectShopToSimulator(
     sql,
     shopId,
     { carrier, simulatorUrl: simulator.url, warehouseId },
     { ...testConnectionKeys, publicBaseUrl: options.publicBaseUrl },
   );
-}
-
-async function newWarehouse(sql: Sql, shopId: string): Promise<string> {
-  const [row] = await withShop(
-    sql,
-    shopId,
-    (tx) =>
-      tx<{ id: string }[]>`insert into warehouses (shop_id, name, address) values (${shopId}, 'Kho test', '590 CMT8, Quận 3') returning id`,
-  );
-  return row!.id;
 }
 
 /** What the test settings allow carrier connections: the official hosts, and loopback (the simulators). */

@@ -1,10 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { loadSettings } from '../../config/settings.js';
 import type { Sql } from '../../db/client.js';
-import { createApplication } from '../../domain/access/applications.js';
-import { createShop } from '../../domain/access/shops.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { addMember } from '../../domain/access/users.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { addApplication, newShop } from '../../scripts/fixtures/index.js';
 
 export interface ShopFixture {
   shopId: string;
@@ -14,17 +11,15 @@ export interface ShopFixture {
   newKey: (permissions: string[], name?: string) => Promise<{ key: string; keyId: string; applicationId: string }>;
 }
 
-/** A shop with an owner, through the same domain functions the admin CLI uses. */
+/** A shop with an owner, made by the fixture builder (scripts/fixtures/), whose keys the owner grants. */
 export async function createShopFixture(sql: Sql): Promise<ShopFixture> {
-  const slug = `shop-${randomBytes(4).toString('hex')}`;
-  const shop = await createShop(sql, { slug, name: `Shop ${slug}` });
-  const owner = await addMember(sql, shop.id, { email: `owner@${slug}.test`, name: 'Owner' });
+  const { shopId, slug, ownerId } = await newShop(sql);
   return {
-    shopId: shop.id,
+    shopId,
     slug,
-    ownerId: owner.id,
+    ownerId,
     newKey: async (permissions, name = 'Integration') => {
-      const created = await withShop(sql, shop.id, (tx) => createApplication(tx, shop.id, { name, permissions }, owner.id));
+      const created = await withShop(sql, shopId, (tx) => addApplication(tx, shopId, { name, permissions, grantedBy: ownerId }));
       return { key: created.key, keyId: created.keyId, applicationId: created.applicationId };
     },
   };

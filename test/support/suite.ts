@@ -24,8 +24,11 @@ export interface SuiteOptions {
   worker?: boolean;
   /** The outbox relay on the worker's queue, polling every 200 ms; `retryDelaysMs` shortens the deliveries' schedule. */
   relay?: boolean | { retryDelaysMs?: number[] };
-  /** The chat-platform simulator: the API sends to it and takes its signed webhooks (retried after 50 ms). */
-  chat?: boolean;
+  /**
+   * The chat-platform simulator: the API sends to it and takes its signed webhooks (retried after 50 ms);
+   * `verifyToken` is the API's answer to the platform's subscription check.
+   */
+  chat?: boolean | { verifyToken: string };
 }
 
 export interface Suite {
@@ -93,7 +96,9 @@ export function useSuite(options: SuiteOptions = {}): Suite {
         await startTestApi(db.app, routes && ((app) => routes(app, db)), {
           ...apiOptions,
           taskQueue: options.worker ? temporal.taskQueue : undefined,
-          ...(options.chat ? { chatPlatformUrl: chat.url, chatWebhook: { appSecret: DEFAULT_APP_SECRET } } : {}),
+          ...(options.chat
+            ? { chatPlatformUrl: chat.url, chatWebhook: { appSecret: DEFAULT_APP_SECRET, ...(options.chat === true ? {} : options.chat) } }
+            : {}),
         }),
       );
       stops.push(api.close);

@@ -4,6 +4,8 @@ import { z } from 'zod';
 import {
   assertHolds,
   createApplication,
+  createKey,
+  DEFAULT_OVERLAP_HOURS,
   listApplications,
   ListedApplication,
   MAX_APPLICATIONS_PER_SHOP,
@@ -11,6 +13,7 @@ import {
   MAX_OVERLAP_HOURS,
   revokeKey,
   rotateKey,
+  updateApplication,
 } from '../../../domain/access/index.js';
 import { IdParams, Name } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
@@ -81,14 +84,59 @@ export const adminApplicationRoutes: FastifyPluginAsyncZod = async (app) => {
     },
   );
 
+  app.patch(
+    '/applications/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Rename an application, or change its permissions or pages, within what the editing person holds and sees',
+        params: IdParams,
+        body: ApplicationInput.partial(),
+        response: { 200: ListedApplication, ...changeProblems },
+      },
+    },
+    async (request) => {
+      manage(request);
+      return request.inShop(async (tx) => {
+        await updateApplication(tx, request.params.id, request.body, request.admin.userId);
+        return (await listApplications(tx)).find((application) => application.id === request.params.id)!;
+      });
+    },
+  );
+
+  app.post(
+    '/applications/:id/keys',
+    {
+      schema: {
+        tags,
+        summary: `A further key, the live one left as it is (no expiry set); at most ${MAX_LIVE_KEYS} live keys`,
+        params: IdParams,
+        response: { 201: IssuedKey, ...changeProblems },
+      },
+    },
+    async (request, reply) => {
+      manage(request);
+      const { keyId, key, displayPrefix } = await request.inShop((tx) => createKey(tx, request.params.id, request.admin.userId));
+      return reply.status(201).send({ keyId, key, displayPrefix });
+    },
+  );
+
   app.post(
     '/applications/:id/rotate',
     {
       schema: {
         tags,
-        summary: 'A new key; the live ones keep working for the overlap (0–72 h) and then expire',
+        summary: 'A new key; the live ones keep working for the overlap (0–72 h, 24 when omitted) and then expire',
         params: IdParams,
-        body: z.strictObject({ overlapHours: z.number().int().min(0).max(MAX_OVERLAP_HOURS) }),
+        body: z.strictObject({
+          overlapHours: z
+            .number()
+            .int()
+            .min(0)
+            .max(MAX_OVERLAP_HOURS)
+            .default(DEFAULT_OVERLAP_HOURS)
+            .describe(`How long the live keys keep working, 0 to ${MAX_OVERLAP_HOURS} hours; ${DEFAULT_OVERLAP_HOURS} when omitted`),
+        }),
         response: { 200: IssuedKey.extend({ previousKeysExpireAt: z.string() }), ...changeProblems },
       },
     },

@@ -26,7 +26,7 @@ const NewShipment = z.strictObject({
   orderId: z.uuid(),
   connectionId: z.uuid().describe("The shop's carrier connection (GET /carrier-connections)"),
   weightGram: z.number().int().min(1).max(50_000).optional().describe('Declared weight; default from the catalogue (1000 g when unknown)'),
-  codAmount: Decimal.optional().describe('Cash on delivery; default the order total less what is paid'),
+  codAmount: Decimal.optional().describe('Cash on delivery; default the order total less what is paid and the credit applied, at least 0'),
   note: z.string().trim().min(1).max(500).meta(NOT_BLANK).optional().describe('Note for the carrier'),
 });
 
@@ -101,7 +101,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
         body: z.strictObject({ reason: Note.optional().describe('Stored in the shop log') }).nullish(),
         response: {
           200: shipmentDetailSchema,
-          ...problemResponses(WRITE_PROBLEMS, 'not-found', 'conflict', 'shipment-not-cancellable', 'carrier-unavailable'),
+          ...problemResponses(WRITE_PROBLEMS, 'not-found', 'shipment-not-cancellable', 'carrier-unavailable'),
         },
       },
     },

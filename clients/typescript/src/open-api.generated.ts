@@ -3777,7 +3777,7 @@ export interface paths {
                         name: string;
                         /** @enum {string} */
                         type?: "simple" | "service";
-                        /** @description At most 100 variants per product */
+                        /** @description At most 2048 variants per product */
                         variants: {
                             attributes?: {
                                 [key: string]: string;
@@ -3785,6 +3785,8 @@ export interface paths {
                             barcode?: string | null;
                             code?: string;
                             heightCm?: string | null;
+                            /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
+                            id?: (string | "") | null;
                             isActive?: boolean;
                             /** @description Absent keeps the set, an array replaces it, [] clears it */
                             keywords?: string[];
@@ -4112,7 +4114,7 @@ export interface paths {
                         categoryIds?: string[];
                         description?: string | null;
                         name?: string;
-                        /** @description Patched partly: with id edits that variant, without id appends one; the product keeps at most 100 variants */
+                        /** @description Patched partly: with id edits that variant, without id appends one; the product keeps at most 2048 variants */
                         variants?: {
                             attributes?: {
                                 [key: string]: string;
@@ -4120,11 +4122,8 @@ export interface paths {
                             barcode?: string | null;
                             code?: string;
                             heightCm?: string | null;
-                            /**
-                             * Format: uuid
-                             * @description The variant to edit; absent adds a variant
-                             */
-                            id?: string;
+                            /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
+                            id?: (string | "") | null;
                             isActive?: boolean;
                             /** @description Absent keeps the set, an array replaces it, [] clears it */
                             keywords?: string[];
@@ -4534,7 +4533,7 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @description Cash on delivery; default the order total less what is paid */
+                        /** @description Cash on delivery; default the order total less what is paid and the credit applied, at least 0 */
                         codAmount?: string;
                         /**
                          * Format: uuid
@@ -4952,7 +4951,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description conflict, shipment-not-cancellable */
+                /** @description shipment-not-cancellable */
                 409: {
                     headers: {
                         [name: string]: unknown;

@@ -17,7 +17,7 @@ export interface WebhookReceiverOptions {
   onEvent: (event: WebhookEvent, delivery: { webhookId: string }) => void | Promise<void>;
   /** De-duplication by `webhook-id`; without it every delivery reaches `onEvent`. */
   seen?: WebhookIdStore | SeenStore;
-  /** Largest body accepted, in bytes: past it the body is no longer read, the answer is 413. Default 1 MiB. */
+  /** Largest body accepted, in bytes: past it the body is no longer read, the answer is 413. Default 2 MiB. */
   maxBodyBytes?: number;
   /**
    * How long `nodeWebhookHandler` waits for the whole body, in milliseconds: then it answers 408 and
@@ -27,7 +27,8 @@ export interface WebhookReceiverOptions {
   readTimeoutMs?: number;
 }
 
-const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+/** Shopflow caps a product's event data at 1.75 MiB (decision 0238): the envelope fits in 2 MiB. */
+const DEFAULT_MAX_BODY_BYTES = 2 * 1024 * 1024;
 const DEFAULT_READ_TIMEOUT_MS = 10_000;
 
 interface Answer {

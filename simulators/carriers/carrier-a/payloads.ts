@@ -45,8 +45,9 @@ export function detailData(order: CarrierAOrder) {
     to_name: request.to_name,
     to_phone: request.to_phone,
     to_address: request.to_address,
-    to_ward_code: request.to_ward_code,
-    to_district_id: request.to_district_id,
+    ...(order.destination.layout === 'new'
+      ? { is_new_to_address: true, to_province_name: order.destination.provinceName, to_ward_name: order.destination.wardName }
+      : { to_ward_code: order.destination.wardCode, to_district_id: order.destination.districtId }),
     weight: request.weight,
     cod_amount: request.cod_amount,
     insurance_value: request.insurance_value,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { firstStep, OrderBook, type StatusStep, type TrackedOrder } from '../shared/order-book.js';
 import { randomCode } from '../shared/codes.js';
 import { findDistrict, quote, weightLimitGrams, type CarrierAFee } from './areas.js';
+import { findNewArea } from './new-areas.js';
 import type { CreateOrderBody } from './requests.js';
 import { carrierAGraph, type CarrierAStatus } from './statuses.js';
 
@@ -14,9 +15,15 @@ export interface CarrierAShop {
   callbackUrl: string | null;
 }
 
+/** Where an order goes, as GHN resolved it: a district and ward of the old layout, or a 2025 province and ward. */
+export type CarrierADestination =
+  | { layout: 'old'; provinceId: number; districtId: number; wardCode: string; wardName: string }
+  | { layout: 'new'; provinceId: number; provinceName: string; wardId: number; wardName: string };
+
 export interface CarrierAOrder extends TrackedOrder<CarrierAStatus> {
   shopId: number;
   request: CreateOrderBody;
+  destination: CarrierADestination;
   fee: CarrierAFee;
   totalFee: number;
   expectedDelivery: Date;
@@ -73,15 +80,8 @@ export class CarrierAStore {
     }
     const rejection = injectedRejection();
     if (rejection !== undefined) return { refused: rejection, codeMessage: 'ORDER_REJECTED' };
-    const district = findDistrict(request.to_district_id);
-    if (!district)
-      return { refused: `to_district_id ${request.to_district_id} is outside the delivery area`, codeMessage: 'ADDRESS_NOT_SERVED' };
-    if (!district.wards.some((ward) => ward.code === request.to_ward_code)) {
-      return {
-        refused: `to_ward_code ${request.to_ward_code} is not a served ward of district ${district.id} (${district.name})`,
-        codeMessage: 'ADDRESS_NOT_SERVED',
-      };
-    }
+    const destination = destinationOf(request);
+    if ('refused' in destination) return destination;
     const limit = weightLimitGrams[request.service_type_id];
     if (request.weight > limit) {
       return {
@@ -90,7 +90,7 @@ export class CarrierAStore {
       };
     }
     const createdAt = new Date();
-    const sameProvince = findDistrict(shop.districtId)?.provinceId === district.provinceId;
+    const sameProvince = findDistrict(shop.districtId)?.provinceId === destination.provinceId;
     const { fee, totalFee, expectedDelivery } = quote({
       weight: request.weight,
       insuranceValue: request.insurance_value,
@@ -107,6 +107,7 @@ export class CarrierAStore {
       updatedAt: createdAt,
       shopId: shop.shopId,
       request,
+      destination,
       fee,
       totalFee,
       expectedDelivery,
@@ -157,4 +158,24 @@ export class CarrierAStore {
       if (!this.orders.get(code)) return code;
     }
   }
+}
+
+/** The recipient's area: by district id and ward code, or with `is_new_to_address` by the 2025 names; or GHN's refusal. */
+function destinationOf(request: CreateOrderBody): CarrierADestination | { refused: string; codeMessage: string } {
+  if (request.is_new_to_address) {
+    const found = findNewArea(request.to_province_name!, request.to_ward_name!);
+    if ('refused' in found) return found;
+    const { province, ward } = found;
+    return { layout: 'new', provinceId: province.id, provinceName: province.name, wardId: ward.id, wardName: ward.name };
+  }
+  const district = findDistrict(request.to_district_id!);
+  if (!district)
+    return { refused: `to_district_id ${request.to_district_id} is outside the delivery area`, codeMessage: 'ADDRESS_NOT_SERVED' };
+  const ward = district.wards.find((candidate) => candidate.code === request.to_ward_code);
+  if (!ward)
+    return {
+      refused: `to_ward_code ${request.to_ward_code} is not a served ward of district ${district.id} (${district.name})`,
+      codeMessage: 'ADDRESS_NOT_SERVED',
+    };
+  return { layout: 'old', provinceId: district.provinceId, districtId: district.id, wardCode: ward.code, wardName: ward.name };
 }

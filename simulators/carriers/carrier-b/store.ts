@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { randomDigits } from '../shared/codes.js';
 import { SimulatorError } from '../shared/errors.js';
 import { firstStep, OrderBook, type StatusStep, type TrackedOrder } from '../shared/order-book.js';
-import { quote, sameProvince, unservedReason, weightLimitKg } from './areas.js';
+import { destinationOf, quote, sameProvince, unservedReason, weightLimitKg, type CarrierBDestination } from './areas.js';
 import type { CarrierBProduct, CreateOrderBody } from './requests.js';
 import { carrierBGraph, carrierBStatusText, partialDeliveryFrom, type CarrierBStatusId } from './statuses.js';
 
@@ -25,6 +25,8 @@ export interface CarrierBOrder extends TrackedOrder<CarrierBStatusId> {
   isFreeship: number;
   note: string;
   recipient: { name: string; tel: string; address: string };
+  /** The recipient's area as the carrier understood its names. */
+  destination: CarrierBDestination;
   area: 1 | 2;
   fee: number;
   insuranceFee: number;
@@ -77,8 +79,10 @@ export class CarrierBStore {
     if (existing) return { existing };
     const rejection = injectedRejection();
     if (rejection !== undefined) return { refused: rejection };
-    const unserved = unservedReason(details.province, details.district) ?? unservedReason(details.pick_province, details.pick_district);
-    if (unserved) return { refused: `Address not served: ${unserved}` };
+    const destination = destinationOf(details.province, details.district, details.ward);
+    if ('unserved' in destination) return { refused: `Address not served: ${destination.unserved}` };
+    const pickUpUnserved = unservedReason(details.pick_province, details.pick_district);
+    if (pickUpUnserved) return { refused: `Address not served: ${pickUpUnserved}` };
     const perKg = details.weight_option === 'gram' ? 1_000 : 1;
     const productsKg = products.map((product) => ({ ...product, weight: product.weight / perKg }));
     const weightKg = details.total_weight !== undefined ? details.total_weight / perKg : totalWeightKg(productsKg);
@@ -108,6 +112,7 @@ export class CarrierBStore {
         tel: details.tel,
         address: [details.address, details.hamlet, details.ward, details.district, details.province].filter(Boolean).join(', '),
       },
+      destination,
       area,
       fee,
       insuranceFee,
