@@ -1,10 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Carrier } from '../../domain/shipments/index.js';
-import { CarrierA } from '../../simulators/carriers/carrier-a.js';
-import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
 
 /**
  * Orders addressed in the `new` geography (province and ward, the layout since 1 July 2025) pushed
@@ -14,17 +12,7 @@ import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } 
 const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
 const { db, shop, request } = suite;
 
-let carrierA: CarrierA;
-let carrierB: CarrierB;
-let shipping: ShippingShop;
-let key: string;
-
-beforeAll(async () => {
-  [carrierA, carrierB] = await Promise.all([CarrierA.start(), CarrierB.start()]);
-  shipping = await connectShipping(db, shop, { carrier_a: carrierA, carrier_b: carrierB }, suite.api.baseUrl);
-  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'New geography')).key;
-});
-afterAll(async () => Promise.all([carrierA?.close(), carrierB?.close()]));
+const both = useBothCarriers(suite, 'New geography');
 
 const recipient = { recipientName: 'Trần Thị B', recipientPhone: '0912345678', addressLine: '12 Phan Đình Phùng' };
 const carriers: Carrier[] = ['carrier_a', 'carrier_b'];
@@ -32,7 +20,7 @@ const carriers: Carrier[] = ['carrier_a', 'carrier_b'];
 /** The one unit of a tier of the new system whose name contains `search`, as an integrator finds it. */
 async function newUnit(search: string, parentId?: string): Promise<{ id: string; name: string; level: number }> {
   const query = new URLSearchParams({ system: 'new', search, ...(parentId ? { parentId } : {}) });
-  const response = await request('GET', `/geo/units?${query}`, { key });
+  const response = await request('GET', `/geo/units?${query}`, { key: both.key });
   expect(response.status).toBe(200);
   const { data } = (await response.json()) as { data: { id: string; name: string; level: number }[] };
   expect(data, search).toHaveLength(1);
@@ -48,16 +36,16 @@ async function newSystemIds(province: string, ward: string): Promise<{ provinceU
 }
 
 const push = (carrier: Carrier, orderId: string) =>
-  request('POST', '/shipments', { key, body: { orderId, connectionId: shipping.connections[carrier] } });
+  request('POST', '/shipments', { key: both.key, body: { orderId, connectionId: both.shipping.connections[carrier] } });
 
 /** The province, district and ward the carrier resolved the pushed order to, in its own master data. */
 function atCarrier(carrier: Carrier, shipmentId: string): { province: string; district: string | null; ward: string | null } {
   if (carrier === 'carrier_b') {
-    const order = carrierB.orders().find((candidate) => candidate.clientRef === shipmentId);
+    const order = both.carrierB.orders().find((candidate) => candidate.clientRef === shipmentId);
     expect(order?.destination, 'carrier B order').toBeDefined();
     return order!.destination;
   }
-  const order = carrierA.orders().find((candidate) => candidate.clientRef === shipmentId);
+  const order = both.carrierA.orders().find((candidate) => candidate.clientRef === shipmentId);
   expect(order?.request).toMatchObject({ is_new_to_address: true });
   expect(order?.request).not.toHaveProperty('to_district_id');
   const destination = order!.destination;
@@ -66,13 +54,16 @@ function atCarrier(carrier: Carrier, shipmentId: string): { province: string; di
 }
 
 const orderOf = async (orderId: string) =>
-  (await (await request('GET', `/orders/${orderId}`, { key })).json()) as { status: string; shippingAddress: Record<string, unknown> };
+  (await (await request('GET', `/orders/${orderId}`, { key: both.key })).json()) as {
+    status: string;
+    shippingAddress: Record<string, unknown>;
+  };
 
 describe('an order addressed in the new geography', () => {
   for (const carrier of carriers) {
     it(`${carrier}: unit ids of GET /geo/units?system=new alone make it pushable, to that ward and province`, async () => {
       const ids = await newSystemIds('Hà Nội', 'Ba Đình');
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address: { ...recipient, ...ids } });
+      const { orderId } = await readyOrder(db, shop, both.shipping.warehouseId, { address: { ...recipient, ...ids } });
       expect((await orderOf(orderId)).shippingAddress).toMatchObject({
         geoSystem: 'new',
         ...ids,
@@ -92,7 +83,7 @@ describe('an order addressed in the new geography', () => {
 
     it(`${carrier}: names alone, no ids and no district, are taken as the new layout`, async () => {
       const address = { ...recipient, provinceName: 'TP. Hồ Chí Minh', wardName: 'Sài Gòn' };
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address });
+      const { orderId } = await readyOrder(db, shop, both.shipping.warehouseId, { address });
       expect((await orderOf(orderId)).shippingAddress).toMatchObject({ geoSystem: null, provinceUnitId: null, districtName: null });
 
       const response = await push(carrier, orderId);
@@ -105,13 +96,13 @@ describe('an order addressed in the new geography', () => {
   it('a new-system unit a carrier cannot map is 409 conflict naming it, and nothing is left at the carrier or here', async () => {
     const ids = await newSystemIds('Lào Cai', 'Phường Lào Cai');
     for (const carrier of carriers) {
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address: { ...recipient, ...ids } });
-      const before = carrier === 'carrier_a' ? carrierA.orders().length : carrierB.orders().length;
+      const { orderId } = await readyOrder(db, shop, both.shipping.warehouseId, { address: { ...recipient, ...ids } });
+      const before = carrier === 'carrier_a' ? both.carrierA.orders().length : both.carrierB.orders().length;
       const problem = await expectProblem(await push(carrier, orderId), 409, 'conflict');
       expect(problem.detail, carrier).toContain('Tỉnh Lào Cai');
       expect(problem.detail, carrier).toMatch(carrier === 'carrier_a' ? /carrier A does not deliver to the province/ : /not served/);
-      expect(carrier === 'carrier_a' ? carrierA.orders().length : carrierB.orders().length).toBe(before);
-      const listed = (await (await request('GET', `/shipments?orderId=${orderId}`, { key })).json()) as { data: unknown[] };
+      expect(carrier === 'carrier_a' ? both.carrierA.orders().length : both.carrierB.orders().length).toBe(before);
+      const listed = (await (await request('GET', `/shipments?orderId=${orderId}`, { key: both.key })).json()) as { data: unknown[] };
       expect(listed.data).toEqual([]);
       expect((await orderOf(orderId)).status).toBe('ready_to_ship');
     }

@@ -1,11 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { recordReturn } from '../../domain/orders/order-lifecycle.js';
 import type { Carrier } from '../../domain/shipments/index.js';
-import { CarrierA } from '../../simulators/carriers/carrier-a.js';
-import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
 
 /**
  * Cash on delivery when the order carries credit from another order's return (`creditApplied`):
@@ -14,22 +12,12 @@ import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } 
 const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
 const { db, shop, request } = suite;
 
-let carrierA: CarrierA;
-let carrierB: CarrierB;
-let shipping: ShippingShop;
-let key: string;
-
-beforeAll(async () => {
-  [carrierA, carrierB] = await Promise.all([CarrierA.start(), CarrierB.start()]);
-  shipping = await connectShipping(db, shop, { carrier_a: carrierA, carrier_b: carrierB }, suite.api.baseUrl);
-  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'COD')).key;
-});
-afterAll(async () => Promise.all([carrierA?.close(), carrierB?.close()]));
+const both = useBothCarriers(suite, 'COD');
 
 /** The cash each simulator was asked to collect for the shipment (its own field, whole đồng). */
 const collectedAt: Record<Carrier, (shipmentId: string) => number | undefined> = {
-  carrier_a: (id) => carrierA.orders().find((order) => order.request.client_order_code === id)?.request.cod_amount,
-  carrier_b: (id) => carrierB.orders().find((order) => order.clientRef === id)?.pickMoney,
+  carrier_a: (id) => both.carrierA.orders().find((order) => order.request.client_order_code === id)?.request.cod_amount,
+  carrier_b: (id) => both.carrierB.orders().find((order) => order.clientRef === id)?.pickMoney,
 };
 
 /**
@@ -37,9 +25,9 @@ const collectedAt: Record<Carrier, (shipmentId: string) => number | undefined> =
  * (shipped) order: returning one of its two items credits 150,000.
  */
 async function creditedOrder(returnedItems: string): Promise<{ orderId: string }> {
-  const target = await readyOrder(db, shop, shipping.warehouseId);
-  const source = await readyOrder(db, shop, shipping.warehouseId);
-  const shipped = await request('POST', `/orders/${source.orderId}/status`, { key, body: { status: 'shipped' } });
+  const target = await readyOrder(db, shop, both.shipping.warehouseId);
+  const source = await readyOrder(db, shop, both.shipping.warehouseId);
+  const shipped = await request('POST', `/orders/${source.orderId}/status`, { key: both.key, body: { status: 'shipped' } });
   expect(shipped.status, await shipped.clone().text()).toBe(200);
   await withShop(db.app, shop.shopId, async (tx) => {
     const [line] = await tx<{ id: string }[]>`select id from order_lines where order_id = ${source.orderId}`;
@@ -53,7 +41,10 @@ async function creditedOrder(returnedItems: string): Promise<{ orderId: string }
 }
 
 async function push(carrier: Carrier, body: Record<string, unknown>) {
-  const response = await request('POST', '/shipments', { key, body: { connectionId: shipping.connections[carrier], ...body } });
+  const response = await request('POST', '/shipments', {
+    key: both.key,
+    body: { connectionId: both.shipping.connections[carrier], ...body },
+  });
   expect(response.status, await response.clone().text()).toBe(201);
   return (await response.json()) as { id: string; codAmount: string };
 }
@@ -62,13 +53,15 @@ describe('cash on delivery', () => {
   for (const carrier of ['carrier_a', 'carrier_b'] as const) {
     it(`${carrier}: by default collects the total less what is paid and the credit applied, never below 0`, async () => {
       const { orderId } = await creditedOrder('1');
-      const order = (await (await request('GET', `/orders/${orderId}`, { key })).json()) as Record<string, string>;
+      const order = (await (await request('GET', `/orders/${orderId}`, { key: both.key })).json()) as Record<string, string>;
       expect(order).toMatchObject({ totalAmount: '300000', paidAmount: '0', creditApplied: '150000' });
 
       const shipment = await push(carrier, { orderId });
       expect(shipment.codAmount).toBe('150000');
       expect(collectedAt[carrier](shipment.id)).toBe(150_000);
-      const listed = (await (await request('GET', `/shipments?orderId=${orderId}`, { key })).json()) as { data: { codAmount: string }[] };
+      const listed = (await (await request('GET', `/shipments?orderId=${orderId}`, { key: both.key })).json()) as {
+        data: { codAmount: string }[];
+      };
       expect(listed.data.map((row) => row.codAmount)).toEqual(['150000']);
 
       // Credit covering the whole order: nothing to collect.

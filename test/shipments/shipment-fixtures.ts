@@ -1,10 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import type { Carrier } from '../../domain/shipments/index.js';
 import { addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { connectTestCarrier } from '../support/carriers.js';
 import type { TestDatabase } from '../support/database.js';
 import type { ShopFixture } from '../support/fixtures.js';
+import type { Suite } from '../support/suite.js';
+import { CarrierA } from '../../simulators/carriers/carrier-a.js';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import type { CarrierStartOptions } from '../../simulators/carriers/shared/simulator.js';
 
 /** Everything a key needs to push, read and cancel shipments. */
 export const SHIPPING_PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
@@ -68,4 +73,26 @@ export async function stockOf(db: TestDatabase, variantId: string, warehouseId: 
   const [row] = await db.admin<{ quantity: string; reserved: string }[]>`
     select api_decimal(quantity) as quantity, api_decimal(reserved) as reserved from stock where variant_id = ${variantId} and warehouse_id = ${warehouseId}`;
   return row ?? { quantity: '0', reserved: '0' };
+}
+
+/** Both carrier simulators, connected to the suite's shop, and a key of SHIPPING_PERMISSIONS. */
+export interface BothCarriers {
+  carrierA: CarrierA;
+  carrierB: CarrierB;
+  shipping: ShippingShop;
+  key: string;
+}
+
+/** Starts both simulators and connects them in a `beforeAll` (the key named `keyName`), closes them in an `afterAll`. */
+export function useBothCarriers(suite: Suite, keyName: string, options: CarrierStartOptions = {}): BothCarriers {
+  const both = {} as BothCarriers;
+  beforeAll(async () => {
+    [both.carrierA, both.carrierB] = await Promise.all([CarrierA.start(options), CarrierB.start(options)]);
+    both.shipping = await connectShipping(suite.db, suite.shop, { carrier_a: both.carrierA, carrier_b: both.carrierB }, suite.api.baseUrl);
+    both.key = (await suite.shop.newKey(SHIPPING_PERMISSIONS, keyName)).key;
+  });
+  afterAll(async () => {
+    await Promise.all([both.carrierA?.close(), both.carrierB?.close()]);
+  });
+  return both;
 }

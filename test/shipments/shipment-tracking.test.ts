@@ -1,14 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { carrierConnection } from '../../domain/shipments/index.js';
-import { CarrierA } from '../../simulators/carriers/carrier-a.js';
-import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
 
 /**
  * Tracking: carrier callbacks over HTTP to the callback endpoint, signalled to each shipment's
@@ -17,18 +15,7 @@ import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } 
 const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 2_000 } }, worker: true, shop: true });
 const { db, shop, request } = suite;
 
-let carrierA: CarrierA;
-let carrierB: CarrierB;
-let shipping: ShippingShop;
-let key: string;
-
-beforeAll(async () => {
-  const options = { callbackRetry: { attempts: 4, baseDelayMs: 50 } };
-  [carrierA, carrierB] = await Promise.all([CarrierA.start(options), CarrierB.start(options)]);
-  shipping = await connectShipping(db, shop, { carrier_a: carrierA, carrier_b: carrierB }, suite.api.baseUrl);
-  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Tracking')).key;
-});
-afterAll(async () => Promise.all([carrierA?.close(), carrierB?.close()]));
+const both = useBothCarriers(suite, 'Tracking', { callbackRetry: { attempts: 4, baseDelayMs: 50 } });
 
 interface Shipment {
   id: string;
@@ -40,14 +27,18 @@ interface Shipment {
 }
 
 async function pushed(carrier: 'carrier_a' | 'carrier_b'): Promise<Shipment> {
-  const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-  const response = await request('POST', '/shipments', { key, body: { orderId, connectionId: shipping.connections[carrier] } });
+  const { orderId } = await readyOrder(db, shop, both.shipping.warehouseId);
+  const response = await request('POST', '/shipments', {
+    key: both.key,
+    body: { orderId, connectionId: both.shipping.connections[carrier] },
+  });
   expect(response.status, await response.clone().text()).toBe(201);
   return (await response.json()) as Shipment;
 }
 
-const read = async (id: string) => (await (await request('GET', `/shipments/${id}`, { key })).json()) as Shipment;
-const orderStatus = async (id: string) => ((await (await request('GET', `/orders/${id}`, { key })).json()) as { status: string }).status;
+const read = async (id: string) => (await (await request('GET', `/shipments/${id}`, { key: both.key })).json()) as Shipment;
+const orderStatus = async (id: string) =>
+  ((await (await request('GET', `/orders/${id}`, { key: both.key })).json()) as { status: string }).status;
 const statusEvents = (id: string) =>
   db.admin<{ type: string; changes: { fields: string[]; status?: { from: string; to: string } } | null }[]>`
     select type, changes from events where resource_id = ${id} and type = 'shipment.status_changed' order by id`;
@@ -69,7 +60,7 @@ describe('tracking from carrier callbacks', () => {
   it('carrier A, a whole itinerary: each state once, milestones in time order, the order delivered, findable by ShipmentId', async () => {
     const shipment = await pushed('carrier_a');
     for (const step of ['picking', 'picked', 'storing', 'delivering', 'delivered'] as const) {
-      carrierA.advance(shipment.trackingCode, step);
+      both.carrierA.advance(shipment.trackingCode, step);
       if (step === 'picked') await until(shipment.id, 'delivering');
     }
     const delivered = await until(shipment.id, 'delivered');
@@ -104,13 +95,13 @@ describe('tracking from carrier callbacks', () => {
 
   it('duplicated and reordered callbacks: one event per real change, the newest state kept', async () => {
     const shipment = await pushed('carrier_b');
-    carrierB.callbacks.duplicateNext(3);
-    for (const step of [12, 123, 3] as const) carrierB.advance(shipment.trackingCode, step);
+    both.carrierB.callbacks.duplicateNext(3);
+    for (const step of [12, 123, 3] as const) both.carrierB.advance(shipment.trackingCode, step);
     await until(shipment.id, 'delivering');
     // 4 (out for delivery) then 45 (the shipper's report) arrive newest first.
-    carrierB.callbacks.reorderNext(2);
-    carrierB.advance(shipment.trackingCode, 4);
-    carrierB.advance(shipment.trackingCode, 45);
+    both.carrierB.callbacks.reorderNext(2);
+    both.carrierB.advance(shipment.trackingCode, 4);
+    both.carrierB.advance(shipment.trackingCode, 45);
     await vi.waitFor(async () => expect((await read(shipment.id)).events.map((event) => event.carrierStatus)).toContain('4'), {
       timeout: 20_000,
     });
@@ -119,19 +110,19 @@ describe('tracking from carrier callbacks', () => {
     const codes = read1.events.map((event) => event.carrierStatus);
     expect(codes).toEqual([...new Set(codes)]);
     expect(read1.events.map((event) => event.occurredAt)).toEqual([...read1.events.map((event) => event.occurredAt)].sort());
-    carrierB.advance(shipment.trackingCode, 5);
+    both.carrierB.advance(shipment.trackingCode, 5);
     await until(shipment.id, 'delivered');
     expect((await statusEvents(shipment.id)).map((event) => event.changes?.status?.to)).toEqual(['delivering', 'delivered']);
   });
 
   it('carrier B, a partial delivery: partially_returned, then each return-leg step as changes.fields = ["events"]', async () => {
     const shipment = await pushed('carrier_b');
-    for (const step of [12, 123, 3, 4] as const) carrierB.advance(shipment.trackingCode, step);
+    for (const step of [12, 123, 3, 4] as const) both.carrierB.advance(shipment.trackingCode, step);
     await until(shipment.id, 'delivering');
-    const { returnLeg } = carrierB.partialDelivery(shipment.trackingCode);
+    const { returnLeg } = both.carrierB.partialDelivery(shipment.trackingCode);
     await until(shipment.id, 'partially_returned');
     expect(await orderStatus(shipment.orderId)).toBe('partially_returned');
-    for (const step of [21] as const) carrierB.advance(returnLeg.code, step);
+    for (const step of [21] as const) both.carrierB.advance(returnLeg.code, step);
     await vi.waitFor(
       async () => {
         const legEvents = (await statusEvents(shipment.id)).filter((event) => !event.changes?.status);
@@ -153,8 +144,8 @@ describe('tracking from carrier callbacks', () => {
 
   it('carrier B callbacks lost: the tracking asks the status endpoint after the silence', async () => {
     const shipment = await pushed('carrier_b');
-    carrierB.callbacks.loseNext(4);
-    for (const step of [12, 123, 3, 4] as const) carrierB.advance(shipment.trackingCode, step);
+    both.carrierB.callbacks.loseNext(4);
+    for (const step of [12, 123, 3, 4] as const) both.carrierB.advance(shipment.trackingCode, step);
     const polled = await until(shipment.id, 'delivering');
     expect(polled.events.at(-1)).toMatchObject({
       carrierStatus: '4',
@@ -175,7 +166,7 @@ describe('the callback endpoint', () => {
   it('an unknown secret is 404, a body not in the carrier’s shape 400, a shipment not ours 200 and nothing recorded', async () => {
     await expectProblem(await callback(randomBytes(32).toString('base64url'), { label_id: 'X', status_id: 3 }), 404, 'not-found');
     const { callbackSecret: secret } = await withShop(db.app, shop.shopId, (tx) =>
-      carrierConnection(tx, shipping.connections.carrier_b!, testSecretsKey),
+      carrierConnection(tx, both.shipping.connections.carrier_b!, testSecretsKey),
     );
     await expectProblem(await callback(secret, { hello: 'world' }), 400, 'validation-failed');
     const stranger = await callback(secret, {
