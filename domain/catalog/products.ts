@@ -14,13 +14,7 @@ import {
 import type { Tx } from '../kernel/index.js';
 import { generateProductCode, variantCodes } from './product-codes.js';
 import type { NewProduct, ProductChanges, ProductDetail, Variant, VariantInput } from './product-shapes.js';
-import { canonicalAttributes, insertVariants, updateVariants, type AddedVariant } from './variant-writes.js';
-
-/** Who is writing: the permissions decide whether new attribute names or values may be added. */
-export interface Writer {
-  shopId: string;
-  permissions: readonly string[];
-}
+import { canonicalAttributes, insertVariants, updateVariants, type AddedVariant, type Writer } from './variant-writes.js';
 
 /**
  * `GET /products/{id}`: variants in order (removed ones not shown), attributes in the product's order.

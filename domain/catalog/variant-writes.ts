@@ -2,13 +2,18 @@ import { assertHolds } from '../access/index.js';
 import { characterCount, Problem, type Fragment, type Tx } from '../kernel/index.js';
 import { matchKey } from './product-rules.js';
 import type { VariantInput } from './product-shapes.js';
-import type { Writer } from './products.js';
 
 /**
  * The variant rows of one product write, each a single statement however many variants it touches
  * (up to MAX_VARIANTS): the shop's attribute names and values, stored variants updated, new ones
  * inserted.
  */
+
+/** Who is writing: the permissions decide whether new attribute names or values may be added. */
+export interface Writer {
+  shopId: string;
+  permissions: readonly string[];
+}
 
 /** A variant the request adds, its attributes in the shop's spelling. */
 export interface AddedVariant {
