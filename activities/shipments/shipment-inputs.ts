@@ -12,6 +12,9 @@ export interface ShipmentKeys {
   shipmentId: string;
   orderId: string;
   carrier: string;
+  /** For the run's summary in the Temporal UI; absent in runs of older versions. */
+  orderCode?: string;
+  trackingCode?: string;
 }
 
 /** A carrier's milestone as Shopflow signals it: sealed for the tracking workflow (workflows/shipments/shipment-starter.ts). */
@@ -25,6 +28,8 @@ export interface ShipmentPushInput {
   /** The application that pushed (the shop log's actor). */
   applicationId: string | null;
   request: CarrierOrderRequest;
+  /** The order's code, for the tracking's summary (absent in pushes of older versions). */
+  orderCode?: string;
   /** How long the tracking workflow waits for a callback before it asks the carrier. */
   pollEveryMs: number;
   /** After a look-up finds nothing, how long to wait before believing it (a late create still lands). */

@@ -54,7 +54,7 @@ export async function prepareShipmentPush(
   tx: Tx,
   actor: ShipmentActor,
   input: ShipmentPushInput,
-): Promise<{ shipmentId: string; carrier: Carrier; request: CarrierOrderRequest }> {
+): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest }> {
   const order = await lockedOrder(tx, input.orderId);
   if (await hasLiveShipment(tx, order.id)) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
   // The order would move to `shipped`: the shop's matrix and the stock must allow it now.
@@ -77,6 +77,7 @@ export async function prepareShipmentPush(
   });
   return {
     shipmentId,
+    orderCode: order.code,
     carrier: connection.carrier,
     request: {
       shipmentId,

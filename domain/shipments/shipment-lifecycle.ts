@@ -212,9 +212,9 @@ export async function shipmentOfCallback(
   tx: Tx,
   connectionId: string,
   milestone: CarrierMilestone,
-): Promise<{ id: string; orderId: string } | undefined> {
-  const [row] = await tx<{ id: string; orderId: string }[]>`
-    select id, order_id from shipments
+): Promise<{ id: string; orderId: string; orderCode: string } | undefined> {
+  const [row] = await tx<{ id: string; orderId: string; orderCode: string }[]>`
+    select id, order_id, order_code from shipments
     where connection_id = ${connectionId}
       and (id::text = ${milestone.shipmentId ?? ''} or tracking_code = ${milestone.trackingCode} or return_tracking_code = ${milestone.trackingCode})
     limit 1`;
@@ -230,9 +230,10 @@ export async function shipmentOfCallback(
 export async function requestCancel(
   tx: Tx,
   id: string,
-): Promise<{ request: number; connectionId: string; carrier: Carrier; trackingCode: string; orderId: string }> {
-  const [row] = await tx<{ status: ShipmentState; ended: boolean; trackingCode: string | null; connectionId: string; carrier: Carrier }[]>`
-    select status, ended, tracking_code, connection_id, carrier from shipments where id = ${id} for update`;
+): Promise<{ request: number; connectionId: string; carrier: Carrier; trackingCode: string; orderId: string; orderCode: string }> {
+  const [row] = await tx<
+    { status: ShipmentState; ended: boolean; trackingCode: string | null; connectionId: string; carrier: Carrier; orderCode: string }[]
+  >`select status, ended, tracking_code, connection_id, carrier, order_code from shipments where id = ${id} for update`;
   if (!row) throw new Problem('not-found', `no shipment ${id}`);
   if (row.ended) throw new Problem('shipment-not-cancellable', `the shipment is ${row.status}: it can no longer be cancelled`);
   if (row.trackingCode === null)
@@ -242,7 +243,7 @@ export async function requestCancel(
     );
   const [counted] = await tx<{ request: number; orderId: string }[]>`
     update shipments set cancel_requests = cancel_requests + 1 where id = ${id} returning cancel_requests as request, order_id`;
-  return { ...counted!, connectionId: row.connectionId, carrier: row.carrier, trackingCode: row.trackingCode };
+  return { ...counted!, connectionId: row.connectionId, carrier: row.carrier, trackingCode: row.trackingCode, orderCode: row.orderCode };
 }
 
 /**

@@ -58,8 +58,16 @@ describe('shipment runs in Temporal’s own status', () => {
     });
 
     const acceptedOrder = await readyOrder(db, shop, shipping.warehouseId);
-    expect((await push(acceptedOrder.orderId)).status).toBe(201);
+    const accepted = (await (await push(acceptedOrder.orderId)).json()) as { id: string; trackingCode: string };
     expect(await closedRun('shipmentPushWorkflow', acceptedOrder.orderId)).toEqual({ status: 'COMPLETED' });
+
+    // Each run says what it is about at a glance: the order's code, the carrier, the tracking code.
+    const { code } = (await (await request('GET', `/orders/${acceptedOrder.orderId}`, { key })).json()) as { code: string };
+    const { client } = suite.temporal;
+    const pushRun = await client.workflow.getHandle(`shipment-push:${shop.shopId}:${accepted.id}`).describe();
+    expect(await pushRun.staticSummary()).toBe(`push of order ${code} at carrier_b`);
+    const trackingRun = await client.workflow.getHandle(trackingWorkflowId(accepted.id)).describe();
+    expect(await trackingRun.staticSummary()).toBe(`tracking of order ${code} at carrier_b ${accepted.trackingCode}`);
   });
 
   it('closes a cancel the carrier refused as Failed, saying so', async () => {

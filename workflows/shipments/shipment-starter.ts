@@ -66,6 +66,7 @@ export async function pushShipment(
   const input = {
     shopId: keys.shopId,
     orderId: keys.orderId,
+    ...(keys.orderCode ? { orderCode: keys.orderCode } : {}),
     connectionId: keys.connectionId,
     carrier: keys.carrier,
     applicationId: keys.applicationId,
@@ -77,6 +78,7 @@ export async function pushShipment(
     workflowId,
     args: [seal(starter.sealKey, input, workflowId)],
     typedSearchAttributes: searchAttributes(keys),
+    ...runMetadata('push', keys),
   });
   const result = await awaitBounded<ShipmentPushResult>(handle, starter.waitMs);
   if (result === NO_ANSWER)
@@ -102,6 +104,7 @@ export async function cancelShipment(
     workflowId,
     args: [seal(starter.sealKey, input, workflowId)],
     typedSearchAttributes: searchAttributes(keys),
+    ...runMetadata('cancel', keys),
   });
   const result = await awaitBounded<ShipmentCancelResult>(handle, starter.waitMs);
   if (result === NO_ANSWER)
@@ -112,6 +115,23 @@ export async function cancelShipment(
   if (result.outcome === 'not-cancellable') throw new Problem('shipment-not-cancellable', `the carrier refuses: ${result.reason}`);
   if (result.outcome === 'unavailable') throw new Problem('carrier-unavailable', `the shipment was not cancelled: ${result.reason}`);
   return result.shipment;
+}
+
+/**
+ * A shipment run's summary and details in the Temporal UI (user metadata, encrypted by the payload
+ * codec): what it does, the order's code, the carrier and the tracking code when known.
+ */
+export function runMetadata(kind: 'push' | 'cancel' | 'tracking', keys: ShipmentKeys): { staticSummary: string; staticDetails: string } {
+  const order = `order ${keys.orderCode ?? keys.orderId}`;
+  const code = keys.trackingCode ? ` ${keys.trackingCode}` : '';
+  return {
+    staticSummary: `${kind} of ${order} at ${keys.carrier}${code}`,
+    staticDetails: [
+      `**Shipment** ${keys.shipmentId}`,
+      `**Order** ${keys.orderCode ?? ''} (${keys.orderId})`,
+      `**Shop** ${keys.shopId}`,
+    ].join('\n'),
+  };
 }
 
 function searchAttributes(keys: ShipmentKeys): TypedSearchAttributes {
@@ -138,6 +158,7 @@ const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) => {
     workflowId,
     args: [tracking] as [ShipmentTrackingInput],
     typedSearchAttributes: searchAttributes(keys),
+    ...runMetadata('tracking', keys),
   };
 };
 

@@ -109,7 +109,14 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
   const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
   if (!detail) return notDone({ outcome: 'unavailable', reason: 'the shipment was removed during the push' });
   // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
-  await records.startShipmentTracking({ ...shipment, orderId: input.orderId, carrier: input.carrier, pollEveryMs: input.pollEveryMs });
+  await records.startShipmentTracking({
+    ...shipment,
+    orderId: input.orderId,
+    carrier: input.carrier,
+    pollEveryMs: input.pollEveryMs,
+    ...(input.orderCode ? { orderCode: input.orderCode } : {}),
+    ...(detail.trackingCode ? { trackingCode: detail.trackingCode } : {}),
+  });
   return { outcome: 'accepted', shipment: detail };
 }
 

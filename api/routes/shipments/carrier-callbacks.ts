@@ -46,7 +46,14 @@ export const carrierCallbackRoutes: FastifyPluginAsyncZod<{
       try {
         await signalMilestone(
           deps.shipments,
-          { shopId: connection.shopId, shipmentId: shipment.id, orderId: shipment.orderId, carrier: connection.carrier },
+          {
+            shopId: connection.shopId,
+            shipmentId: shipment.id,
+            orderId: shipment.orderId,
+            orderCode: shipment.orderCode,
+            trackingCode: milestone.trackingCode,
+            carrier: connection.carrier,
+          },
           milestone,
         );
       } catch (error) {

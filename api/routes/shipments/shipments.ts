@@ -82,6 +82,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
           shopId: shop.id,
           shipmentId: push.shipmentId,
           orderId: request.body.orderId,
+          orderCode: push.orderCode,
           carrier: push.carrier,
           connectionId: request.body.connectionId,
           applicationId,
@@ -111,7 +112,15 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
       const cancel = await request.inShop((tx) => requestCancel(tx, shipmentId));
       return cancelShipment(
         deps.shipments,
-        { shopId: shop.id, shipmentId, orderId: cancel.orderId, carrier: cancel.carrier, request: cancel.request },
+        {
+          shopId: shop.id,
+          shipmentId,
+          orderId: cancel.orderId,
+          orderCode: cancel.orderCode,
+          trackingCode: cancel.trackingCode,
+          carrier: cancel.carrier,
+          request: cancel.request,
+        },
         {
           shopId: shop.id,
           shipmentId,
