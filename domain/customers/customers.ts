@@ -90,7 +90,7 @@ export async function createCustomer(tx: Tx, shopId: string, input: NewCustomer)
 
 /** `PATCH /customers/{id}`: name, gender, date of birth. `customer.updated` only when one of them changed. */
 export async function updateCustomer(tx: Tx, shopId: string, id: string, changes: CustomerChanges): Promise<CustomerDetail> {
-  const before = await lockedCustomer(tx, id);
+  const before = await lockedLiveCustomer(tx, id);
   const name = changes.name ?? before.name;
   const gender = changes.gender === undefined ? before.gender : changes.gender;
   const dateOfBirth = changes.dateOfBirth === undefined ? before.dateOfBirth : changes.dateOfBirth;
@@ -108,7 +108,7 @@ export async function addCustomerAddress(
   customerId: string,
   input: AddressInput & { addressLine: string },
 ): Promise<CustomerAddress> {
-  const before = await lockedCustomer(tx, customerId);
+  const before = await lockedLiveCustomer(tx, customerId);
   const address = await normalizeAddress(tx, input);
   const identical = before.addresses.find((existing) => sameAddress(existing, address));
   if (identical)
@@ -217,12 +217,7 @@ export async function latestCustomer(tx: Tx): Promise<CustomerDetail | undefined
   return row ? getCustomer(tx, row.id) : undefined;
 }
 
-async function lockedCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
-  await tx`select id from customers where id = ${id} for update`;
-  return getCustomer(tx, id);
-}
-
-/** …for a change by the shop's staff: a deleted customer is 404, as nothing of it changes any more. */
+/** The customer to change, locked: a deleted customer is 404, as nothing of it changes any more (as for products). */
 async function lockedLiveCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
   const [row] = await tx<{ deletedAt: Date | null }[]>`select deleted_at from customers where id = ${id} for update`;
   if (!row || row.deletedAt) throw new Problem('not-found', `no customer ${id}`);

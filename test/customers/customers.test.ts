@@ -249,6 +249,22 @@ describe('editing customers', () => {
   });
 });
 
+describe('a deleted customer', () => {
+  it('is 404 to an edit and to a new address, and nothing of it changes', async () => {
+    const customer = await createCustomer({ name: 'Đã xoá' });
+    await withShop(db.app, shop.shopId, (tx) => deleteCustomer(tx, shop.shopId, customer.id));
+    const [before] = await db.admin<
+      { updatedAt: string }[]
+    >`select api_time(updated_at) as updated_at from customers where id = ${customer.id}`;
+    await expectProblem(await call('PATCH', `/customers/${customer.id}`, { name: 'Sống lại' }), 404, 'not-found');
+    await expectProblem(await call('POST', `/customers/${customer.id}/addresses`, { addressLine: '1 Lê Lợi' }), 404, 'not-found');
+    const [after] = await db.admin<{ name: string; updatedAt: string; addresses: number }[]>`
+      select name, api_time(updated_at) as updated_at, (select count(*)::int from customer_addresses where customer_id = ${customer.id}) as addresses
+      from customers where id = ${customer.id}`;
+    expect(after).toEqual({ name: 'Đã xoá', updatedAt: before!.updatedAt, addresses: 0 });
+  });
+});
+
 describe('synchronising customers', () => {
   it('pages with an opaque cursor in (updatedAt, id) order, bound to the other parameters', async () => {
     const other = await createShopFixture(db.app);
