@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { cacheDir, dataDir } from './paths.js';
 import { freePort, isPortOpen, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
+import { isAlive } from './shared-services.js';
 import { step } from './progress.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
@@ -190,15 +191,6 @@ async function stopServer(pid: number): Promise<void> {
 function readState(): ServerState | undefined {
   if (!existsSync(stateFile)) return undefined;
   return JSON.parse(readFileSync(stateFile, 'utf8')) as ServerState;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** The frontend answers and the default namespace exists. */
