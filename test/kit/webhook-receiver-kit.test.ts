@@ -127,7 +127,9 @@ describe('the webhook receiver kit, on real deliveries from the worker', () => {
     const before = fastifyEvents.length;
     expect((await post(delivery!.body, now)).statusCode).toBe(204);
     expect((await post(delivery!.body, now)).statusCode).toBe(204);
-    expect(fastifyEvents.length - before).toBe(1);
+    // Only this event counts: a real delivery of another event may reach the Fastify flow meanwhile.
+    const replayed = (JSON.parse(delivery!.body) as { id: string }).id;
+    expect(fastifyEvents.slice(before).filter((event) => event.id === replayed)).toHaveLength(1);
   });
 });
 
