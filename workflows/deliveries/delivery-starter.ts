@@ -80,6 +80,17 @@ export function runMetadata(input: UnsealedDeliveryInput): { staticSummary: stri
   };
 }
 
+/** What every start of a delivery carries: the queue, the id, the sealed request, its search attributes and summary. */
+function startOptions(starter: DeliveryStarter, workflowId: string, input: UnsealedDeliveryInput) {
+  return {
+    taskQueue: starter.taskQueue,
+    workflowId,
+    args: [sealDeliveryRequest(starter.requestKey, input)] as [DeliveryInput],
+    typedSearchAttributes: searchAttributes(input),
+    ...runMetadata(input),
+  };
+}
+
 /**
  * Starts the delivery workflow. "Already started" — running or closed, since the relay starts with
  * REJECT_DUPLICATE — means a relay (or an earlier attempt of this one) got there first, which is
@@ -94,11 +105,7 @@ export async function startDelivery(
 ): Promise<'started-eagerly' | 'started' | 'already-started'> {
   try {
     const handle = await starter.client.workflow.start(deliveryWorkflow, {
-      taskQueue: starter.taskQueue,
-      workflowId: deliveryWorkflowId(input.flowId, input.eventId),
-      args: [sealDeliveryRequest(starter.requestKey, input)],
-      typedSearchAttributes: searchAttributes(input),
-      ...runMetadata(input),
+      ...startOptions(starter, deliveryWorkflowId(input.flowId, input.eventId), input),
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       requestEagerStart: eagerStart,
     });
@@ -117,11 +124,7 @@ export async function runTestDelivery(
   const full: UnsealedDeliveryInput = { ...input, testRun: true, retryDelaysMs: [] };
   const workflowId = `flow-test:${input.flowId}:${randomUUID()}`;
   const handle = await starter.client.workflow.start(deliveryWorkflow, {
-    taskQueue: starter.taskQueue,
-    workflowId,
-    args: [sealDeliveryRequest(starter.requestKey, full)],
-    typedSearchAttributes: searchAttributes(full),
-    ...runMetadata(full),
+    ...startOptions(starter, workflowId, full),
     workflowExecutionTimeout: '1 minute',
   });
   return { workflowId, result: await deliveryOutcome(handle) };
@@ -144,11 +147,7 @@ export async function resendDelivery(starter: DeliveryStarter, input: UnsealedDe
   try {
     // ALLOW_DUPLICATE: a closed delivery may run again; a running one cannot ("already started").
     await starter.client.workflow.start(deliveryWorkflow, {
-      taskQueue: starter.taskQueue,
-      workflowId,
-      args: [sealDeliveryRequest(starter.requestKey, input)],
-      typedSearchAttributes: searchAttributes(input),
-      ...runMetadata(input),
+      ...startOptions(starter, workflowId, input),
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
   } catch (error) {

@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
-import { Problem, seal } from '../../domain/kernel/index.js';
+import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
 import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../../domain/shipments/index.js';
 import type { ShipmentCancelInput, ShipmentKeys } from '../../activities/shipments/shipment-inputs.js';
 import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
@@ -73,13 +73,7 @@ export async function pushShipment(
     request: keys.request,
     pollEveryMs: starter.pollEveryMs,
   };
-  const handle = await starter.client.workflow.start(shipmentPushWorkflow, {
-    taskQueue: starter.taskQueue,
-    workflowId,
-    args: [seal(starter.sealKey, input, workflowId)],
-    typedSearchAttributes: searchAttributes(keys),
-    ...runMetadata('push', keys),
-  });
+  const handle = await starter.client.workflow.start(shipmentPushWorkflow, startOptions(starter, 'push', workflowId, input, keys));
   const result = await awaitBounded<ShipmentPushResult>(handle, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
@@ -99,13 +93,7 @@ export async function cancelShipment(
   input: Omit<ShipmentCancelInput, 'seal'>,
 ): Promise<ShipmentDetail> {
   const workflowId = `shipment-cancel:${keys.shipmentId}:${keys.request}`;
-  const handle = await starter.client.workflow.start(shipmentCancelWorkflow, {
-    taskQueue: starter.taskQueue,
-    workflowId,
-    args: [seal(starter.sealKey, input, workflowId)],
-    typedSearchAttributes: searchAttributes(keys),
-    ...runMetadata('cancel', keys),
-  });
+  const handle = await starter.client.workflow.start(shipmentCancelWorkflow, startOptions(starter, 'cancel', workflowId, input, keys));
   const result = await awaitBounded<ShipmentCancelResult>(handle, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
@@ -146,21 +134,34 @@ function searchAttributes(keys: ShipmentKeys): TypedSearchAttributes {
 /** What starts and signals a tracking workflow: the starter without the API's wait. */
 export type TrackingStarter = Omit<ShipmentStarter, 'waitMs'>;
 
-const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) => {
-  const workflowId = trackingWorkflowId(keys.shipmentId);
-  const tracking = seal(
-    starter.sealKey,
-    { shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs },
-    workflowId,
-  );
+/**
+ * What every start of a shipment workflow carries: the queue, the id, the input sealed for that id
+ * (domain/kernel/seals.ts), the shipment's search attributes and the run's summary.
+ */
+function startOptions<Input extends object>(
+  starter: TrackingStarter,
+  kind: 'push' | 'cancel' | 'tracking',
+  workflowId: string,
+  input: Input,
+  keys: ShipmentKeys,
+) {
   return {
     taskQueue: starter.taskQueue,
     workflowId,
-    args: [tracking] as [ShipmentTrackingInput],
+    args: [seal(starter.sealKey, input, workflowId)] as [Sealed<Input>],
     typedSearchAttributes: searchAttributes(keys),
-    ...runMetadata('tracking', keys),
+    ...runMetadata(kind, keys),
   };
-};
+}
+
+const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) =>
+  startOptions(
+    starter,
+    'tracking',
+    trackingWorkflowId(keys.shipmentId),
+    { shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs } satisfies Omit<ShipmentTrackingInput, 'seal'>,
+    keys,
+  );
 
 /** Starts the shipment's tracking workflow (`shipment:<id>`); already running (a callback came first) is success. */
 export async function startTracking(starter: TrackingStarter, keys: ShipmentKeys): Promise<void> {
