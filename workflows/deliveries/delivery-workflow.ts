@@ -91,7 +91,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   await markDeliveryFailed(input);
   setStatus('failed');
   const last = attempts[attempts.length - 1]!;
-  const answer = last.statusCode === null ? `gave no answer (${last.error ?? 'no response'})` : `answered ${last.statusCode}`;
+  const answer = last.statusCode === null ? `gave ${answerOf(last)}` : `answered ${answerOf(last)}`;
   return undelivered({ status: 'failed', attempts }, `receiver ${answer} on attempt ${attempts.length}, the last of the schedule`);
 }
 
@@ -136,10 +136,14 @@ function destination(input: DeliveryInput): string {
   return input.url.split(/[?#]/)[0]!;
 }
 
+/** The receiver's status code, or `no answer (<the error>)`. */
+function answerOf(attempt: WebhookAttempt): string {
+  return attempt.statusCode === null ? `no answer (${attempt.error ?? 'no response'})` : String(attempt.statusCode);
+}
+
 /** `POST https://… → 500 in 120 ms`, or the error when there was no answer. */
 function attemptOutcome(input: DeliveryInput, attempt: WebhookAttempt): string {
-  const answer = attempt.statusCode === null ? `no answer (${attempt.error ?? 'no response'})` : String(attempt.statusCode);
-  return `POST ${destination(input)} → ${answer} in ${attempt.durationMs} ms`;
+  return `POST ${destination(input)} → ${answerOf(attempt)} in ${attempt.durationMs} ms`;
 }
 
 function setStatus(status: DeliveryStatus): void {
