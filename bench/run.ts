@@ -64,6 +64,8 @@ const context = createBenchContext({
     DATABASE_URL: database.adminUrl,
     APP_DATABASE_URL: database.appUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233',
+    // Every outside service of the bench is a simulator on loopback, which the outbound policy refuses unless told.
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
   },
   keys,
   durationSeconds: Number(process.env.BENCH_DURATION ?? 10),

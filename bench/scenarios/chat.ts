@@ -50,8 +50,7 @@ async function post(url: string, body: object, headers: Record<string, string> =
  */
 export async function chatScenario(context: BenchContext, sql: Sql) {
   const platformUrl = await context.startServer('chat-simulator', 'bench/chat-simulator-server.ts');
-  // The simulator listens on loopback, which the outbound policy refuses unless told (docs/security.md).
-  const apiUrl = await context.startServer('api', 'api/server.ts', { CHAT_PLATFORM_URL: platformUrl, OUTBOUND_ALLOW_LOOPBACK: 'true' });
+  const apiUrl = await context.startServer('api', 'api/server.ts', { CHAT_PLATFORM_URL: platformUrl });
   try {
     const control = async <T>(path: string, body: object) =>
       (await (
