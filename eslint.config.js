@@ -20,8 +20,8 @@ const INNER_FILE_OF_ANOTHER_MODULE = {
 };
 const DOMAIN_KNOWS_NO_RUNTIME = [
   {
-    regex: '^\\.\\./\\.\\./(?:api|workers|activities|adapters|workflows|scripts|bench|simulators|test)(?:/|$)',
-    message: 'domain/ holds business rules and SQL: it imports no API, worker, activity, adapter, workflow or script code.',
+    regex: '^\\.\\./\\.\\./(?:api|workers|activities|adapters|workflows|scripts|bench|simulators|test|telemetry)(?:/|$)',
+    message: 'domain/ holds business rules and SQL: it imports no API, worker, activity, adapter, workflow, script or telemetry code.',
   },
   {
     group: ['fastify', 'fastify-*', '@fastify/*', '@temporalio/*'],
@@ -48,8 +48,8 @@ const WORKFLOW_CODE_RULES = [
     message: 'Workflow code imports only the types of domain/ and activities/ (proxyActivities<…>), never their code.',
   },
   {
-    regex: topFolder('api', 'workers', 'adapters', 'scripts', 'config', 'db'),
-    message: 'Workflow code imports only workflow code: never the API, workers, adapters, config, db or scripts.',
+    regex: topFolder('api', 'workers', 'adapters', 'scripts', 'config', 'db', 'telemetry'),
+    message: 'Workflow code imports only workflow code: never the API, workers, adapters, config, db, telemetry or scripts.',
   },
   {
     regex: '-(?:starter|relay)\\.js$',

@@ -41,6 +41,9 @@ import { fullyDecoded, normalisedPath, routableUrl } from './plugins/route-area.
 import { chatWebhookRoutes, type ChatWebhookOptions } from './routes/chat/chat-webhook.js';
 import { createChatPlatformAdapter, REAL_CHAT_PLATFORM_URL } from '../adapters/chat-platform/platform-adapter.js';
 import { chatProfileLookup } from '../adapters/chat-platform/profile-lookup.js';
+import { ChatPlatformError } from '../adapters/chat-platform/platform-errors.js';
+import { observedChatPlatform } from '../telemetry/call-metrics.js';
+import { requestMetricsPlugin } from './plugins/request-metrics.js';
 import { chatChannel } from '../adapters/chat-platform/chat-channel.js';
 import { pageTokenOwner } from '../adapters/chat-platform/page-ownership.js';
 import { conversationRoutes } from './routes/chat/conversations.js';
@@ -87,6 +90,8 @@ export interface AppDeps {
   webAppRoot?: string;
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
   requestTimeoutMs?: number;
+  /** Every answer timed and counted for `/metrics` (telemetry/http-metrics.ts); settings `METRICS`. */
+  requestMetrics?: boolean;
   logger: FastifyServerOptions['logger'];
 }
 
@@ -155,6 +160,7 @@ export async function buildApp(deps: AppDeps) {
   app.removeContentTypeParser(['text/plain']);
 
   await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
+  if (deps.requestMetrics !== false) await app.register(requestMetricsPlugin, { openApiPrefix: API_PREFIX, adminPrefix: ADMIN_PREFIX });
   // The key first, whatever the method: under /api/open/v1 a request without one is 401, never 405.
   await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(methodNotAllowedPlugin);
@@ -196,10 +202,10 @@ export async function buildApp(deps: AppDeps) {
   await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
   await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });
 
-  const chatPlatform = createChatPlatformAdapter({
-    baseUrl: deps.chatPlatformUrl ?? REAL_CHAT_PLATFORM_URL,
-    dispatcher: createOutboundAgent(deps.outbound),
-  });
+  const chatPlatform = observedChatPlatform(
+    createChatPlatformAdapter({ baseUrl: deps.chatPlatformUrl ?? REAL_CHAT_PLATFORM_URL, dispatcher: createOutboundAgent(deps.outbound) }),
+    (error) => (error instanceof ChatPlatformError ? error.kind : 'error'),
+  );
   const chatDeps = { ...routeDeps, channel: chatChannel(deps.sql, chatPlatform), secretsKey: deps.secretsKey };
   await app.register(conversationRoutes, { prefix: API_PREFIX, ...chatDeps });
   await app.register(commentRoutes, { prefix: API_PREFIX, ...chatDeps });

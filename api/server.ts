@@ -4,6 +4,7 @@ import { temporalConnectionOptions } from '../config/temporal-connection.js';
 import { createAppSql } from '../db/client.js';
 import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
+import { serveMetrics } from '../telemetry/metrics-server.js';
 
 const settings = loadSettings();
 const sql = createAppSql(settings, 'shopflow-api');
@@ -29,11 +30,14 @@ const app = await buildApp({
   chatPlatformUrl: settings.CHAT_PLATFORM_URL,
   outbound: outboundPolicyFrom(settings),
   carrierEndpoints: settings.carrierEndpoints,
+  requestMetrics: settings.METRICS === 'on',
   logger: { level: settings.LOG_LEVEL },
 });
 
+const metrics =
+  settings.METRICS === 'on' ? await serveMetrics({ host: settings.METRICS_HOST, port: settings.API_METRICS_PORT }) : undefined;
 const shutdown = async () => {
-  await app.close();
+  await Promise.all([app.close(), metrics?.close()]);
   await Promise.allSettled([sql.end({ timeout: 5 }), temporal.close()]);
   process.exit(0);
 };
@@ -41,3 +45,4 @@ process.once('SIGINT', shutdown);
 process.once('SIGTERM', shutdown);
 
 await app.listen({ host: settings.HOST, port: settings.PORT });
+app.log.info(metrics ? `metrics at ${metrics.url}` : 'metrics off (METRICS=off)');

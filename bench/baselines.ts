@@ -37,7 +37,11 @@ export interface Compared {
  * that moment, and their ratios hold from run to run. Throughput is all requests over all slices;
  * p50 and p99 are the medians of the slices' own.
  */
-async function measureInTurn(context: BenchContext, served: Served[], comparison: Comparison): Promise<LoadResult[]> {
+export async function measureInTurn(
+  context: BenchContext,
+  served: Served[],
+  comparison: Pick<Comparison, 'load' | 'turns'> = {},
+): Promise<LoadResult[]> {
   const urls: string[] = [];
   for (const server of served) {
     urls.push(`${await context.startServer(server.entry.replace(/^.*\/|\.ts$/g, ''), server.entry, server.env)}${server.path}`);

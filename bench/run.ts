@@ -9,6 +9,7 @@ import { addApplication, newShop } from '../scripts/fixtures/index.js';
 import { say, step } from '../scripts/bootstrap/progress.js';
 import { createBenchContext } from './context.js';
 import { getShopScenario } from './scenarios/get-shop.js';
+import { metricsCostScenario } from './scenarios/metrics-cost.js';
 import { bigProductListScenario, productDetailScenario, productListScenario, syncPassScenario } from './scenarios/products.js';
 import { bigProductsShop } from './big-products-fixture.js';
 import { catalogShop, CATALOG_SIZE } from './catalog-fixture.js';
@@ -23,9 +24,9 @@ import { shipmentsScenario } from './scenarios/shipments.js';
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, products, big-products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
  */
-const SCENARIOS = ['shop', 'products', 'big-products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
+const SCENARIOS = ['shop', 'metrics', 'products', 'big-products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -76,6 +77,11 @@ const results: Record<string, unknown> = {};
 if (selected('shop')) {
   say('\n== GET /shop ==');
   results.getShop = await getShopScenario(context);
+}
+
+if (selected('metrics')) {
+  say('\n== What collecting metrics costs the API: GET /shop with METRICS=off and on ==');
+  results.metricsCost = await metricsCostScenario(context);
 }
 
 if (selected('products')) {

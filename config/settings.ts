@@ -68,6 +68,13 @@ const schema = z.object({
   NODE_ENV: z.enum(['development', 'test', 'production']).default('production'),
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  // Each process's Prometheus /metrics, on a listener of its own (0: any free port), on METRICS_HOST only;
+  // `off`: none served, and the API times no request.
+  METRICS: z.enum(['on', 'off']).default('on'),
+  METRICS_HOST: z.string().default('127.0.0.1'),
+  API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
+  RELAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   PUBLIC_BASE_URL: z.url().optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.string().min(1).optional(),

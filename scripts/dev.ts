@@ -25,6 +25,9 @@ const preferred = {
   'carrier A': Number(process.env.CARRIER_A_PORT ?? 3601),
   'carrier B': Number(process.env.CARRIER_B_PORT ?? 3602),
   'chat platform': Number(process.env.CHAT_PLATFORM_PORT ?? 3480),
+  'API metrics': Number(process.env.API_METRICS_PORT ?? 9464),
+  'worker metrics': Number(process.env.WORKER_METRICS_PORT ?? 9465),
+  'relay metrics': Number(process.env.RELAY_METRICS_PORT ?? 9466),
 };
 const ports = await freePorts(preferred);
 const moved = (Object.keys(preferred) as (keyof typeof preferred)[]).filter((name) => ports[name] !== preferred[name]);
@@ -40,6 +43,9 @@ const env = {
   CARRIER_A_PORT: String(ports['carrier A']),
   CARRIER_B_PORT: String(ports['carrier B']),
   CHAT_PLATFORM_PORT: String(ports['chat platform']),
+  API_METRICS_PORT: String(ports['API metrics']),
+  WORKER_METRICS_PORT: String(ports['worker metrics']),
+  RELAY_METRICS_PORT: String(ports['relay metrics']),
   // The chat simulator signs its webhooks with the same development app secret the API checks.
   CHAT_WEBHOOK_CALLBACK_URL: process.env.CHAT_WEBHOOK_CALLBACK_URL ?? `${apiUrl}/platform/chat/webhook`,
   CHAT_PLATFORM_URL: process.env.CHAT_PLATFORM_URL ?? `http://127.0.0.1:${ports['chat platform']}`,
@@ -111,6 +117,7 @@ Shopflow is running.
   API base URL        ${apiUrl}/api/open/v1
   API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/docs/json)
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz
+  Metrics             ${(['API', 'worker', 'relay'] as const).map((name) => `${name} http://127.0.0.1:${ports[`${name} metrics`]}/metrics`).join(', ')}   (Prometheus; docs/operators.md, "Metrics")
   Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)
   Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; README, "Reading workflow payloads")
   Temporal gRPC       ${services.temporalAddress}

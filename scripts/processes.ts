@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { projectRoot } from './bootstrap/paths.js';
 
 const tsx = join(projectRoot, 'node_modules', '.bin', 'tsx');
+/** Each process's metrics listener (config/settings.ts) on any free port. */
+const ANY_FREE_METRICS_PORTS = { API_METRICS_PORT: '0', WORKER_METRICS_PORT: '0', RELAY_METRICS_PORT: '0' };
 
 interface Managed {
   name: string;
@@ -28,11 +30,15 @@ export class ProcessGroup {
     liveGroups.add(this);
   }
 
-  /** Runs a TypeScript entry point of this project with tsx. */
+  /**
+   * Runs a TypeScript entry point of this project with tsx. Its `/metrics` listener takes any free
+   * port unless `env` names one (tests and the bench start many processes side by side; `npm run
+   * dev` names each).
+   */
   startTs(name: string, entry: string, env: Record<string, string>): ChildProcess {
     const child = spawn(tsx, [join(projectRoot, entry)], {
       cwd: projectRoot,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...ANY_FREE_METRICS_PORTS, ...env },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

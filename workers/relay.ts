@@ -1,12 +1,15 @@
 import { OutboxRelay } from '../workflows/deliveries/delivery-relay.js';
 import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './setup/create-worker.js';
 import { deliveryStarter } from '../workflows/deliveries/delivery-starter.js';
+import { eventQueueState } from '../domain/events/index.js';
+import { watchEventQueue } from '../telemetry/relay-metrics.js';
 
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
 // which roughly quarters commit-to-receipt latency. Stand-alone workers (workers/worker.ts) take
 // the rest: retries, test-runs, resends, and whatever this worker has no free slot for.
-const { settings, sql, connection, worker } = await prepareWorkerProcess('shopflow-relay');
+const { settings, sql, connection, worker, metrics } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
+watchEventQueue(() => sql.begin((tx) => eventQueueState(tx)));
 const relay = new OutboxRelay({
   sql,
   deliveries: deliveryStarter(connection, settings),
@@ -23,9 +26,9 @@ process.once('SIGTERM', () => void relay.stop());
 const running = worker.run();
 await relay.start();
 console.error(
-  `outbox relay started: waiting for events (LISTEN shopflow_events, polling every second), with a worker on task queue "${settings.TEMPORAL_TASK_QUEUE}"`,
+  `outbox relay started: waiting for events (LISTEN shopflow_events, polling every second), with a worker on task queue "${settings.TEMPORAL_TASK_QUEUE}"; ${metrics ? `metrics at ${metrics.url}` : 'metrics off'}`,
 );
 await running;
 await relay.stop();
-await connection.close();
+await Promise.all([connection.close(), metrics?.close()]);
 await sql.end({ timeout: 5 });

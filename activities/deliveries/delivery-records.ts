@@ -4,6 +4,7 @@ import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { UNSEALED_REQUEST } from './delivery-failures.js';
 import type { WebhookAttemptInput } from './webhook-send.js';
+import { observeDeliveryFinished } from '../../telemetry/delivery-metrics.js';
 
 /**
  * Database steps of a delivery. Each takes the delivery's sealed request and acts only when its seal
@@ -28,6 +29,7 @@ export function createDeliveryRecordActivities(deps: { sql: Sql; requestKey: str
     async markDeliveryFailed(delivery: WebhookAttemptInput): Promise<void> {
       assertSealed(delivery);
       await withShop(deps.sql, delivery.shopId, (tx) => markDeliveryFailed(tx, delivery.deliveryId));
+      observeDeliveryFinished('failed', delivery.testRun ?? false);
     },
   };
 }

@@ -11,6 +11,7 @@ import {
 import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
 import { hasValidSeal } from '../../domain/kernel/index.js';
 import { UNSEALED_REQUEST } from './delivery-failures.js';
+import { observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
 import {
   assertDestinationAllowed,
   describeOutboundError,
@@ -122,9 +123,18 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
      * Makes exactly one attempt (the workflow owns the retry schedule), then tries once to record it:
      * a delivery's happy path is one local activity, so one workflow task. A record that fails is
      * reported, not thrown: the POST is never repeated for it, the workflow records it apart.
+     * `number` is the attempt's place in the schedule, for the metrics (runs started before it was
+     * passed leave it out).
      */
-    async sendWebhook(input: WebhookAttemptInput, workflowId: string): Promise<SentAttempt> {
+    async sendWebhook(input: WebhookAttemptInput, workflowId: string, number?: number): Promise<SentAttempt> {
       const attempt = await attemptDelivery(input);
+      observeWebhookAttempt({
+        outcome: attempt.verdict,
+        statusCode: attempt.statusCode,
+        durationMs: attempt.durationMs,
+        attempt: number,
+        testRun: input.testRun ?? false,
+      });
       // Bounded well inside the activity's 30 s: a database that hangs must not time the activity out
       // after a POST (that would count as a failed attempt and post again). A record that commits after
       // the wait and the workflow's own record of it are one row (recordAttempt is idempotent).

@@ -9,6 +9,10 @@ import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
 import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions } from '../../adapters/carriers/carrier-adapter.js';
 import type { CarrierMilestone, CarrierOrder } from '../../domain/shipments/index.js';
 import { carrierAdapter } from '../../adapters/carriers/carrier-adapters.js';
+import { observedCarrier } from '../../telemetry/call-metrics.js';
+
+/** A carrier call's outcome in the metrics: the kind of the carrier's refusal or failure. */
+const carrierOutcome = (error: unknown) => (error instanceof CarrierError ? error.kind : 'error');
 
 /** Which connection of which shop an activity speaks through. */
 export interface ConnectionRef {
@@ -33,7 +37,7 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
       },
     );
     try {
-      return await call(carrierAdapter(connection, deps.adapterOptions));
+      return await call(observedCarrier(carrierAdapter(connection, deps.adapterOptions), connection.carrier, carrierOutcome));
     } catch (error) {
       throw error instanceof CarrierError ? asFailure(error) : error;
     }

@@ -43,3 +43,12 @@ export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEve
       returning event_id, shop_id, created_at)
     select event_id, shop_id from taken order by created_at`;
 }
+
+/** The queue's depth and how long its oldest event has waited (0 s when empty): the relay's lag, for the metrics. */
+export async function eventQueueState(tx: Tx): Promise<{ queued: number; oldestSeconds: number }> {
+  const [state] = await tx<{ queued: number; oldestSeconds: number }[]>`
+    select count(*)::int as queued,
+           coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_seconds
+    from event_queue`;
+  return state!;
+}

@@ -14,7 +14,7 @@ export {
   type EventType,
   type StoredEvent,
 } from './event-catalogue.js';
-export { takeQueuedEvents } from './event-queue.js';
+export { eventQueueState, takeQueuedEvents } from './event-queue.js';
 export { purgeOldEvents } from './event-purge.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
 export { eventDataOf, storedEvent } from './stored-events.js';

@@ -23,13 +23,14 @@ const FOLDERS = [
   'scripts',
   'bench',
   'config',
+  'telemetry',
   'test',
 ];
 /**
  * The folders that run, top to bottom (docs/architecture.md, "Layers"): each imports only folders below
  * it. Tooling (test, bench, simulators) may use anything and is used by nothing.
  */
-const LAYERS = ['scripts', 'api', 'workers', 'workflows', 'activities', 'adapters', 'domain', 'db', 'config'];
+const LAYERS = ['scripts', 'api', 'workers', 'workflows', 'activities', 'adapters', 'domain', 'db', 'config', 'telemetry'];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(root, folder), { recursive: true, withFileTypes: true })

@@ -93,5 +93,7 @@ describe('the Temporal Web UI with the codec endpoint', () => {
     await expect.poll(shown, { timeout: 20_000 }).toContain(`Customers to CRM: customer.created ${CUSTOMER}`);
     await expect.poll(shown, { timeout: 20_000 }).toMatch(/→ 503 in \d+ ms; attempt 2 in 0 s/);
     await page.screenshot({ path: '.data/screenshots/temporal-ui-decoded.png', fullPage: true });
+    await page.getByText(`Customers to CRM: customer.created ${CUSTOMER}`).first().scrollIntoViewIfNeeded();
+    await page.screenshot({ path: '.data/screenshots/temporal-ui-summary.png' });
   });
 });

@@ -15,6 +15,7 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { orderRequest, pickUpAddress } from './carrier-order-request.js';
 import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
+import { ownSamples, sumOf } from '../support/metrics.js';
 
 /** The carrier activities: credentials opened from the database, carrier errors as typed failures. */
 const { db, shop } = useSuite({ shop: true });
@@ -124,6 +125,31 @@ describe('carrier activities', () => {
       type: CARRIER_FAILURE_TYPES['not-cancellable'],
       nonRetryable: true,
     });
+  });
+
+  it('count every call in the metrics by carrier, operation and outcome, with its duration', async () => {
+    const calls = async (labels: Record<string, string>) => sumOf(await ownSamples(), 'shopflow_carrier_calls_total', labels);
+    const timed = async () =>
+      sumOf(await ownSamples(), 'shopflow_carrier_call_duration_seconds_count', { carrier: 'carrier_b', operation: 'create' });
+    const before = { ok: await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'ok' }), timed: await timed() };
+    const unavailableBefore = await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'unavailable' });
+    const rejectedBefore = await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'rejected' });
+
+    await create(sealedPush());
+    simulator.faults.inject('create', { type: 'unavailable' });
+    await failureOf(create(sealedPush()));
+    simulator.faults.rejectNextOrders('Hàng cấm vận chuyển');
+    await failureOf(create(sealedPush()));
+
+    expect(await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'ok' })).toBe(before.ok + 1);
+    expect(await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'unavailable' })).toBe(unavailableBefore + 1);
+    expect(await calls({ carrier: 'carrier_b', operation: 'create', outcome: 'rejected' })).toBe(rejectedBefore + 1);
+    expect(await timed()).toBe(before.timed + 3);
+    // No shop, connection or order reaches a label.
+    const labels = (await ownSamples())
+      .filter((sample) => sample.name.startsWith('shopflow_carrier_'))
+      .flatMap((sample) => Object.values(sample.labels));
+    expect(labels.filter((value) => value.includes(shop.shopId) || value.includes(connectionId))).toEqual([]);
   });
 
   it('a connection without credentials fails as unauthorized (unusable), not retried', async () => {

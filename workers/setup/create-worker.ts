@@ -14,6 +14,7 @@ import { createShipmentRecordActivities } from '../../activities/shipments/shipm
 import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../../config/settings.js';
 import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
+import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
 import { startTracking } from '../../workflows/shipments/shipment-starter.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
@@ -97,14 +98,29 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
 
 /**
  * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
- * logging at WARN (it logs every bundle and state change at INFO), the database pool, the Temporal
- * connection, the workflow bundle (kept between starts: workflow-bundle.ts), and the worker on them.
+ * logging at WARN (it logs every bundle and state change at INFO), its `/metrics` (its own and the
+ * SDK's: the SDK's core exports on a loopback port, served again under the process's address), the
+ * database pool, the Temporal connection, the workflow bundle (kept between starts:
+ * workflow-bundle.ts), and the worker on them.
  */
 export async function prepareWorkerProcess(
   applicationName: string,
-): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker }> {
+  metricsPort: (settings: Settings) => number,
+): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker; metrics: MetricsServer | undefined }> {
   const settings = loadSettings();
-  Runtime.install({ logger: new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN') });
+  const logger = new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN');
+  let metrics: MetricsServer | undefined;
+  if (settings.METRICS === 'on') {
+    const coreMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
+    Runtime.install({
+      logger,
+      // Prometheus's conventions: `_total` counters, durations in seconds with their unit in the name.
+      telemetryOptions: {
+        metrics: { prometheus: { bindAddress: coreMetrics, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+      },
+    });
+    metrics = await serveMetrics({ host: settings.METRICS_HOST, port: metricsPort(settings), alsoFrom: [`http://${coreMetrics}/metrics`] });
+  } else Runtime.install({ logger });
   const sql = createAppSql(settings, applicationName);
   const [connection, { bundle }] = await Promise.all([
     NativeConnection.connect(temporalConnectionOptions(settings)),
@@ -123,5 +139,5 @@ export async function prepareWorkerProcess(
     payloadCodecKeys: settings.payloadCodecKeys,
     retention: settings.retention,
   });
-  return { settings, sql, connection, worker };
+  return { settings, sql, connection, worker, metrics };
 }

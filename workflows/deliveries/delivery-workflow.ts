@@ -113,7 +113,7 @@ async function attemptOnce(input: DeliveryInput, number: number): Promise<Webhoo
 async function postOnce(input: WebhookAttemptInput, workflowId: string, number: number): Promise<SentAttempt> {
   const startedAt = Date.now();
   try {
-    return await sendWebhook.executeWithOptions({ summary: `attempt ${number}: POST ${destination(input)}` }, [input, workflowId]);
+    return await sendWebhook.executeWithOptions({ summary: `attempt ${number}: POST ${destination(input)}` }, [input, workflowId, number]);
   } catch (error) {
     if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === UNSEALED_REQUEST) {
       throw ApplicationFailure.nonRetryable(error.cause.message, UNSEALED_REQUEST);

@@ -1,0 +1,136 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createFlow } from '../../domain/flows/flows.js';
+import { eventQueueState, takeQueuedEvents, writeEvent } from '../../domain/events/index.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { watchEventQueue } from '../../telemetry/relay-metrics.js';
+import { chatKey, simulatorPage } from '../chat/chat-fixtures.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { deliverAnswered } from '../support/deliveries.js';
+import { growthOf, ownSamples, sumOf } from '../support/metrics.js';
+import { freshWindow } from '../support/rate-window.js';
+import { useSuite } from '../support/suite.js';
+
+/**
+ * Each metric of docs/operators.md ("Metrics") moves when what it counts happens (issue 29): the
+ * in-process API, worker and activities count into this process's registry, which is what each
+ * process serves at /metrics (metrics-endpoints.test.ts serves the real processes' own).
+ */
+const { db, temporal, receiver, shop, chat, request } = useSuite({
+  api: { routes: (app) => app.post('/api/open/v1/test/messages', { config: { rateCounter: 'messages' } }, async () => ({ sent: true })) },
+  shop: true,
+  receiver: true,
+  worker: true,
+  chat: true,
+});
+
+const newFlow = (name: string) =>
+  withShop(db.app, shop.shopId, (tx) =>
+    createFlow(tx, shop.shopId, { name, eventType: 'product.updated', url: receiver.url('x'), state: 'on' }, null, testSecretsKey),
+  );
+const attempts = (labels: Record<string, string>) =>
+  growthOf.bind(null, 'shopflow_webhook_attempts_total', { test_run: 'false', ...labels });
+
+describe('delivery metrics', () => {
+  it('count attempts by outcome, status class and number, and deliveries by how they ended', async () => {
+    const { flowId } = await newFlow('Metrics');
+    const finished = (outcome: string) => growthOf.bind(null, 'shopflow_deliveries_finished_total', { outcome, test_run: 'false' });
+
+    expect(
+      await attempts({ outcome: 'delivered', status_class: '2xx', attempt: '1' })(() =>
+        deliverAnswered({ temporal, receiver, shop }, flowId, 200),
+      ),
+    ).toBe(1);
+    expect(await finished('gone')(() => deliverAnswered({ temporal, receiver, shop }, flowId, 410))).toBe(1);
+    // A 500 twice on a two-attempt schedule: two failed attempts, numbered, then a failed delivery.
+    const failing = () => deliverAnswered({ temporal, receiver, shop }, flowId, 500, { retryDelaysMs: [10] });
+    const before = await ownSamples();
+    await failing();
+    const after = await ownSamples();
+    const grown = (name: string, labels: Record<string, string>) => sumOf(after, name, labels) - sumOf(before, name, labels);
+    expect(grown('shopflow_webhook_attempts_total', { outcome: 'retry', status_class: '5xx', attempt: '1' })).toBe(1);
+    expect(grown('shopflow_webhook_attempts_total', { outcome: 'retry', status_class: '5xx', attempt: '2' })).toBe(1);
+    expect(grown('shopflow_deliveries_finished_total', { outcome: 'failed', test_run: 'false' })).toBe(1);
+    expect(grown('shopflow_webhook_attempt_duration_seconds_count', { outcome: 'retry' })).toBe(2);
+
+    // A test-run counts apart.
+    const testRuns = await growthOf('shopflow_webhook_attempts_total', { test_run: 'true' }, () =>
+      deliverAnswered({ temporal, receiver, shop }, flowId, 200, { testRun: true }),
+    );
+    expect(testRuns).toBe(1);
+  });
+});
+
+describe('API request metrics', () => {
+  it('time every answer by method, route pattern and status, with no id or key in a label', async () => {
+    const { key } = await shop.newKey(['pos.orders.read']);
+    const orderId = randomUUID();
+    const requests = (labels: Record<string, string>) => growthOf.bind(null, 'shopflow_http_request_duration_seconds_count', labels);
+    expect(await requests({ method: 'GET', route: '/api/open/v1/shop', status: '200' })(() => request('GET', '/shop', { key }))).toBe(1);
+    expect(await requests({ route: '/api/open/v1/shop', status: '401' })(() => request('GET', '/shop'))).toBe(1);
+    expect(await requests({ route: '/api/open/v1/orders/:id', status: '404' })(() => request('GET', `/orders/${orderId}`, { key }))).toBe(
+      1,
+    );
+    expect(await requests({ route: 'unmatched', status: '404' })(() => request('GET', `/nothing/${orderId}`, { key }))).toBe(1);
+    const labels = (await ownSamples())
+      .filter((sample) => sample.name.startsWith('shopflow_http_'))
+      .flatMap((sample) => Object.values(sample.labels));
+    expect(labels.filter((value) => value.includes(orderId) || value.includes(key) || value.includes(shop.shopId))).toEqual([]);
+  });
+
+  it('count rate-limit refusals by area', async () => {
+    const { key } = await shop.newKey([]);
+    await freshWindow(20);
+    const refused = await growthOf('shopflow_rate_limit_refusals_total', { area: 'open_api' }, async () => {
+      // The messages counter allows 60 a minute per key.
+      for (let sent = 0; sent < 62; sent += 1) await request('POST', '/test/messages', { key, body: {} });
+    });
+    expect(refused).toBe(2);
+  });
+});
+
+describe('chat platform metrics', () => {
+  it('count calls to the platform by operation and outcome', async () => {
+    const page = await simulatorPage(db.app, shop.shopId, chat, ['Khách Metrics']);
+    const key = await chatKey(db.app, shop, [page.pageId]);
+    const { conversationId } = page.customers[0]!;
+    const send = () => request('POST', `/conversations/${conversationId}/messages`, { key, body: { text: 'Dạ shop nghe' } });
+    const calls = (outcome: string) => growthOf.bind(null, 'shopflow_chat_platform_calls_total', { operation: 'sendMessage', outcome });
+    expect(await calls('ok')(async () => expect((await send()).status).toBe(201))).toBe(1);
+    chat.platform.faults.inject({ kind: 'send', effect: 'unavailable', count: 1 });
+    expect(await calls('unavailable')(async () => expect((await send()).status).toBe(503))).toBe(1);
+    expect(
+      sumOf(await ownSamples(), 'shopflow_chat_platform_call_duration_seconds_count', { operation: 'sendMessage' }),
+    ).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('relay lag', () => {
+  it("reports the outbox queue's depth and the age of its oldest event", async () => {
+    watchEventQueue(() => db.app.begin((tx) => eventQueueState(tx)));
+    const gauges = async () => {
+      const samples = await ownSamples();
+      return {
+        queued: sumOf(samples, 'shopflow_relay_queued_events'),
+        age: sumOf(samples, 'shopflow_relay_oldest_queued_event_age_seconds'),
+      };
+    };
+    await newFlow('Queued');
+    // No relay runs on this suite's database: the event waits in the queue.
+    await withShop(db.app, shop.shopId, (tx) =>
+      writeEvent(tx, {
+        shopId: shop.shopId,
+        type: 'product.updated',
+        resourceId: randomUUID(),
+        data: { id: randomUUID() },
+        changes: { fields: ['name'] },
+      }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 1_100));
+    const waiting = await gauges();
+    expect(waiting.queued).toBeGreaterThanOrEqual(1);
+    expect(waiting.age).toBeGreaterThanOrEqual(1);
+    await db.app.begin((tx) => takeQueuedEvents(tx, 1_000));
+    expect(await gauges()).toEqual({ queued: 0, age: 0 });
+  });
+});
