@@ -1,0 +1,123 @@
+import { Decimal } from 'decimal.js';
+import { z } from 'zod';
+
+/**
+ * The Condition block: rules on an event's envelope, all or any of which must hold for the flow to
+ * deliver it. A rule names a path into the envelope (`data.totalAmount`, `data.salesChannel.code`,
+ * `changes.fields`, `changes.status.to`) and compares what is there with a value.
+ *
+ * - A path goes through objects by name; through an array (and at its end) the values are the
+ *   array's elements, and the rule holds when it holds for any of them (`data.lines.sku eq "AO-01"`:
+ *   some line has that SKU; `changes.fields eq "status"`: the status changed).
+ * - Values compare as decimals when both sides read as decimals (amounts are decimal strings:
+ *   `"1250000.00" gte 1000000` holds), else as strings, exactly. `contains` is a substring; an array
+ *   holding a value is `eq` (some element equal); `in` / `notIn` take a list.
+ * - A path that leads nowhere (absent, null, an empty array) fails every rule but `missing`.
+ */
+export const MAX_CONDITION_RULES = 10;
+
+const scalar = z.union([z.string().max(200), z.number().finite(), z.boolean()]);
+export const conditionPathSchema = z
+  .string()
+  .regex(/^(data|changes)(\.[A-Za-z][A-Za-z0-9]*)+$/, 'a path into the envelope: data.<field>… or changes.<field>…')
+  .max(200);
+
+export const conditionRuleSchema = z.discriminatedUnion('operator', [
+  z.object({ path: conditionPathSchema, operator: z.enum(['eq', 'ne']), value: scalar }),
+  z.object({ path: conditionPathSchema, operator: z.literal('contains'), value: z.string().min(1).max(200) }),
+  z.object({
+    path: conditionPathSchema,
+    operator: z.enum(['gt', 'gte', 'lt', 'lte']),
+    value: z.union([z.number().finite(), z.string().regex(/^-?\d+(\.\d+)?$/)]),
+  }),
+  z.object({ path: conditionPathSchema, operator: z.enum(['in', 'notIn']), value: z.array(scalar).min(1).max(50) }),
+  z.object({ path: conditionPathSchema, operator: z.enum(['exists', 'missing']) }),
+]);
+export type ConditionRule = z.infer<typeof conditionRuleSchema>;
+
+export const flowConditionSchema = z.object({
+  match: z.enum(['all', 'any']),
+  rules: z.array(conditionRuleSchema).min(1).max(MAX_CONDITION_RULES),
+});
+export type FlowCondition = z.infer<typeof flowConditionSchema>;
+
+/** What a condition reads: the envelope's `data` and `changes`. */
+export interface ConditionSubject {
+  data: unknown;
+  changes?: unknown;
+}
+
+type Scalar = string | number | boolean;
+
+const elements = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+
+/** Every value at `path`: through arrays, their elements (an array at the end too); absent and null left out. */
+function valuesAt(subject: ConditionSubject, path: string[]): unknown[] {
+  let current: unknown[] = [path[0] === 'data' ? subject.data : subject.changes];
+  for (const name of path.slice(1)) {
+    current = current
+      .flatMap(elements)
+      .map((value) =>
+        value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined,
+      );
+  }
+  return current.flatMap(elements).filter((value) => value !== undefined && value !== null);
+}
+
+function asDecimal(value: unknown): Decimal | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? new Decimal(value) : undefined;
+  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return new Decimal(value);
+  return undefined;
+}
+
+/** -1, 0, 1, or undefined when the two do not compare (not both decimals, nor both strings or booleans). */
+function compare(left: unknown, right: Scalar): number | undefined {
+  const [a, b] = [asDecimal(left), asDecimal(right)];
+  if (a && b) return a.comparedTo(b);
+  if (typeof left === typeof right && (typeof left === 'string' || typeof left === 'boolean')) {
+    return left === right ? 0 : String(left) < String(right) ? -1 : 1;
+  }
+  return undefined;
+}
+
+const equal = (left: unknown, right: Scalar) => compare(left, right) === 0;
+
+function holdsFor(value: unknown, rule: ConditionRule): boolean {
+  switch (rule.operator) {
+    case 'eq':
+      return equal(value, rule.value);
+    case 'ne':
+      return compare(value, rule.value) !== undefined && !equal(value, rule.value);
+    case 'gt':
+      return (compare(value, rule.value) ?? 0) > 0;
+    case 'gte':
+      return compare(value, rule.value) !== undefined && compare(value, rule.value)! >= 0;
+    case 'lt':
+      return (compare(value, rule.value) ?? 0) < 0;
+    case 'lte':
+      return compare(value, rule.value) !== undefined && compare(value, rule.value)! <= 0;
+    case 'in':
+      return rule.value.some((candidate) => equal(value, candidate));
+    case 'notIn':
+      return !rule.value.some((candidate) => equal(value, candidate));
+    case 'contains':
+      return typeof value === 'string' && value.includes(rule.value);
+    case 'exists':
+      return true;
+    case 'missing':
+      return false;
+  }
+}
+
+/** A rule, read once: a test of a subject. */
+function compileRule(rule: ConditionRule): (subject: ConditionSubject) => boolean {
+  const path = rule.path.split('.');
+  if (rule.operator === 'missing') return (subject) => valuesAt(subject, path).length === 0;
+  return (subject) => valuesAt(subject, path).some((value) => holdsFor(value, rule));
+}
+
+/** A condition as a test, built once per flow and run for every event matched to it. */
+export function compileCondition(condition: FlowCondition): (subject: ConditionSubject) => boolean {
+  const rules = condition.rules.map(compileRule);
+  return condition.match === 'all' ? (subject) => rules.every((rule) => rule(subject)) : (subject) => rules.some((rule) => rule(subject));
+}
