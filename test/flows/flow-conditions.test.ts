@@ -35,21 +35,24 @@ function referenceHolds(condition: FlowCondition, subject: ConditionSubject): bo
     const values = walk(root === 'data' ? subject.data : subject.changes, names);
     if (r.operator === 'missing') return values.length === 0;
     if (r.operator === 'exists') return values.length > 0;
+    const compared = (value: unknown, check: (o: number) => boolean) => {
+      const o = 'value' in r && !Array.isArray(r.value) ? order(value, r.value) : null;
+      return o !== null && check(o);
+    };
     return values.some((value) => {
-      const o = r.operator === 'in' || r.operator === 'notIn' || r.operator === 'contains' ? null : order(value, r.value);
       switch (r.operator) {
         case 'eq':
-          return o === 0;
+          return compared(value, (o) => o === 0);
         case 'ne':
-          return o !== null && o !== 0;
+          return compared(value, (o) => o !== 0);
         case 'gt':
-          return o !== null && o > 0;
+          return compared(value, (o) => o > 0);
         case 'gte':
-          return o !== null && o >= 0;
+          return compared(value, (o) => o >= 0);
         case 'lt':
-          return o !== null && o < 0;
+          return compared(value, (o) => o < 0);
         case 'lte':
-          return o !== null && o <= 0;
+          return compared(value, (o) => o <= 0);
         case 'in':
           return r.value.some((candidate) => order(value, candidate) === 0);
         case 'notIn':
