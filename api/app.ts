@@ -11,7 +11,9 @@ import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
 import { serializerCompiler } from './plugins/serializer.js';
 import { healthRoutes } from './routes/health.js';
+import { developerSiteRoutes } from './routes/developers/index.js';
 import { adminOpenApiRoutes, documentObjectTransform, documentTransform, REFERENCE_PAGE } from './routes/open-api.js';
+import { publicDocument } from './document/public-document.js';
 import { shopRoutes } from './routes/access/shop.js';
 import { customerRoutes } from './routes/customers/customers.js';
 import { geographyRoutes } from './routes/geography/geography.js';
@@ -167,11 +169,8 @@ export async function buildApp(deps: AppDeps) {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: {
-        title: 'Shopflow Open API',
-        version: 'v1',
-        description: "One shop's commerce data, with signed event delivery. Authenticate with `Authorization: Bearer svc_live_…`.",
-      },
+      // The description is each document's own (api/document/public-document.ts, adminOpenApiRoutes).
+      info: { title: 'Shopflow Open API', version: 'v1' },
       servers: [{ url: deps.publicBaseUrl }],
       components: { securitySchemes: { apiKey: { type: 'http', scheme: 'bearer', description: 'An API key (svc_live_…)' } } },
       security: [{ apiKey: [] }],
@@ -180,7 +179,14 @@ export async function buildApp(deps: AppDeps) {
     transformObject: documentObjectTransform,
   });
   // The reference page, and the document it links to at `/docs/json`: outside /api/open/v1, served without a key.
-  await app.register(swaggerUi, { routePrefix: REFERENCE_PAGE });
+  await app.register(swaggerUi, {
+    routePrefix: REFERENCE_PAGE,
+    // The Open API's own document (api/document/public-document.ts), made once from the whole one.
+    transformSpecification: publicDocument(API_PREFIX),
+    transformSpecificationClone: false,
+  });
+  // The developer guide beside it, at /developers: the address of every problem's `type`.
+  await app.register(developerSiteRoutes, { publicBaseUrl: deps.publicBaseUrl, apiPrefix: API_PREFIX });
   await app.register(healthRoutes, { sql: deps.sql, temporal: deps.temporal });
   await app.register(shopTransactionPlugin, { sql: deps.sql, adminPrefix: ADMIN_PREFIX });
   await app.register(shopRoutes, { prefix: API_PREFIX });
@@ -227,6 +233,7 @@ export async function buildApp(deps: AppDeps) {
     temporalUiUrl: deps.temporalUiUrl,
     secretsKey: deps.secretsKey,
     cursorSecret: deps.cursorSecret,
+    outbound: deps.outbound,
   });
   await app.register(adminCarrierConnectionRoutes, {
     prefix: ADMIN_PREFIX,

@@ -305,6 +305,7 @@ CREATE TABLE public.applications (
     created_by uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    removed_at timestamp with time zone,
     CONSTRAINT applications_name_check CHECK (((length(name) >= 1) AND (length(name) <= 255)))
 );
 
@@ -591,6 +592,10 @@ CREATE TABLE public.deliveries (
     status text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    about text,
+    test_data jsonb,
+    next_attempt_at timestamp with time zone,
+    attempts_left integer,
     CONSTRAINT deliveries_status_check CHECK ((status = ANY (ARRAY['delivering'::text, 'retrying'::text, 'delivered'::text, 'failed'::text, 'gone'::text])))
 );
 
@@ -1308,7 +1313,9 @@ CREATE TABLE public.users (
     password_changed_at timestamp with time zone,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     sessions_ended_at timestamp with time zone,
+    language text,
     CONSTRAINT users_email_check CHECK (((email = lower(email)) AND (POSITION(('@'::text) IN (email)) > 1))),
+    CONSTRAINT users_language_check CHECK ((language = ANY (ARRAY['vi'::text, 'en'::text]))),
     CONSTRAINT users_name_check CHECK (((length(name) >= 1) AND (length(name) <= 255)))
 );
 
@@ -3948,4 +3955,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261128002600'),
     ('20261128003000'),
     ('20261128003100'),
-    ('20261128003200');
+    ('20261128003200'),
+    ('20261129003101'),
+    ('20261129003111');

@@ -116,6 +116,7 @@ Shopflow is running.
   Admin web app       http://localhost:${ports['admin web app']}/admin/   (hot reload; log in with the demo owner below)
   API base URL        ${apiUrl}/api/open/v1
   API reference       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/docs/json)
+  Developer site      ${apiUrl}/developers   (getting started, webhooks, every error code)
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz
   Metrics             ${(['API', 'worker', 'relay'] as const).map((name) => `${name} http://127.0.0.1:${ports[`${name} metrics`]}/metrics`).join(', ')}   (Prometheus; docs/operators.md, "Metrics")
   Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)

@@ -6,7 +6,8 @@ import { bootstrap, type Services } from './bootstrap/index.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { stopCommands } from './bootstrap/run-command.js';
-import { ensureSchemathesis } from './bootstrap/schemathesis.js';
+import { ensureOapiCodegen } from './bootstrap/oapi-codegen.js';
+import { ensurePythonTools } from './bootstrap/python-tools.js';
 import { startTestContainers, testServicesChoice, type TestContainers, type TestServicesChoice } from './test-services.js';
 
 export const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', tool);
@@ -16,8 +17,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
 /**
  * The suite's launcher, for `npm test` and `npm run fuzz`: `work` (the lint, a build) started at once,
  * beside the services (PostgreSQL and Temporal, local or from containers, the migrated template) and
- * the fuzzer; then vitest with `vitestArgs` and the services' environment, then the plain closing line
- * CI reads. A failure or a signal stops every command it started and leaves the services. Exits.
+ * the tools tests run (the fuzzer, the Python and Go client generators); then vitest with `vitestArgs`
+ * and the services' environment, then the plain closing line CI reads. A failure or a signal stops
+ * every command it started and leaves the services. Exits.
  */
 export async function runSuite(
   command: string,
@@ -51,7 +53,7 @@ export async function runSuite(
   } catch (error) {
     return end(1, undefined, error);
   }
-  const work = Promise.all([options.work?.(), ensureSchemathesis()]);
+  const work = Promise.all([options.work?.(), ensurePythonTools(), ensureOapiCodegen()]);
   // Handled here, awaited below: a failed bootstrap ends the run before it is awaited.
   work.catch(() => undefined);
   // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.

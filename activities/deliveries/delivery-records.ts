@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/client.js';
-import { markDeliveryFailed, switchOffHttpSend } from '../../domain/flows/index.js';
+import { markDeliveryFailed, noteNextAttempt, switchOffHttpSend } from '../../domain/flows/index.js';
 import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
 import { ApplicationFailure } from '@temporalio/activity';
 import { UNSEALED_REQUEST } from './delivery-failures.js';
@@ -23,6 +23,12 @@ export function createDeliveryRecordActivities(deps: { sql: Sql; requestKey: str
     async switchOffHttpSend(delivery: WebhookAttemptInput, reason: string): Promise<void> {
       assertSealed(delivery);
       await withShop(deps.sql, delivery.shopId, (tx) => switchOffHttpSend(tx, delivery.flowId, reason));
+    },
+
+    /** A retrying delivery's next attempt, for the delivery history: when, and how many are left counting it. */
+    async noteNextAttempt(delivery: WebhookAttemptInput, next: { at: string; attemptsLeft: number }): Promise<void> {
+      assertSealed(delivery);
+      await withShop(deps.sql, delivery.shopId, (tx) => noteNextAttempt(tx, delivery.deliveryId, next));
     },
 
     /** The retry schedule ran out: the delivery shows as failed, and the admin may resend it. */

@@ -115,7 +115,10 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
   /** Keeps, for the delivery history, an attempt of a request whose seal was already checked. */
   async function recordCheckedAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
     const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
-    await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, ...(testRun ? { testRun } : {}) }, attempt);
+    const about = input.about?.record ?? null;
+    // A test-run's event is stored nowhere else: its sent data is kept with it, for the history.
+    const test = testRun ? { testRun, testData: (JSON.parse(input.payload) as { data?: unknown }).data ?? null } : {};
+    await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, about, ...test }, attempt);
   }
 
   return {

@@ -2,8 +2,8 @@ import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { assertHolds } from '../../domain/access/index.js';
-import { createWarehouse, listWarehouses } from '../../domain/inventory/index.js';
-import { Name, type Tx } from '../../domain/kernel/index.js';
+import { createWarehouse, deleteWarehouse, listWarehouses, updateWarehouse } from '../../domain/inventory/index.js';
+import { IdParams, Name, NoContent, type Tx } from '../../domain/kernel/index.js';
 import {
   changeShopStatusMatrix,
   createPaymentMethod,
@@ -15,16 +15,26 @@ import {
   listTags,
   ORDER_STATUSES,
   PAYMENT_METHOD_KINDS,
+  removeOrderListEntry,
   shopStatusMatrix,
+  updateOrderListEntry,
+  type OrderList,
 } from '../../domain/orders/index.js';
+import { refuseRemovingPickUpWarehouse } from '../../domain/shipments/index.js';
 import { PaymentMethod, SalesChannel, Tag, Warehouse } from './reference-lists.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../schemas/problem.js';
 
 const tags = ['Admin: shop set-up'];
 const readProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-permission');
 const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission');
-/** Each list has a per-shop cap (domain/kernel/shop-caps.ts), which also bounds the list answered whole. */
-const createProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'limit-reached');
+/**
+ * Each list has a per-shop cap (domain/kernel/shop-caps.ts), which also bounds the list answered
+ * whole; a name is unique in the orders' lists (409 `conflict` with a field error on `name`), which
+ * orders pick from by name (a warehouse also has its address).
+ */
+const createProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'limit-reached', 'conflict');
+/** A rename to a name taken, or the removal of an entry still in use (`usedBy`, `uses`), is 409 `conflict`. */
+const entryProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict');
 
 /** May the member change (`manage`), or at least read (`manage` or one of `read`)? 403 otherwise. */
 function guard(manage: string, read: readonly string[]) {
@@ -46,7 +56,7 @@ const StatusMatrix = z.record(z.string(), z.array(z.string()).readonly()).descri
  * tags, payment methods, sales channels), and the narrowing of its order status matrix.
  */
 export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
-  /** A list and its creation; the schemas check both sides (the body is the creation's input). */
+  /** A list, its creation, an entry's change and removal; the schemas check both sides (a change takes part of the creation's input). */
   const setupList = (
     path: string,
     access: ReturnType<typeof guard>,
@@ -54,6 +64,8 @@ export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
     input: z.ZodObject,
     list: (tx: Tx) => Promise<unknown[]>,
     create: (tx: Tx, shopId: string, body: never) => Promise<unknown>,
+    update: (tx: Tx, shopId: string, id: string, body: never) => Promise<unknown>,
+    remove: (tx: Tx, id: string) => Promise<void>,
   ) => {
     app.get(path, { schema: { tags, response: { 200: z.object({ data: z.array(row) }), ...readProblems } } }, async (request) => {
       access.view(request);
@@ -63,7 +75,30 @@ export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
       access.manage(request);
       return reply.status(201).send(await request.inShop((tx) => create(tx, request.admin.shopId, request.body as never)));
     });
+    app.patch(
+      `${path}/:id`,
+      { schema: { tags, params: IdParams, body: input.partial(), response: { 200: row, ...entryProblems } } },
+      async (request) => {
+        access.manage(request);
+        return request.inShop((tx) => update(tx, request.admin.shopId, request.params.id, request.body as never));
+      },
+    );
+    app.delete(
+      `${path}/:id`,
+      { schema: { tags, params: IdParams, response: { 204: NoContent, ...entryProblems } } },
+      async (request, reply) => {
+        access.manage(request);
+        await request.inShop((tx) => remove(tx, request.params.id));
+        return reply.status(204).send();
+      },
+    );
   };
+  /** The change and removal of an entry of one of the orders module's lists. */
+  const orderList = (list: OrderList) =>
+    [
+      (tx: Tx, shopId: string, id: string, body: never) => updateOrderListEntry(tx, shopId, list, id, body),
+      (tx: Tx, id: string) => removeOrderListEntry(tx, list, id),
+    ] as const;
 
   const salesSetUp = guard('settings.sales_channels', ['pos.orders.read']);
   setupList(
@@ -73,8 +108,13 @@ export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
     z.strictObject({ name: Name, address: z.string().trim().max(500).nullish() }),
     listWarehouses,
     createWarehouse,
+    (tx, _shopId, id, body) => updateWarehouse(tx, id, body),
+    async (tx, id) => {
+      await refuseRemovingPickUpWarehouse(tx, id);
+      await deleteWarehouse(tx, id);
+    },
   );
-  setupList('/tags', salesSetUp, Tag, z.strictObject({ name: Name }), listTags, createTag);
+  setupList('/tags', salesSetUp, Tag, z.strictObject({ name: Name }), listTags, createTag, ...orderList('tags'));
   setupList(
     '/payment-methods',
     salesSetUp,
@@ -82,8 +122,17 @@ export const adminSetupRoutes: FastifyPluginAsyncZod = async (app) => {
     z.strictObject({ name: Name, kind: z.enum(PAYMENT_METHOD_KINDS) }),
     listPaymentMethods,
     createPaymentMethod,
+    ...orderList('paymentMethods'),
   );
-  setupList('/sales-channels', salesSetUp, SalesChannel, z.strictObject({ name: Name }), listSalesChannels, createSalesChannel);
+  setupList(
+    '/sales-channels',
+    salesSetUp,
+    SalesChannel,
+    z.strictObject({ name: Name }),
+    listSalesChannels,
+    createSalesChannel,
+    ...orderList('salesChannels'),
+  );
 
   const Matrices = z.object({ matrix: StatusMatrix, defaultMatrix: StatusMatrix });
   const matrices = async (tx: Tx) => ({ matrix: await shopStatusMatrix(tx), defaultMatrix: DEFAULT_STATUS_MATRIX });

@@ -1,14 +1,17 @@
+import type { FastifyContextConfig } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject, type FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 
 /**
  * The document's transform: zod to JSON Schema, and each operation's `x-permissions`, read from the
- * route's `config.permissions` (the one list the authentication hook enforces). Sweeps and clients
- * read what an operation needs from the document itself.
+ * route's `config.permissions` (the one list the authentication hook enforces), and its
+ * `x-rate-limit-counter` when the route names one (`config.rateCounter`). Sweeps and clients read
+ * what an operation needs from the document itself.
  */
 export const documentTransform: typeof jsonSchemaTransform = (input) => {
   const transformed = jsonSchemaTransform(input);
-  const permissions = (input.route.config as { permissions?: string[] } | undefined)?.permissions ?? [];
-  return { ...transformed, schema: { ...transformed.schema, 'x-permissions': permissions } };
+  const config = input.route.config as Pick<FastifyContextConfig, 'permissions' | 'rateCounter'> | undefined;
+  const counter = config?.rateCounter ? { 'x-rate-limit-counter': config.rateCounter } : {};
+  return { ...transformed, schema: { ...transformed.schema, 'x-permissions': config?.permissions ?? [], ...counter } };
 };
 
 type Operations = Record<

@@ -40,7 +40,13 @@ export const referenceListRoutes: FastifyPluginAsyncZod = async (app) => {
       path,
       {
         config: { permissions: [permission] },
-        schema: { tags: [tag], summary, response: { 200: wholeList(row), ...problemResponses(READ_PROBLEMS) } },
+        schema: {
+          // `/payment-methods` → `listPaymentMethods`: stable, as the path is.
+          operationId: `list${path.replace(/(?:^|[/-])(\w)/g, (_, letter: string) => letter.toUpperCase())}`,
+          tags: [tag],
+          summary,
+          response: { 200: wholeList(row), ...problemResponses(READ_PROBLEMS) },
+        },
       },
       async (request) => ({ data: await request.inShop((tx) => read(tx, request.auth.pageIds)) }),
     );

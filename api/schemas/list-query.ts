@@ -1,8 +1,23 @@
 import { z } from 'zod';
-import { DEFAULT_LIMIT, MAX_LIMIT, TimestampInput } from '../../domain/kernel/index.js';
+import {
+  DEFAULT_LIMIT,
+  DEFAULT_RECOMPUTE_CEILING_SECONDS,
+  MAX_LIMIT,
+  MAX_RECOMPUTE_CEILING_SECONDS,
+  SAFETY_MARGIN_SECONDS,
+  TimestampInput,
+} from '../../domain/kernel/index.js';
 
 /** Every cursor encodeCursor (domain/kernel/listing.ts) makes: a base64url payload, a dot, a 22-character base64url signature. */
 export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]{22}$';
+
+const minutesAndSeconds = (seconds: number) =>
+  [seconds >= 60 ? `${Math.floor(seconds / 60)} min` : '', seconds % 60 ? `${seconds % 60} s` : ''].filter(Boolean).join(' ');
+
+/** The `updatedSince` safety delay in words, from the constants the lists apply (spec, Limits). */
+export const SAFETY_DELAY = `the shop's recompute ceiling plus ${SAFETY_MARGIN_SECONDS} s: ${minutesAndSeconds(
+  DEFAULT_RECOMPUTE_CEILING_SECONDS + SAFETY_MARGIN_SECONDS,
+)} by default, never more than ${minutesAndSeconds(MAX_RECOMPUTE_CEILING_SECONDS + SAFETY_MARGIN_SECONDS)}`;
 
 /** `limit`, `cursor`, `updatedSince`: the parameters of every synchronised list. */
 export const syncListQuery = z.object({
@@ -16,7 +31,7 @@ export const syncListQuery = z.object({
     .describe('The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor'),
   updatedSince: TimestampInput.transform((value) => new Date(value))
     .optional()
-    .describe('Inclusive; only records older than the safety delay are returned'),
+    .describe(`Inclusive: records changed at or after this time, and only those older than the safety delay (${SAFETY_DELAY})`),
 });
 
 /** …plus `includeDeleted`, for orders, products and customers. */

@@ -9,12 +9,19 @@ import { memberPermissions } from './users.js';
 
 export const SESSION_HOURS = 12;
 
+/** The admin app's languages, Vietnamese first; a person's choice is kept on their account. */
+export const ADMIN_LANGUAGES = ['vi', 'en'] as const;
+export type AdminLanguage = (typeof ADMIN_LANGUAGES)[number];
+
 export interface AdminSession {
   userId: string;
   userName: string;
   email: string;
+  /** The person's choice, null until they make one. */
+  language: AdminLanguage | null;
   shopId: string;
   shopSlug: string;
+  shopName: string;
   csrfToken: string;
   permissions: string[];
 }
@@ -71,8 +78,10 @@ export async function logIn(
         userId: user.id,
         userName: user.name,
         email,
+        language: user.language,
         shopId: shop.id,
         shopSlug: shop.slug,
+        shopName: shop.name,
         csrfToken,
         permissions: await memberPermissions(tx, user.id),
       },
@@ -87,8 +96,8 @@ async function loginMember(sql: Sql, shopId: string, email: string) {
   const [member] = await withShop(
     sql,
     shopId,
-    (tx) => tx<{ id: string; name: string; passwordHash: string | null }[]>`
-      select u.id, u.name, u.password_hash from users u join shop_members m on m.user_id = u.id
+    (tx) => tx<{ id: string; name: string; language: AdminLanguage | null; passwordHash: string | null }[]>`
+      select u.id, u.name, u.language, u.password_hash from users u join shop_members m on m.user_id = u.id
       where u.email = ${email} and m.status = 'working' and not u.locked`,
   );
   return member;
@@ -104,8 +113,8 @@ export async function sessionOf(sql: Sql, token: string | undefined): Promise<Ad
       select shop_id, user_id, csrf_token from admin_sessions where token_hash = ${tokenHash} and expires_at > now()`;
     if (!row) return undefined;
     await tx`select set_config('app.shop_id', ${row.shopId}, true)`;
-    const [member] = await tx<{ name: string; email: string; slug: string }[]>`
-      select u.name, u.email, s.slug from users u join shop_members m on m.user_id = u.id join shops s on s.id = m.shop_id
+    const [member] = await tx<{ name: string; email: string; language: AdminLanguage | null; slug: string; shopName: string }[]>`
+      select u.name, u.email, u.language, s.slug, s.name as shop_name from users u join shop_members m on m.user_id = u.id join shops s on s.id = m.shop_id
       join admin_sessions a on a.token_hash = ${tokenHash}
       where u.id = ${row.userId} and m.status = 'working' and not u.locked
         -- A new password or a lock ends older sessions in every shop, also those updateMember could not see.
@@ -115,8 +124,10 @@ export async function sessionOf(sql: Sql, token: string | undefined): Promise<Ad
       userId: row.userId,
       userName: member.name,
       email: member.email,
+      language: member.language,
       shopId: row.shopId,
       shopSlug: member.slug,
+      shopName: member.shopName,
       csrfToken: row.csrfToken,
       permissions: await memberPermissions(tx, row.userId),
     };
@@ -131,6 +142,12 @@ export function assertCsrfToken(session: AdminSession, sent: string | undefined)
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) {
     throw new Problem('csrf-token-invalid', 'send the csrfToken of the login answer in the X-CSRF-Token header');
   }
+}
+
+/** The person's language, on their account: it follows them to every browser and shop. */
+export async function chooseAdminLanguage(sql: Sql, session: AdminSession, language: AdminLanguage): Promise<AdminSession> {
+  await withShop(sql, session.shopId, (tx) => tx`update users set language = ${language} where id = ${session.userId}`);
+  return { ...session, language };
 }
 
 export async function logOut(sql: Sql, session: AdminSession, token: string): Promise<void> {

@@ -23,7 +23,7 @@ export type Actor = string | null;
 /** The application row, locked so that concurrent key changes of one application queue up. */
 async function lockApplication(tx: Tx, applicationId: string) {
   const [application] = await tx<{ id: string; shopId: string; permissions: string[] }[]>`
-    select id, shop_id, permissions from applications where id = ${applicationId} for update`;
+    select id, shop_id, permissions from applications where id = ${applicationId} and removed_at is null for update`;
   if (!application) throw new Problem('not-found', `no application ${applicationId}`);
   return application;
 }

@@ -29,7 +29,7 @@ export const ListedApplication = z
   .meta({ id: 'AdminApplication' });
 export type ListedApplication = z.infer<typeof ListedApplication>;
 
-/** The shop's connection applications with their keys, oldest first. */
+/** The shop's connection applications (removed ones left out) with their keys, oldest first. */
 export async function listApplications(tx: Tx): Promise<ListedApplication[]> {
   return [
     ...(await tx<ListedApplication[]>`
@@ -51,6 +51,7 @@ export async function listApplications(tx: Tx): Promise<ListedApplication[]> {
     from applications a
     left join users u on u.id = a.created_by
     left join shop_members m on m.user_id = a.created_by and m.shop_id = a.shop_id
+    where a.removed_at is null
     order by a.created_at, a.id`),
   ];
 }

@@ -55,7 +55,9 @@ export async function createApplication(
   }
   // The shop row lock serialises creations, so the limit holds under concurrency.
   await tx`select id from shops where id = ${shopId} for update`;
-  const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from applications`;
+  const [{ count } = { count: 0 }] = await tx<
+    { count: number }[]
+  >`select count(*)::int as count from applications where removed_at is null`;
   if (count >= MAX_APPLICATIONS_PER_SHOP)
     throw new Problem('conflict', `a shop has at most ${MAX_APPLICATIONS_PER_SHOP} connection applications`);
   const pageIds = await resolvePages(tx, input, granter);
@@ -79,7 +81,7 @@ export async function createApplication(
 /** Permission or page edits, under the same granting limits as creation. */
 export async function updateApplication(tx: Tx, applicationId: string, changes: Partial<ApplicationInput>, actor: Actor): Promise<void> {
   const [current] = await tx<{ shopId: string; name: string; permissions: string[]; pageIds: string[] }[]>`
-    select shop_id, name, permissions, page_ids from applications where id = ${applicationId} for update`;
+    select shop_id, name, permissions, page_ids from applications where id = ${applicationId} and removed_at is null for update`;
   if (!current) throw new Problem('not-found', `no application ${applicationId}`);
   const next: ApplicationInput = {
     name: changes.name ?? current.name,
@@ -99,5 +101,29 @@ export async function updateApplication(tx: Tx, applicationId: string, changes: 
     subjectType: 'application',
     subjectId: applicationId,
     details: { permissions: next.permissions, pageIds },
+  });
+}
+
+/**
+ * Removes an application: its keys are revoked at once and it is listed no more, but its row stays,
+ * so the shop log and order notes that name it keep doing so.
+ */
+export async function removeApplication(tx: Tx, applicationId: string, actor: Actor): Promise<void> {
+  const [removed] = await tx<{ shopId: string; name: string }[]>`
+    update applications set removed_at = now(), updated_at = now()
+    where id = ${applicationId} and removed_at is null
+    returning shop_id, name`;
+  if (!removed) throw new Problem('not-found', `no application ${applicationId}`);
+  const revoked = await tx<{ id: string }[]>`
+    update api_keys set revoked_at = now(), revoked_by = ${actor}
+    where application_id = ${applicationId} and revoked_at is null
+    returning id`;
+  await writeShopLog(tx, {
+    shopId: removed.shopId,
+    actorUserId: actor,
+    action: 'application.removed',
+    subjectType: 'application',
+    subjectId: applicationId,
+    details: { name: removed.name, revokedKeyIds: revoked.map((key) => key.id) },
   });
 }

@@ -5,14 +5,26 @@
  * hit_rate_limit (db/schema.sql shows them as they are live). Other modules import only this file.
  */
 
-export { assertCsrfToken, logIn, logOut, SESSION_HOURS, sessionOf, type AdminSession } from './admin-sessions.js';
-export { hashApiKey, isWellFormedApiKey } from './api-key-format.js';
+export {
+  ADMIN_LANGUAGES,
+  assertCsrfToken,
+  chooseAdminLanguage,
+  logIn,
+  logOut,
+  SESSION_HOURS,
+  sessionOf,
+  type AdminLanguage,
+  type AdminSession,
+} from './admin-sessions.js';
+export { hashApiKey, isWellFormedApiKey, KEY_PREFIX, LEAK_PATTERN } from './api-key-format.js';
 export { createKey, DEFAULT_OVERLAP_HOURS, MAX_LIVE_KEYS, MAX_OVERLAP_HOURS, revokeKey, rotateKey, type Actor } from './api-keys.js';
-export { createApplication, MAX_APPLICATIONS_PER_SHOP, updateApplication } from './applications.js';
+export { createApplication, MAX_APPLICATIONS_PER_SHOP, removeApplication, updateApplication } from './applications.js';
 export { CreatorAlert, listApplications, ListedApplication, ListedKey } from './application-list.js';
 export { ConcurrencyLimit } from './concurrency-limit.js';
 export {
+  ABANDONED_AFTER_SECONDS,
   claimIdempotencyKey,
+  IDEMPOTENCY_WINDOW_HOURS,
   releaseIdempotencyKey,
   storeIdempotentResponse,
   type IdempotencyScope,
@@ -22,8 +34,8 @@ export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
 export { isOperatorSession, isOperatorToken, OPERATOR_SESSION_HOURS, operatorSession, throttleOperatorLogin } from './operator-sessions.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
 export { createPage, existingPageIds, listPages, listShopPages } from './pages.js';
-export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS } from './permissions.js';
-export { countHit, enforceRate, RATE_LIMITS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
+export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS, PEOPLE_ONLY_PERMISSIONS } from './permissions.js';
+export { countHit, enforceRate, RATE_LIMITS, RATE_WINDOW_SECONDS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
 export { purgeRequestGuards, type RequestGuardPurge } from './housekeeping.js';
 export { authenticateRequest, type AuthenticatedRequest } from './request-authentication.js';
 export { writeShopLog } from './shop-log.js';

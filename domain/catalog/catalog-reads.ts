@@ -1,10 +1,8 @@
 import type { Fragment, Tx } from '../kernel/index.js';
-import { getProduct } from './products.js';
-import type { ProductDetail } from './product-shapes.js';
 
 /**
  * What other modules read of the catalogue: variants with their product's state, for order lines
- * (orders), stock rows and documents (inventory), and the latest product for test-run samples (flows).
+ * (orders), stock rows and documents (inventory).
  */
 
 /** A variant as an order line takes it: codes and names when sold, list price, and whether it can be sold and holds stock. */
@@ -42,10 +40,4 @@ export function variantFacts(tx: Tx): Fragment {
   return tx`(
     select v.id, v.product_id, v.code, v.weight_grams, v.removed_at is not null as removed, p.deleted_at is not null as product_deleted, p.type = 'service' as service
     from variants v join products p on p.id = v.product_id)`;
-}
-
-/** The shop's most recently updated product not deleted, in its `GET` shape; undefined when it has none. */
-export async function latestProduct(tx: Tx): Promise<ProductDetail | undefined> {
-  const [row] = await tx<{ id: string }[]>`select id from products where deleted_at is null order by updated_at desc limit 1`;
-  return row ? getProduct(tx, row.id) : undefined;
 }

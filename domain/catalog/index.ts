@@ -5,7 +5,7 @@
  * this file.
  */
 
-export { latestProduct, variantFacts, variantsForOrderLines } from './catalog-reads.js';
+export { variantFacts, variantsForOrderLines } from './catalog-reads.js';
 export { listCategories } from './categories.js';
 export { MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 export { listProducts } from './product-list.js';

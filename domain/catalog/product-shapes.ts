@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { Amount, Dimension, Name, NOT_BLANK, Note, Timestamp, Weight } from '../kernel/index.js';
+import { Amount, Decimal, Dimension, Name, NOT_BLANK, Note, Timestamp, Weight } from '../kernel/index.js';
 import { MAX_CODE_LENGTH, MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 
 /**
@@ -18,8 +18,8 @@ export const ProductRow = z
     categoryNames: z.array(z.string()),
     variantCount: z.number().int(),
     imageUrl: z.string().nullable(),
-    priceFrom: z.string().nullable(),
-    priceTo: z.string().nullable(),
+    priceFrom: Decimal.nullable(),
+    priceTo: Decimal.nullable(),
     updatedAt: Timestamp,
     deletedAt: Timestamp.nullable(),
   })
@@ -30,11 +30,11 @@ export const Variant = z
     id: z.uuid(),
     code: z.string(),
     barcode: z.string().nullable(),
-    price: z.string(),
-    weightGrams: z.string().nullable(),
-    lengthCm: z.string().nullable(),
-    widthCm: z.string().nullable(),
-    heightCm: z.string().nullable(),
+    price: Decimal,
+    weightGrams: Decimal.nullable(),
+    lengthCm: Decimal.nullable(),
+    widthCm: Decimal.nullable(),
+    heightCm: Decimal.nullable(),
     isActive: z.boolean(),
     attributes: z.record(z.string(), z.string()).describe("Attribute name → value, in the product's attribute order"),
     keywords: z.array(z.string()).describe('Order-closing keywords'),

@@ -30,7 +30,7 @@ export {
   type InboundItem,
   type InboundMessage,
 } from './inbound-webhook.js';
-export { listMessages, recordWebhookMessage, type PlatformMessage } from './messages.js';
+export { getMessage, listMessages, recordWebhookMessage, type PlatformMessage } from './messages.js';
 export {
   linkedPageOf,
   linkPage,

@@ -42,6 +42,12 @@ function present(row: MessageRow): ChatMessage {
   };
 }
 
+/** One message of the shop by id, as the conversation's message list shows it; undefined when there is none. */
+export async function getMessage(tx: Tx, id: string): Promise<ChatMessage | undefined> {
+  const [row] = await tx<MessageRow[]>`select ${MESSAGE_COLUMNS(tx)} from ${MESSAGE_SOURCE(tx)} where m.id = ${id}`;
+  return row && present(row);
+}
+
 async function messageByPlatformId(tx: Tx, pageId: string, platformMessageId: string): Promise<ChatMessage> {
   const [row] = await tx<MessageRow[]>`
     select ${MESSAGE_COLUMNS(tx)} from ${MESSAGE_SOURCE(tx)}

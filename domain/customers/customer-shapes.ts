@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AddressSchema, CalendarDate, Name, PhoneInput, Timestamp } from '../kernel/index.js';
+import { AddressSchema, CalendarDate, DateString, Name, PhoneInput, Timestamp } from '../kernel/index.js';
 
 /**
  * The wire shapes of customers: the API answers and accepts exactly these, the customer events
@@ -13,7 +13,7 @@ export const CustomerRow = z
     id: z.uuid(),
     name: z.string(),
     gender: Gender.nullable(),
-    dateOfBirth: z.string().nullable(),
+    dateOfBirth: DateString.nullable(),
     source: z.enum(['manual', 'order', 'import']),
     isBlocked: z.boolean(),
     primaryPhone: z.string().nullable(),

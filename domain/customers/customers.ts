@@ -211,12 +211,6 @@ export function liveCustomers(tx: Tx): Fragment {
   return tx`(select id from customers where deleted_at is null)`;
 }
 
-/** The shop's most recently updated customer not deleted, in its `GET` shape; undefined when it has none. */
-export async function latestCustomer(tx: Tx): Promise<CustomerDetail | undefined> {
-  const [row] = await tx<{ id: string }[]>`select id from customers where deleted_at is null order by updated_at desc limit 1`;
-  return row ? getCustomer(tx, row.id) : undefined;
-}
-
 /** The customer to change, locked: a deleted customer is 404, as nothing of it changes any more (as for products). */
 async function lockedLiveCustomer(tx: Tx, id: string): Promise<CustomerDetail> {
   const [row] = await tx<{ deletedAt: Date | null }[]>`select deleted_at from customers where id = ${id} for update`;

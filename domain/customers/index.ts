@@ -10,7 +10,6 @@ export {
   deleteCustomer,
   getCustomer,
   isCustomerBlocked,
-  latestCustomer,
   listCustomers,
   liveCustomers,
   markAddressUsed,

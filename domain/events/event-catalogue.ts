@@ -38,6 +38,8 @@ export interface StoredEvent {
   createdAt: Date;
   changes: { fields: string[]; status?: { from: unknown; to: unknown } } | null;
   data: Record<string, unknown>;
+  /** A flow's test-run, not something that happened in the shop: the envelope says so (`"test": true`). */
+  test?: boolean;
 }
 
 /** Order-line fields that only an account holding `pos.products.read` may see. */
@@ -63,7 +65,10 @@ function renderForAccount(event: StoredEvent, permissions: readonly string[]): R
   return event.type.startsWith('order.') ? readableOrder(event.data, permissions) : event.data;
 }
 
-/** The envelope exactly as the spec shows it; `changes` only on update events. */
+/**
+ * The envelope exactly as the spec shows it; `changes` only on update events, `test` only on a test
+ * event (a field added within v1, spec Versioning 2: real events are sent as before).
+ */
 export function envelope(event: StoredEvent, shop: { id: string; slug: string }, permissions: readonly string[]): string {
   return JSON.stringify({
     id: event.id,
@@ -71,6 +76,7 @@ export function envelope(event: StoredEvent, shop: { id: string; slug: string },
     apiVersion: API_VERSION,
     createdAt: event.createdAt.toISOString(),
     shop: { id: shop.id, slug: shop.slug },
+    ...(event.test ? { test: true } : {}),
     ...(event.changes ? { changes: event.changes } : {}),
     data: renderForAccount(event, permissions),
   });

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
-import { purgeOlderThan, type Fragment, type Tx } from '../kernel/index.js';
+import { Problem, purgeOlderThan, type Fragment, type Tx } from '../kernel/index.js';
+import { recordLabel } from './record-labels.js';
 
 /**
  * One attempt of a delivery: what the workflow's history keeps (with `retryAfterSeconds`), what the
@@ -29,6 +30,10 @@ export interface DeliveryRef {
   deliveryId: string;
   workflowId: string;
   testRun?: boolean;
+  /** What the delivery is about (record-labels.ts); absent in requests of older versions. */
+  about?: string | null;
+  /** A test-run's sent `data`: a test-run has no stored event to read it from. */
+  testData?: unknown;
 }
 
 const STATUS_AFTER: Record<AttemptVerdict, string> = { delivered: 'delivered', gone: 'gone', retry: 'retrying' };
@@ -59,21 +64,41 @@ export async function purgeOldDeliveries(tx: Tx, retentionDays: number, limit: n
 /**
  * Attempts are kept for the delivery history until housekeeping purges them; the delivery's status
  * follows its latest attempt. Idempotent: the same attempt recorded twice (inline, then by the
- * workflow after a late answer) is one row. The two writes go out together (one round trip): PostgreSQL
- * runs them in order, and the attempt's foreign key finds the delivery written just before it.
+ * workflow after a late answer) is one row. An attempt made is no longer the next one: the next is
+ * unknown until the workflow notes it (noteNextAttempt). The two writes go out together (one round
+ * trip): PostgreSQL runs them in order, and the attempt's foreign key finds the delivery written just before it.
  */
 export async function recordAttempt(tx: Tx, delivery: DeliveryRef, attempt: AttemptRecord): Promise<void> {
   const upsertDelivery = tx`
-    insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status)
+    insert into deliveries (delivery_id, shop_id, flow_id, event_id, event_type, workflow_id, test_run, status, about, test_data)
     values (${delivery.deliveryId}, ${delivery.shopId}, ${delivery.flowId}, ${delivery.eventId}, ${delivery.eventType}, ${delivery.workflowId},
-            ${delivery.testRun ?? false}, ${STATUS_AFTER[attempt.verdict]})
-    on conflict (delivery_id) do update set status = excluded.status, workflow_id = excluded.workflow_id, updated_at = now()`.execute();
+            ${delivery.testRun ?? false}, ${STATUS_AFTER[attempt.verdict]}, ${delivery.about ?? null},
+            ${delivery.testData === undefined ? null : tx.json(delivery.testData as never)})
+    on conflict (delivery_id) do update set status = excluded.status, workflow_id = excluded.workflow_id, updated_at = now(),
+      about = coalesce(excluded.about, deliveries.about), next_attempt_at = null, attempts_left = null`.execute();
   const insertAttempt = tx`
     insert into delivery_attempts (shop_id, delivery_id, attempted_at, status_code, duration_ms, response_excerpt, error, verdict)
     values (${delivery.shopId}, ${delivery.deliveryId}, ${attempt.attemptedAt}, ${attempt.statusCode}, ${attempt.durationMs},
             ${attempt.responseExcerpt}, ${attempt.error}, ${attempt.verdict})
     on conflict (delivery_id, attempted_at) do nothing`.execute();
   await Promise.all([upsertDelivery, insertAttempt]);
+}
+
+/** A retrying delivery's next attempt: when, and how many attempts are left counting it (the delivery history shows both). */
+export async function noteNextAttempt(tx: Tx, deliveryId: string, next: { at: string; attemptsLeft: number }): Promise<void> {
+  await tx`update deliveries set next_attempt_at = ${next.at}, attempts_left = ${next.attemptsLeft} where delivery_id = ${deliveryId}`;
+}
+
+/**
+ * The workflow of a retrying delivery of the flow, whose wait may end now (a person asks for the next
+ * attempt at once). 404 for a delivery of another flow, 409 unless it is retrying.
+ */
+export async function retryingDeliveryWorkflow(tx: Tx, flowId: string, deliveryId: string): Promise<string> {
+  const [row] = await tx<{ status: string; workflowId: string }[]>`
+    select status, workflow_id from deliveries where delivery_id = ${deliveryId} and flow_id = ${flowId}`;
+  if (!row) throw new Problem('not-found', `no delivery ${deliveryId} of this flow`);
+  if (row.status !== 'retrying') throw new Problem('conflict', `only a retrying delivery can be retried now (this one is ${row.status})`);
+  return row.workflowId;
 }
 
 /** The schedule ran out without a 2xx: the admin may resend it. */
@@ -89,6 +114,11 @@ export interface DeliveryHistoryEntry {
   testRun: boolean;
   createdAt: string;
   updatedAt: string;
+  /** What it was about (record-labels.ts), for a viewer who may read the content; null otherwise or when unknown. */
+  about: string | null;
+  /** While retrying: when the next attempt is, and how many are left counting it. */
+  nextAttemptAt: string | null;
+  attemptsLeft: number | null;
   temporalUrl: string;
   attempts: ShownAttempt[];
   /** The event's `data`, only for a viewer holding the event type's read permissions. */
@@ -136,22 +166,25 @@ export async function deliveryHistory(
   { status, eventType, offset = 0, limit = 50 }: HistoryFilter = {},
 ): Promise<DeliveryHistoryEntry[]> {
   const rows = await tx<(Omit<DeliveryHistoryEntry, 'temporalUrl'> & { workflowId: string })[]>`
-    select d.delivery_id, d.event_id, d.event_type, d.status, d.test_run, d.workflow_id,
-      api_time(d.created_at) as created_at, api_time(d.updated_at) as updated_at,
+    select d.delivery_id, d.event_id, d.event_type, d.status, d.test_run, d.workflow_id, d.about, d.attempts_left,
+      api_time(d.created_at) as created_at, api_time(d.updated_at) as updated_at, api_time(d.next_attempt_at) as next_attempt_at,
       coalesce((select json_agg(json_build_object('attemptedAt', api_time(a.attempted_at), 'statusCode', a.status_code, 'durationMs', a.duration_ms,
                 'responseExcerpt', a.response_excerpt, 'error', a.error, 'verdict', a.verdict) order by a.attempted_at)
                 from delivery_attempts a where a.delivery_id = d.delivery_id), '[]') as attempts,
-      ${eventDataOf(tx, tx`d.event_id`)} as data
+      coalesce(d.test_data, ${eventDataOf(tx, tx`d.event_id`)}) as data
     from deliveries d
     where d.flow_id = ${flowId}
       ${status ? tx`and d.status = ${status}` : tx``}
       ${eventType ? tx`and d.event_type = ${eventType}` : tx``}
     order by d.created_at desc, d.delivery_id desc
     limit ${limit} offset ${offset}`;
-  return rows.map(({ workflowId, data, ...row }) => {
+  return rows.map(({ workflowId, data, about, ...row }) => {
     const mayRead = mayReadContent(row.eventType, viewerPermissions);
+    // Deliveries recorded before the label was kept are known by their stored event, while it lasts.
+    const label = about ?? (data ? recordLabel(row.eventType, data as Record<string, unknown>) : null);
     return {
       ...row,
+      about: mayRead ? label : null,
       temporalUrl: `${temporalUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`,
       attempts: row.attempts.map((attempt) => shownAttempt(attempt, mayRead)),
       ...(mayRead && data !== null ? { data } : {}),

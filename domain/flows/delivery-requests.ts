@@ -1,9 +1,10 @@
 import { shopIdentity } from '../access/index.js';
 import { Problem, seal, type Sealed } from '../kernel/index.js';
-import { envelope, storedEvent, type EventType, type StoredEvent } from '../events/index.js';
+import { envelope, EVENT_READ_PERMISSIONS, storedEvent, type EventType, type StoredEvent } from '../events/index.js';
 import { mayReadContent } from './deliveries.js';
-import { SAMPLE_READERS } from './flow-samples.js';
-import { deliveryIdFor, getFlow, matchingFlows, sampleEvent } from './flows.js';
+import { testEvent } from './flow-samples.js';
+import { deliveryIdFor, getFlow, matchingFlows, type Flow } from './flows.js';
+import { recordLabel } from './record-labels.js';
 import type { Tx } from '../kernel/index.js';
 
 /** What a delivery workflow is started with: one event, signed for one flow's HTTP-send block. */
@@ -19,17 +20,11 @@ export interface DeliveryRequest {
   about?: DeliveryAbout;
 }
 
-/** The shop's slug, the flow's name and the record's code or name (null when the event's data has neither). */
+/** The shop's slug, the flow's name and what the record is known by (record-labels.ts; null when the event's data has nothing of it). */
 export interface DeliveryAbout {
   shopSlug: string;
   flowName: string;
   record: string | null;
-}
-
-/** The code (an order's), else the name (a product's, a customer's) an operator knows the event's record by. */
-function recordLabel(data: Record<string, unknown>): string | null {
-  const label = data.code ?? data.name;
-  return typeof label === 'string' ? label : null;
 }
 
 /**
@@ -50,7 +45,7 @@ function deliveryRequest(
   event: StoredEvent,
 ): DeliveryRequest {
   return {
-    about: { shopSlug: shop.slug, flowName: flow.name, record: recordLabel(event.data) },
+    about: { shopSlug: shop.slug, flowName: flow.name, record: recordLabel(event.type, event.data) },
     shopId: shop.id,
     flowId: flow.id,
     eventId: event.id,
@@ -69,21 +64,32 @@ export async function requestsForEvent(tx: Tx, eventId: string): Promise<Deliver
   return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
 }
 
+/** The builder's unsaved edits a test-run uses instead of the saved flow's (the address checked by the caller, as on save). */
+export type TestRunDraft = Partial<Pick<Flow, 'name' | 'url' | 'eventType' | 'pageId' | 'permissions'>>;
+
 /**
- * A test-run: a sample event of the flow's trigger type, rendered for what both the flow's account
- * and the person starting it (`viewer`: their permissions, or the operator) may read. The shop's
- * latest real record serves as the sample only when both may read its type; otherwise a synthetic one.
+ * A test-run: a test event of the flow's trigger type (made up, or the record `recordId` names),
+ * rendered for what both the flow's account and the person starting it (`viewer`: their permissions,
+ * or the operator) may read. Choosing a real record needs the type's read permissions on both sides
+ * (403 `insufficient-permission` otherwise), as the record is then what is sent and shown. `draft`
+ * is the flow as the builder shows it, unsaved changes included: what is tested is what is on screen.
  */
 export async function testRunRequest(
   tx: Tx,
   shopId: string,
   flowId: string,
   viewer: readonly string[] | 'operator',
+  recordId?: string,
+  draft: TestRunDraft = {},
 ): Promise<DeliveryRequest> {
-  const flow = await getFlow(tx, flowId);
-  const eventType = flow.eventType as EventType;
+  const edits = Object.fromEntries(Object.entries(draft).filter(([, value]) => value !== undefined)) as TestRunDraft;
+  const flow = { ...(await getFlow(tx, flowId)), ...edits };
   const permissions = viewer === 'operator' ? flow.permissions : flow.permissions.filter((permission) => viewer.includes(permission));
-  const event = await sampleEvent(tx, eventType, mayReadContent(eventType, permissions) ? SAMPLE_READERS : {});
+  if (recordId !== undefined && !mayReadContent(flow.eventType, permissions)) {
+    const needed = EVENT_READ_PERMISSIONS[flow.eventType as EventType].join(' and ');
+    throw new Problem('insufficient-permission', `a test-run with a real record needs ${needed}, for you and for the flow's account`);
+  }
+  const event = await testEvent(tx, flow, recordId);
   return deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
 }
 

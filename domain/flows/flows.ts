@@ -2,7 +2,7 @@ import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from '../access/index.js';
 import { assertMayGrant, existingPageIds, memberPermissions, writeShopLog } from '../access/index.js';
-import { EVENT_READ_PERMISSIONS, isEventType, needsPage, newEventId, type EventType, type StoredEvent } from '../events/index.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type StoredEvent } from '../events/index.js';
 import { isUuid, Problem, refuseAbsent, refuseAtCap, syncedPage } from '../kernel/index.js';
 import type { CursorBinding, Page, Tx } from '../kernel/index.js';
 import { lastDeliveryOf } from './deliveries.js';
@@ -246,19 +246,4 @@ export async function deleteFlow(tx: Tx, flowId: string, actor: Actor): Promise<
   const [deleted] = await tx<{ shopId: string }[]>`delete from flows where id = ${flowId} returning shop_id`;
   if (!deleted) throw new Problem('not-found', `no flow ${flowId}`);
   await writeShopLog(tx, { shopId: deleted.shopId, actorUserId: actor, action: 'flow.deleted', subjectType: 'flow', subjectId: flowId });
-}
-
-/**
- * A sample event of the flow's trigger type for a test-run: the shop's latest record of that kind
- * in its `GET` shape, or a synthetic record when the shop has none (or the kind has no reader yet).
- */
-export async function sampleEvent(
-  tx: Tx,
-  eventType: EventType,
-  readers: Partial<Record<string, (tx: Tx) => Promise<Record<string, unknown> | undefined>>>,
-): Promise<StoredEvent> {
-  const resource = eventType.split('.')[0]!;
-  const data = (await readers[resource]?.(tx)) ?? { id: randomUUID(), sample: true };
-  const isUpdate = eventType.endsWith('.updated') || eventType.endsWith('.status_changed');
-  return { id: newEventId(), type: eventType, createdAt: new Date(), changes: isUpdate ? { fields: [] } : null, data };
 }

@@ -9,16 +9,26 @@ export {
   deliveryHistory,
   markDeliveryFailed,
   mayReadContent,
+  noteNextAttempt,
   purgeOldAttempts,
   purgeOldDeliveries,
   recordAttempt,
+  retryingDeliveryWorkflow,
   ShownDeliveryAttempt,
   shownAttempt,
   type AttemptRecord,
   type DeliveryRef,
   type HistoryFilter,
 } from './deliveries.js';
-export { requestsForEvent, resendRequest, sealDeliveryRequest, testRunRequest, type DeliveryRequest } from './delivery-requests.js';
+export {
+  requestsForEvent,
+  resendRequest,
+  sealDeliveryRequest,
+  testRunRequest,
+  type DeliveryRequest,
+  type TestRunDraft,
+} from './delivery-requests.js';
+export { EVENT_EXAMPLES, EXAMPLE_SHOP } from './event-samples.js';
 export { shopOfFlow } from './flow-lookup.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';
@@ -31,4 +41,4 @@ export {
   verdictForStatus,
   type AttemptVerdict,
 } from './webhook-delivery.js';
-export { liveSigningSecrets, rotateSigningSecret } from './webhook-secrets.js';
+export { liveSigningSecrets, rotateSigningSecret, SECRET_OVERLAP_HOURS } from './webhook-secrets.js';

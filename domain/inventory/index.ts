@@ -4,7 +4,7 @@
  * modules import only this file.
  */
 
-export { adjustStock, latestStockRow, listStock, type StockMove } from './inventory.js';
+export { adjustStock, latestStockRowOf, listStock, type StockMove } from './inventory.js';
 export {
   createInventoryDocument,
   getInventoryDocument,
@@ -12,4 +12,4 @@ export {
   postInventoryDocument,
   receiveInventoryDocument,
 } from './inventory-documents.js';
-export { createWarehouse, listWarehouses, liveWarehouses, warehouseNameOf } from './warehouses.js';
+export { createWarehouse, deleteWarehouse, listWarehouses, liveWarehouses, updateWarehouse, warehouseNameOf } from './warehouses.js';

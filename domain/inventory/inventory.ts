@@ -82,9 +82,9 @@ export async function getStockRow(tx: Tx, stockId: string): Promise<StockRow> {
   return row;
 }
 
-/** The shop's stock row changed last, in the list's shape, for test-run samples; undefined when it has none. */
-export async function latestStockRow(tx: Tx): Promise<StockRow | undefined> {
-  const [row] = await tx<{ id: string }[]>`select id from stock order by stock_changed_at desc limit 1`;
+/** The stock row of `variantId` changed last (of its warehouses), in the list's shape; undefined when it has none. */
+export async function latestStockRowOf(tx: Tx, variantId: string): Promise<StockRow | undefined> {
+  const [row] = await tx<{ id: string }[]>`select id from stock where variant_id = ${variantId} order by stock_changed_at desc limit 1`;
   return row ? getStockRow(tx, row.id) : undefined;
 }
 

@@ -9,9 +9,13 @@ export { canonicalJson } from './canonical-json.js';
 export { isUuid } from './ids.js';
 export {
   DEFAULT_LIMIT,
+  DEFAULT_RECOMPUTE_CEILING_SECONDS,
   encodeCursor,
   escapeLike,
   MAX_LIMIT,
+  MAX_RECOMPUTE_CEILING_SECONDS,
+  SAFETY_MARGIN_SECONDS,
+  SYNC_OVERLAP_MINUTES,
   syncedPage,
   type CursorBinding,
   type Fragment,
@@ -21,8 +25,10 @@ export {
 } from './listing.js';
 export { normalizePhone } from './phones.js';
 export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
+export { PROBLEM_GUIDANCE, type ProblemGuidance } from './problem-guidance.js';
 export { openSecret, sealSecret } from './sealed-secrets.js';
 export { hasValidSeal, seal, type Sealed } from './seals.js';
 export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
+export { refuseInUse, refuseTakenName } from './list-entries.js';
 export { asHousekeeping, inShop, purgeOlderThan, withShop, type Tx } from './tenancy.js';
 export * from './wire-fields.js';

@@ -8,6 +8,11 @@ export const DEFAULT_LIMIT = 50;
 export const MAX_LIMIT = 100;
 /** Added to the shop's recompute ceiling to make the `updatedSince` safety delay. */
 export const SAFETY_MARGIN_SECONDS = 15;
+/** The shop's recompute ceiling: its default and its largest value (the `shops.recompute_ceiling_seconds` column's default and check). */
+export const DEFAULT_RECOMPUTE_CEILING_SECONDS = 120;
+export const MAX_RECOMPUTE_CEILING_SECONDS = 600;
+/** The spec's recommended sync overlap: a pass starts this long before its stored mark, more than the longest safety delay. */
+export const SYNC_OVERLAP_MINUTES = 15;
 
 /** The shared list parameters (spec, Endpoints), already validated. */
 export interface ListQuery {

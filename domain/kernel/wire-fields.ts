@@ -1,14 +1,32 @@
 import { z } from 'zod';
 
-export const Timestamp = z.string().describe('ISO 8601 UTC');
+export const Timestamp = z
+  .string()
+  .describe('ISO 8601 UTC')
+  .meta({ format: 'date-time', examples: ['2025-03-14T09:30:00.000Z'] });
 
 /** Years 1000 to 9998: PostgreSQL refuses year 0, and an offset can carry 9999-12-31 past year 9999 (both were 500s). */
 const STORABLE_YEAR = /^(?:[1-8]\d{3}|9(?:[0-8]\d\d|9(?:[0-8]\d|9[0-8])))-/;
 const STORABLE_YEAR_MESSAGE = 'must be in the years 1000 to 9998';
+/**
+ * The year rule as a refinement, told to the document as the one `pattern` beside the `format`: a
+ * second regex would make the document an `allOf` of patterns without a format, which generators
+ * type as an untyped value instead of a date.
+ */
+const storableYear = { pattern: STORABLE_YEAR.source } as const;
+const isStorableYear = (value: string) => STORABLE_YEAR.test(value);
 /** A timestamp as sent: ISO 8601 with `Z` or an offset. */
-export const TimestampInput = z.iso.datetime({ offset: true }).regex(STORABLE_YEAR, STORABLE_YEAR_MESSAGE);
+export const TimestampInput = z.iso
+  .datetime({ offset: true })
+  .refine(isStorableYear, STORABLE_YEAR_MESSAGE)
+  .meta({ ...storableYear, examples: ['2025-03-14T16:30:00+07:00'] });
 /** A calendar date as sent: `YYYY-MM-DD`. */
-export const CalendarDate = z.iso.date().regex(STORABLE_YEAR, STORABLE_YEAR_MESSAGE);
+export const CalendarDate = z.iso
+  .date()
+  .refine(isStorableYear, STORABLE_YEAR_MESSAGE)
+  .meta({ ...storableYear, examples: ['1990-05-17'] });
+/** A calendar date as answered: `YYYY-MM-DD`. */
+export const DateString = z.string().meta({ format: 'date', examples: ['1990-05-17'] });
 
 /**
  * A Vietnamese phone number as sent (domain/phones.ts): `0` or `(+)84`, then 9 or 10 digits, with
@@ -17,7 +35,8 @@ export const CalendarDate = z.iso.date().regex(STORABLE_YEAR, STORABLE_YEAR_MESS
 export const PhoneInput = z
   .string()
   .max(40)
-  .regex(/^[\s.()-]*(?:\+?[\s.()-]*8[\s.()-]*4|0)(?:[\s.()-]*\d){9,10}[\s.()-]*$/, 'must be a Vietnamese phone number (0…, 84… or +84…)');
+  .regex(/^[\s.()-]*(?:\+?[\s.()-]*8[\s.()-]*4|0)(?:[\s.()-]*\d){9,10}[\s.()-]*$/, 'must be a Vietnamese phone number (0…, 84… or +84…)')
+  .meta({ examples: ['0912345678', '+84 912 345 678'] });
 /** …or an empty string, read as none (an order's buyer or recipient). */
 export const PhoneOrEmpty = z.union([PhoneInput, z.literal('')]);
 
@@ -39,26 +58,35 @@ export const NOT_BLANK = { pattern: '\\S' } as const;
  * Decimal strings as sent, sized to their numeric(p, 3) columns so PostgreSQL never rounds or
  * overflows: at most three decimals, and at most p − 3 integer digits.
  */
-function decimalString(integerDigits: number, signed: boolean) {
+function decimalString(integerDigits: number, signed: boolean, example: string) {
   const pattern = new RegExp(`^${signed ? '-?' : ''}\\d{1,${integerDigits}}(\\.\\d{1,3})?$`);
   const kind = signed ? 'a decimal string' : 'a non-negative decimal string';
   return z
     .string()
-    .regex(pattern, `must be ${kind} with at most ${integerDigits} digits before the point and 3 after, such as "120000" or "1.5"`);
+    .regex(pattern, `must be ${kind} with at most ${integerDigits} digits before the point and 3 after, such as "120000" or "1.5"`)
+    .meta({ examples: [example] });
 }
 
 /** A signed decimal of a numeric(18, 3) column (a stock adjustment). */
-export const SignedDecimal = decimalString(15, true);
+export const SignedDecimal = decimalString(15, true, '-2');
 /** Money or a quantity of a numeric(18, 3) column: ≥ 0. */
-export const Amount = decimalString(15, false);
+export const Amount = decimalString(15, false, '150000');
 /** An amount greater than zero (order line quantities, payments). */
 export const PositiveAmount = Amount.refine((value) => /[1-9]/.test(value), 'must be greater than 0').meta({
   not: { pattern: '^0+(\\.0+)?$' },
 });
+/**
+ * A decimal as answered (money, quantities, measures): PostgreSQL's numeric as text without trailing
+ * zeros (the `api_decimal` function), never binary floating point.
+ */
+export const Decimal = z
+  .string()
+  .describe('Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal')
+  .meta({ pattern: '^-?\\d+(\\.\\d+)?$', examples: ['150000'] });
 /** A weight in grams, numeric(12, 3): ≥ 0. */
-export const Weight = decimalString(9, false);
+export const Weight = decimalString(9, false, '350');
 /** A length in centimetres, numeric(10, 3): ≥ 0. */
-export const Dimension = decimalString(7, false);
+export const Dimension = decimalString(7, false, '25.5');
 
 export const IdParams = z.object({ id: z.uuid() });
 

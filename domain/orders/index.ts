@@ -16,6 +16,9 @@ export {
   listSalesChannels,
   listTags,
   PAYMENT_METHOD_KINDS,
+  removeOrderListEntry,
+  updateOrderListEntry,
+  type OrderList,
 } from './order-lists.js';
 export { addOrderNote, listOrderNotes } from './order-notes.js';
 export { NewOrder, OrderChanges, OrderDetail, OrderLine, OrderNote, OrderRow, OrderStatusSchema } from './order-shapes.js';

@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { liveWarehouses } from '../inventory/index.js';
-import { openSecret, Problem, refuseAbsent, refuseAtCap, sealSecret } from '../kernel/index.js';
+import { openSecret, Problem, refuseAbsent, refuseAtCap, refuseInUse, sealSecret } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   type CarrierConnection,
@@ -70,6 +70,13 @@ export async function connectionOfCallback(
 export interface ConnectionKeys {
   secretsKey: KeyObject;
   endpoints: CarrierEndpoints;
+}
+
+/** 409 `conflict` while a connection still active picks up at the warehouse: the shop disconnects it first. */
+export async function refuseRemovingPickUpWarehouse(tx: Tx, warehouseId: string): Promise<void> {
+  const [use] = await tx<{ count: number }[]>`
+    select count(*)::int as count from carrier_connections where warehouse_id = ${warehouseId} and active`;
+  refuseInUse('the warehouse', 'carrier-connections', use!.count);
 }
 
 /**

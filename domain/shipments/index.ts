@@ -25,6 +25,7 @@ export {
   connectCarrierWithCallbackUrl,
   disconnectCarrier,
   listCarrierConnections,
+  refuseRemovingPickUpWarehouse,
   type ConnectionKeys,
   type OpenedCarrierConnection,
 } from './carrier-connections.js';

@@ -46,31 +46,35 @@ export const shipmentEventSchema = z.object({
 export type ShipmentEvent = z.infer<typeof shipmentEventSchema>;
 
 /** Spec, Shipment list row (no itinerary). */
-export const shipmentListRowSchema = z.object({
-  id: z.uuid(),
-  carrier: carrierSchema,
-  trackingCode: z.string().nullable(),
-  status: shipmentStateSchema,
-  orderId: z.uuid(),
-  orderCode: z.string(),
-  codAmount: decimal.nullable(),
-  feeTotal: decimal.nullable(),
-  createdAt: timestamp,
-  updatedAt: timestamp,
-  expectedDeliveryAt: timestamp.nullable(),
-  failReason: z.string().nullable(),
-});
+export const shipmentListRowSchema = z
+  .object({
+    id: z.uuid(),
+    carrier: carrierSchema,
+    trackingCode: z.string().nullable(),
+    status: shipmentStateSchema,
+    orderId: z.uuid(),
+    orderCode: z.string(),
+    codAmount: decimal.nullable(),
+    feeTotal: decimal.nullable(),
+    createdAt: timestamp,
+    updatedAt: timestamp,
+    expectedDeliveryAt: timestamp.nullable(),
+    failReason: z.string().nullable(),
+  })
+  .meta({ id: 'ShipmentRow' });
 export type ShipmentListRow = z.infer<typeof shipmentListRowSchema>;
 
 /** Spec, Shipment detail: the list row, the recipient, weight, pick-up time and the itinerary in time order. */
-export const shipmentDetailSchema = shipmentListRowSchema.extend({
-  recipientName: z.string().nullable(),
-  recipientPhone: z.string().nullable(),
-  recipientAddress: z.string().nullable(),
-  weightGram: z.number().int().nullable(),
-  pickedUpAt: timestamp.nullable(),
-  events: z.array(shipmentEventSchema),
-});
+export const shipmentDetailSchema = shipmentListRowSchema
+  .extend({
+    recipientName: z.string().nullable(),
+    recipientPhone: z.string().nullable(),
+    recipientAddress: z.string().nullable(),
+    weightGram: z.number().int().nullable(),
+    pickedUpAt: timestamp.nullable(),
+    events: z.array(shipmentEventSchema),
+  })
+  .meta({ id: 'Shipment' });
 export type ShipmentDetail = z.infer<typeof shipmentDetailSchema>;
 
 /** The detail form of the creation response has no `updatedAt` (spec). */

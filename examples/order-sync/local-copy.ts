@@ -1,16 +1,20 @@
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import initSqlJs, { type Database } from 'sql.js';
-import type { components, MarkStore, SeenStore } from '../../clients/typescript/src/index.js';
+import type { EventOf, MarkStore, RowOf, SeenStore } from '@shopflow/client';
 
-export type OrderRow = components['schemas']['OrderRow'];
-type Order = components['schemas']['Order'];
+export type OrderRow = RowOf<'/orders'>;
+/** An order as its events carry it (the `GET /orders/{id}` detail). */
+type Order = EventOf<'order.created'>['data'];
+/** The named fields of `T`, without the index signature a schema open to new fields gives it. */
+type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 /** Fields of the order detail (webhook `data`) that list rows do not have; the compiler checks the list is complete. */
 const DETAIL_ONLY = ['lines', 'payments', 'shippingAddress', 'creditApplied', 'exchangeReturn'] as const satisfies readonly Exclude<
-  keyof Order,
-  keyof OrderRow
+  KnownKeys<Order>,
+  KnownKeys<OrderRow>
 >[];
-const _detailOnlyIsComplete: [Exclude<Exclude<keyof Order, keyof OrderRow>, (typeof DETAIL_ONLY)[number]>] extends [never] ? true : false =
-  true;
+const _detailOnlyIsComplete: [Exclude<Exclude<KnownKeys<Order>, KnownKeys<OrderRow>>, (typeof DETAIL_ONLY)[number]>] extends [never]
+  ? true
+  : false = true;
 
 /** An order as a list row: the detail of a webhook without its detail-only fields. */
 export function asRow(order: Order | OrderRow): OrderRow {

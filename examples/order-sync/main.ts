@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
-import { createShopflowClient, nodeWebhookHandler, sync } from '../../clients/typescript/src/index.js';
+import { createShopflowClient, sync } from '@shopflow/client';
+import { nodeWebhookHandler } from '@shopflow/client/node';
 import { LocalCopy } from './local-copy.js';
 
 /**
@@ -22,6 +23,11 @@ const handler = nodeWebhookHandler({
   secrets: env('WEBHOOK_SECRETS').split(','),
   seen: copy.seen,
   onEvent: (event) => {
+    // A flow's test-run: its order is made up (or a real one resent), so it is acknowledged, not stored.
+    if (event.test) {
+      console.log(`order-sync: test event ${event.type} received`);
+      return;
+    }
     switch (event.type) {
       case 'order.created':
       case 'order.updated':

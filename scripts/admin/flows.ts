@@ -43,11 +43,11 @@ export const flowCommands: Record<string, Command> = {
     },
   },
   'flow:test': {
-    usage: '--flow ID',
+    usage: '--flow ID [--record ID]',
     run: async (sql, f) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
-      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator'));
+      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator', f.record));
       return withTemporal(async (deliveries) => {
         const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };

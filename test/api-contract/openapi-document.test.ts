@@ -12,6 +12,7 @@ import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 interface DeclaredResponse {
   description?: string;
   content?: Record<string, { schema?: { $ref?: string } }>;
+  headers?: Record<string, { $ref?: string }>;
 }
 interface Operation {
   parameters?: { name: string; in: string; schema?: { pattern?: string } }[];
@@ -20,7 +21,7 @@ interface Operation {
 }
 interface Document {
   paths: Record<string, Record<string, Operation>>;
-  components: { schemas: Record<string, unknown> };
+  components: { schemas: Record<string, unknown>; headers?: Record<string, { required?: boolean }> };
 }
 
 const OPEN_API = '/api/open/v1';
@@ -28,15 +29,22 @@ const ADMIN_API = '/api/admin';
 const LOGIN = `${ADMIN_API}/session`;
 
 const { db, api } = useSuite({ api: true });
+/** The Open API's document, and the admin API's own (`/api/admin/openapi.json`). */
 let document: Document;
+let adminDocument: Document;
 
 beforeAll(async () => {
   document = (await (await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`)).json()) as Document;
+  adminDocument = (await (await fetch(`${api.baseUrl}${ADMIN_API}/openapi.json`)).json()) as Document;
 });
 
+/** The document describing `path`. */
+const documentOf = (path: string) => (path.startsWith(ADMIN_API) ? adminDocument : document);
+
+/** The operations of both documents. */
 function operations(): { method: string; path: string; operation: Operation }[] {
-  return Object.entries(document.paths).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, operation]) => ({ method, path, operation })),
+  return [document, adminDocument].flatMap(({ paths }) =>
+    Object.entries(paths).flatMap(([path, item]) => Object.entries(item).map(([method, operation]) => ({ method, path, operation }))),
   );
 }
 
@@ -45,18 +53,18 @@ function json(body: unknown, headers: Record<string, string> = {}) {
   return { headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) };
 }
 
-/** Whether a schema names a record by id anywhere (`format: uuid`), following `$ref`s once each. */
-function referencesRecords(schema: unknown, seen = new Set<string>()): boolean {
-  if (Array.isArray(schema)) return schema.some((item) => referencesRecords(item, seen));
+/** Whether a schema of `from` names a record by id anywhere (`format: uuid`), following `$ref`s once each. */
+function referencesRecords(from: Document, schema: unknown, seen = new Set<string>()): boolean {
+  if (Array.isArray(schema)) return schema.some((item) => referencesRecords(from, item, seen));
   if (schema === null || typeof schema !== 'object') return false;
   const node = schema as Record<string, unknown>;
   if (node.format === 'uuid') return true;
   if (typeof node.$ref === 'string') {
     if (seen.has(node.$ref)) return false;
     seen.add(node.$ref);
-    return referencesRecords(document.components.schemas[node.$ref.split('/').pop()!], seen);
+    return referencesRecords(from, from.components.schemas[node.$ref.split('/').pop()!], seen);
   }
-  return Object.values(node).some((value) => referencesRecords(value, seen));
+  return Object.values(node).some((value) => referencesRecords(from, value, seen));
 }
 
 /** The statuses an operation must declare (spec, Endpoints: R, L, W; admin: api/plugins/admin-session.ts). */
@@ -68,18 +76,20 @@ function requiredStatuses(method: string, path: string, operation: Operation): n
   if (path.startsWith(OPEN_API)) required.push(403, 429);
   else if ((write && !login) || path.startsWith(`${ADMIN_API}/flows`)) required.push(403);
   if (login) required.push(429);
-  if (takesId || (write && referencesRecords(operation.requestBody))) required.push(404);
+  if (takesId || (write && referencesRecords(documentOf(path), operation.requestBody))) required.push(404);
   if (write) required.push(413, 415);
   if (write && path.startsWith(OPEN_API)) required.push(402);
   return required.sort((a, b) => a - b);
 }
 
 describe('the OpenAPI document', () => {
-  it('holds the Open API and the admin API, tagged apart', () => {
-    const paths = operations().map(({ path }) => path);
-    expect(paths.filter((path) => path.startsWith(OPEN_API)).length).toBeGreaterThan(30);
-    expect(paths.filter((path) => path.startsWith(ADMIN_API)).length).toBeGreaterThan(10);
-    expect(paths.every((path) => path.startsWith(OPEN_API) || path.startsWith(ADMIN_API))).toBe(true);
+  it('holds the Open API only; the admin API has a document of its own', () => {
+    const open = Object.keys(document.paths);
+    const admin = Object.keys(adminDocument.paths);
+    expect(open.length).toBeGreaterThan(30);
+    expect(admin.length).toBeGreaterThan(10);
+    expect(open.every((path) => path.startsWith(`${OPEN_API}/`))).toBe(true);
+    expect(admin.every((path) => path.startsWith(`${ADMIN_API}/`))).toBe(true);
   });
 
   it('declares on every operation the statuses of its error sets', () => {
@@ -171,10 +181,16 @@ describe('statuses the routes answer', () => {
       body: testCase.body,
     });
     await expectProblem(response, testCase.status, testCase.code);
-    const declared = document.paths[testCase.operation]?.[testCase.method.toLowerCase()]?.responses[String(testCase.status)];
+    const described = documentOf(testCase.operation);
+    const declared = described.paths[testCase.operation]?.[testCase.method.toLowerCase()]?.responses[String(testCase.status)];
     expect(declared?.description?.split(', '), `${testCase.name}: ${testCase.status} declared with ${testCase.code}`).toContain(
       testCase.code,
     );
+    // Every header the document says this answer carries, it carries.
+    for (const [name, header] of Object.entries(declared?.headers ?? {})) {
+      const required = described.components.headers?.[header.$ref?.split('/').pop() ?? '']?.required;
+      if (required) expect(response.headers.get(name), `${testCase.name}: ${name}`).not.toBeNull();
+    }
   }
 
   it('declares each status a refusal of a real route answers', async () => {

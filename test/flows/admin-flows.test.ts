@@ -285,9 +285,9 @@ describe('test-run visibility', () => {
     await addMember(db.app, shop.shopId, { email: 'manager@shop.test', name: 'Manager', role: 'Flow manager', password: PASSWORD });
     const { key } = await shop.newKey(['pos.customers.create']);
     const name = `Khách bí mật ${randomUUID().slice(0, 8)}`;
-    expect((await request('POST', '/customers', { key, body: { name, contacts: [{ kind: 'phone', value: '0912345678' }] } })).status).toBe(
-      201,
-    );
+    const created = await request('POST', '/customers', { key, body: { name, contacts: [{ kind: 'phone', value: '0987654321' }] } });
+    expect(created.status).toBe(201);
+    const customerId = ((await created.json()) as { id: string }).id;
     const inbox = `visibility-${randomUUID()}`;
     const answer = '{"echo":"what the receiver answered"}';
     receiver.respondWith(inbox, [{ status: 200, body: answer }]);
@@ -305,18 +305,18 @@ describe('test-run visibility', () => {
       attempt: { statusCode: 200, responseExcerpt: null },
       request: { body: null },
     });
-    for (const secret of [name, '912345678', 'what the receiver answered']) expect(hiddenText).not.toContain(secret);
-    // What the receiver got carries a synthetic sample, not the shop's customer.
+    for (const secret of [name, '987654321', 'what the receiver answered']) expect(hiddenText).not.toContain(secret);
+    // What the receiver got is a made-up test event, not the shop's customer.
     const [sentForManager] = receiver.received(inbox);
     expect(sentForManager!.body).not.toContain(name);
-    expect(sentForManager!.body).not.toContain('912345678');
-    expect(JSON.parse(sentForManager!.body)).toMatchObject({ type: 'customer.created', data: { sample: true } });
+    expect(sentForManager!.body).not.toContain('987654321');
+    expect(JSON.parse(sentForManager!.body)).toMatchObject({ type: 'customer.created', test: true });
 
-    // The owner, who reads customers, is shown the real sample and the answer.
-    const shown = (await (await admin(owner, 'POST', `/flows/${flow.id}/test-run`)).json()) as TestRun;
+    // The owner, who reads customers, chooses the real customer: shown with the answer.
+    const shown = (await (await admin(owner, 'POST', `/flows/${flow.id}/test-run`, { recordId: customerId })).json()) as TestRun;
     expect(shown).toMatchObject({ status: 'delivered', attempt: { statusCode: 200, responseExcerpt: answer } });
-    expect(JSON.parse(shown.request.body!)).toMatchObject({ data: { name } });
-    expect(shown.request.body).toContain('912345678');
+    expect(JSON.parse(shown.request.body!)).toMatchObject({ test: true, data: { id: customerId, name } });
+    expect(shown.request.body).toContain('987654321');
     expect(receiver.received(inbox)[1]!.body).toBe(shown.request.body);
   });
 });

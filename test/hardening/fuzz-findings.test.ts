@@ -103,7 +103,7 @@ describe('the OpenAPI document', () => {
     const schema = paths['/api/open/v1/inventory/documents']!.post!.requestBody!.content['application/json']!.schema;
     expect(schema.oneOf).toEqual([
       expect.objectContaining({ properties: expect.objectContaining({ kind: { enum: ['receipt', 'issue'] } }) }),
-      expect.objectContaining({ required: ['targetWarehouseId'] }),
+      expect.objectContaining({ required: ['kind', 'targetWarehouseId'] }),
       expect.objectContaining({ properties: expect.objectContaining({ kind: { enum: ['adjustment'] } }) }),
     ]);
   });

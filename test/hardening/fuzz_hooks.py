@@ -73,6 +73,19 @@ def map_case(context, case):
     meta = case.meta
     if meta is None or not meta.generation.mode.is_positive:
         return case
+    return _within_rules(case)
+
+
+@schemathesis.hook
+def before_add_examples(context, examples):
+    # The document's own examples are positive cases too, which the examples phase sends without
+    # map_case, and they name the records of an example shop: each is brought within the same rules.
+    for case in examples:
+        _within_rules(case)
+
+
+def _within_rules(case):
+    """A positive case brought within the rules across fields and records (the module's docstring)."""
     # A cursor is a value the API signed: one of the right form made up here is a forgery (400
     # invalid-cursor). The stateful phase also draws them on steps no nextCursor link supplied, and a
     # case does not say which: the regular tests walk the pages.

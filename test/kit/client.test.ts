@@ -94,7 +94,7 @@ describe('@shopflow/client', () => {
       paths: Record<string, { get?: { responses: Record<string, { content: Record<string, { schema: { properties?: object } }> }> } }>;
     };
     const lists = Object.entries(document.paths)
-      // The Open API's lists (the document also lists admin paths: issue 30).
+      // The Open API's lists.
       .filter(
         ([path, item]) =>
           path.startsWith('/api/open/v1/') &&

@@ -1,8 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, lstatSync, mkdtempSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShopflowClient } from '../../clients/typescript/src/index.js';
 import { createFlow } from '../../domain/flows/index.js';
@@ -12,6 +13,7 @@ import { testEnv } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { kitShop, type KitShop } from './kit-shop.js';
+import { installedExample } from './packed-client.js';
 
 // Deliveries missed while the example is down are retried for about 25 s.
 const { db, api, shop, request } = useSuite({
@@ -26,6 +28,8 @@ let example: ChildProcess | undefined;
 let port = 0;
 const secrets: string[] = [];
 let exampleKey = '';
+/** The example's folder, installed with the packed client (not the repository's source). */
+let exampleDir = '';
 
 const freePort = () =>
   new Promise<number>((resolve) => {
@@ -37,7 +41,8 @@ const freePort = () =>
 
 /** Starts examples/order-sync as its own process; resolves once it listens. */
 function startExample(): Promise<void> {
-  example = spawn(process.execPath, ['--import', 'tsx', 'examples/order-sync/main.ts'], {
+  example = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+    cwd: exampleDir,
     env: {
       ...process.env,
       SHOPFLOW_URL: api.baseUrl,
@@ -55,6 +60,7 @@ function startExample(): Promise<void> {
 }
 
 beforeAll(async () => {
+  exampleDir = await installedExample();
   ready = await kitShop(db, shop, 1);
   exampleKey = (await shop.newKey(['pos.orders.read'], 'order-sync')).key;
   port = await freePort();
@@ -64,7 +70,7 @@ beforeAll(async () => {
     );
     secrets.push(created.secret);
   }
-});
+}, 600_000);
 afterAll(() => void example?.kill('SIGKILL'));
 
 const call = async (method: string, path: string, body: unknown) => {
@@ -82,6 +88,17 @@ const createAndEdit = async (index: number) => {
 };
 
 describe('examples/order-sync', () => {
+  it('installs the packed @shopflow/client and compiles against it under strict, without skipLibCheck', { timeout: 300_000 }, async () => {
+    const installed = JSON.parse(readFileSync(join(exampleDir, 'node_modules', '@shopflow', 'client', 'package.json'), 'utf8')) as {
+      name: string;
+    };
+    expect(installed.name).toBe('@shopflow/client');
+    // Installed from the tarball, not linked to the repository's source.
+    expect(lstatSync(join(exampleDir, 'node_modules', '@shopflow', 'client')).isSymbolicLink()).toBe(false);
+    expect(existsSync(join(exampleDir, 'node_modules', '@shopflow', 'client', 'src'))).toBe(false);
+    await promisify(execFile)(process.execPath, [join(exampleDir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', exampleDir]);
+  });
+
   it(
     'keeps a local copy equal to GET /orders through 200 orders created and edited, killed and restarted mid-way',
     { timeout: 240_000 },

@@ -6,23 +6,24 @@ import Fastify from 'fastify';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  fastifyWebhooks,
   handleOnce,
   memorySeenStore,
-  nodeWebhookHandler,
   verifyWebhook,
   WebhookVerificationError,
   type SeenStore,
   type WebhookEvent,
   type WebhookReceiverOptions,
 } from '../../clients/typescript/src/index.js';
-import { createFlow, rotateSigningSecret } from '../../domain/flows/index.js';
+import { fastifyWebhooks } from '../../clients/typescript/src/fastify.js';
+import { nodeWebhookHandler } from '../../clients/typescript/src/node.js';
+import { createFlow, EVENT_EXAMPLES, rotateSigningSecret } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
+import { logInAdminAndViewer } from '../support/admin-session.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { receiverTls } from './tls-server.js';
 
-const { db, shop, receiver, request } = useSuite({
+const { db, api, shop, receiver, request } = useSuite({
   api: true,
   shop: true,
   receiver: true,
@@ -130,6 +131,17 @@ describe('the webhook receiver kit, on real deliveries from the worker', () => {
     // Only this event counts: a real delivery of another event may reach the Fastify flow meanwhile.
     const replayed = (JSON.parse(delivery!.body) as { id: string }).id;
     expect(fastifyEvents.slice(before).filter((event) => event.id === replayed)).toHaveLength(1);
+  });
+
+  it("tells a flow's test-run apart: event.test is true there, with made-up data, and false on real events", async () => {
+    const { admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop);
+    const before = nodeEvents.length;
+    expect((await admin('POST', `/flows/${nodeFlowId}/test-run`)).status).toBe(200);
+    await poll(() => nodeEvents.length, before + 1);
+    const tested = nodeEvents.slice(before).filter((event) => event.test);
+    expect(tested).toEqual([expect.objectContaining({ type: 'customer.created', data: EVENT_EXAMPLES['customer.created'].data })]);
+    const real = nodeEvents.filter((event) => event.type === 'customer.created' && event.data.name === 'Khách webhook');
+    expect(real.map((event) => event.test)).toEqual([false]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { loadSettings } from '../../config/settings.js';
 import type { Sql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { addApplication, newShop } from '../../scripts/fixtures/index.js';
+import { addApplication, newShop, type ShopOptions } from '../../scripts/fixtures/index.js';
 
 export interface ShopFixture {
   shopId: string;
@@ -12,8 +12,8 @@ export interface ShopFixture {
 }
 
 /** A shop with an owner, made by the fixture builder (scripts/fixtures/), whose keys the owner grants. */
-export async function createShopFixture(sql: Sql): Promise<ShopFixture> {
-  const { shopId, slug, ownerId } = await newShop(sql);
+export async function createShopFixture(sql: Sql, options: ShopOptions = {}): Promise<ShopFixture> {
+  const { shopId, slug, ownerId } = await newShop(sql, options);
   return {
     shopId,
     slug,

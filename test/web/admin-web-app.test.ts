@@ -43,7 +43,8 @@ describe('the admin web app', () => {
   it('loads, measured, and logs in', async () => {
     const started = Date.now();
     await page.goto(`${api.baseUrl}/admin/`);
-    await page.getByRole('button', { name: 'Log in' }).waitFor();
+    // Vietnamese first (test/web/admin-language.test.ts tests the languages).
+    await page.getByRole('button', { name: 'Đăng nhập' }).waitFor();
     const firstLoadMs = Date.now() - started;
     const timing = await page.evaluate<string>("JSON.stringify(performance.getEntriesByType('navigation')[0])");
     const sizes = builtAssetSizes();
@@ -52,6 +53,9 @@ describe('the admin web app', () => {
       JSON.stringify({ firstLoadMs, sizes, navigation: JSON.parse(timing) }, null, 2),
     );
     console.log(`admin web app first load: ${firstLoadMs} ms to the login form; JS+CSS ${sizes.rawBytes} B, ${sizes.gzipBytes} B gzipped`);
+    // In English from here: these tests are not about the language.
+    await page.evaluate("localStorage.setItem('shopflow.language', 'en')");
+    await page.reload();
     await checkScreen(page, 'login');
     await logIn(page, 'admin@shop.test');
     await page.getByRole('heading', { name: 'Flows' }).waitFor();
@@ -60,6 +64,9 @@ describe('the admin web app', () => {
   });
 
   it('builds a flow on the canvas and test-runs it against the HTTPS receiver', async () => {
+    // In English: these tests are not about the language (test/web/admin-flow-builder.test.ts is, in both).
+    await page.evaluate("localStorage.setItem('shopflow.language', 'en')");
+    await page.reload();
     await page.getByRole('link', { name: 'New flow' }).click();
     await page.getByLabel('Flow name').fill('Products to ERP');
     const trigger = page.getByRole('group', { name: 'Trigger block' });
@@ -90,7 +97,7 @@ describe('the admin web app', () => {
     await page.getByRole('link', { name: 'Delivery history' }).click();
     const live = page.getByTestId('delivery').filter({ hasNotText: 'test-run' }).filter({ hasText: 'product.created' });
     await live.filter({ hasText: 'delivered' }).waitFor({ timeout: 20_000 });
-    await expect(live.getByRole('link', { name: 'Workflow in Temporal' }).getAttribute('href')).resolves.toMatch(
+    await expect(live.getByRole('link', { name: 'See in Temporal' }).getAttribute('href')).resolves.toMatch(
       /^http:\/\/127\.0\.0\.1:8233\/namespaces\/default\/workflows\/delivery/,
     );
     await page.getByLabel('Status').selectOption('failed');
@@ -98,7 +105,7 @@ describe('the admin web app', () => {
     await page.getByLabel('Status').selectOption('');
     await checkScreen(page, 'delivery-history');
     await page.getByRole('link', { name: 'Flows' }).click();
-    await page.getByRole('cell', { name: /delivered/ }).waitFor();
+    await page.getByRole('cell', { name: /delivered/i }).waitFor();
     await checkScreen(page, 'flows');
   });
 
@@ -106,7 +113,10 @@ describe('the admin web app', () => {
     await page.getByRole('link', { name: 'API connections' }).click();
     await page.getByText('Create a connection application').click();
     await page.getByLabel('Application name').fill('Warehouse robot');
-    await page.getByRole('group', { name: 'pos.products', exact: true }).getByLabel('read').check();
+    await page
+      .getByRole('group', { name: /pos\.products$/ })
+      .getByLabel('pos.products.read')
+      .check();
     await page.getByRole('button', { name: 'Create and show its key' }).click();
     const shown = page.getByTestId('shown-once');
     await expect(shown.textContent()).resolves.toMatch(/^svc_live_/);
@@ -120,25 +130,26 @@ describe('the admin web app', () => {
     const application = page.getByRole('listitem').filter({ has: page.getByRole('heading', { name: 'Warehouse robot' }) });
     await application.getByLabel('Overlap (hours)').fill('0');
     await application.getByRole('button', { name: 'Rotate key' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Rotate key' }).click();
     await page.getByText('New key of Warehouse robot').waitFor();
     const rotated = (await shown.textContent())!;
     expect(rotated).not.toBe(key);
     expect((await get('/shop', key)).status).toBe(401);
     expect((await get('/shop', rotated)).status).toBe(200);
 
-    page.once('dialog', (dialog) => void dialog.accept());
     await application.getByRole('button', { name: 'Revoke' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await application.getByRole('cell', { name: 'revoked' }).waitFor();
     expect((await get('/shop', rotated)).status).toBe(401);
   });
 
   it('sets up the shop', async () => {
     await page.getByRole('link', { name: 'Shop set-up' }).click();
-    const tags = page.getByRole('region', { name: 'Tags' });
+    const tags = page.getByRole('region', { name: 'Order tags' });
     await tags.getByLabel('Name').fill('VIP');
-    await tags.getByRole('button', { name: 'Add' }).click();
-    await tags.getByText('VIP').waitFor();
-    const move = page.getByRole('group', { name: 'From new' }).getByLabel('confirmed');
+    await tags.getByRole('button', { name: 'Add', exact: true }).click();
+    await tags.getByText('Added “VIP”.').waitFor();
+    const move = page.getByRole('group', { name: /From “New”/ }).getByLabel('Confirmed');
     await move.click();
     await expect.poll(() => move.isChecked()).toBe(false);
     await checkScreen(page, 'setup');
@@ -154,13 +165,13 @@ describe('the admin web app', () => {
     await chatPages.getByLabel('Platform page id').fill(platform.page.id);
     await chatPages.getByLabel('Page access token').fill(chat.platform.createPage({ name: 'Another page' }).accessToken);
     await chatPages.getByRole('button', { name: 'Link page' }).click();
-    await chatPages.getByText(`this access token is not platform page ${platform.page.id}'s`).waitFor();
+    await chatPages.getByText('The chat platform does not accept this access token for that page.').waitFor();
     await chatPages.getByLabel('Page access token').fill(platform.accessToken);
     await chatPages.getByRole('button', { name: 'Link page' }).click();
     await chatPages.getByText('connected', { exact: true }).waitFor();
 
-    page.once('dialog', (dialog) => void dialog.accept());
     await chatPages.getByRole('button', { name: 'Unlink Fanpage' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Unlink' }).click();
     await chatPages.getByText('not connected', { exact: true }).waitFor();
     expect(await db.admin`select page_id from chat_page_links where platform_page_id = ${platform.page.id}`).toEqual([]);
   });
@@ -171,7 +182,7 @@ describe('the admin web app', () => {
     await page.getByRole('group', { name: 'HTTP-send block' }).waitFor();
     await checkScreen(page, 'phone-flow-builder');
     await page.goto(`${api.baseUrl}/admin/#/flows`);
-    await page.getByRole('link', { name: 'Products to ERP' }).waitFor();
+    await page.getByRole('link', { name: 'Products to ERP', exact: true }).waitFor();
     await checkScreen(page, 'phone-flows');
   });
 
@@ -185,7 +196,7 @@ describe('the admin web app', () => {
     await viewerPage.getByRole('heading', { name: 'Flows' }).waitFor();
     await expect(viewerPage.getByRole('link', { name: 'New flow' }).count()).resolves.toBe(0);
     await expect(viewerPage.getByRole('link', { name: 'API connections' }).count()).resolves.toBe(0);
-    await viewerPage.getByRole('link', { name: 'Products to ERP' }).click();
+    await viewerPage.getByRole('link', { name: 'Products to ERP', exact: true }).click();
     await viewerPage.getByText('You may view flows').waitFor();
     await expect(viewerPage.getByLabel('Flow name').isDisabled()).resolves.toBe(true);
     await expect(viewerPage.getByLabel('HTTPS address').isDisabled()).resolves.toBe(true);

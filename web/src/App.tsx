@@ -1,5 +1,10 @@
+import { useTranslation } from 'react-i18next';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { api, unwrap } from './api/client';
 import { SessionGate, useSession } from './session';
+import { chooseLanguage, type Language } from './i18n';
 import { useRoute } from './router';
+import { LanguageSelect, ProblemMessage } from './ui';
 import { LoginScreen } from './screens/LoginScreen';
 import { FlowsScreen } from './screens/FlowsScreen';
 import { FlowBuilder } from './screens/FlowBuilder';
@@ -18,33 +23,55 @@ export function App() {
 /** The screens a member may open, by permission; each screen checks again what it offers. */
 function Shell() {
   const { session, holds, logOut } = useSession();
+  const { t } = useTranslation();
   const [screen = 'flows', id, sub] = useRoute();
   const mayFlows = holds('automation.flows.view') || holds('automation.flows.manage');
   const links = [
-    { path: 'flows', label: 'Flows', shown: mayFlows },
-    { path: 'connections', label: 'API connections', shown: holds('automation.connections.manage') },
-    { path: 'setup', label: 'Shop set-up', shown: true },
+    { path: 'flows', label: t('nav.flows'), shown: mayFlows },
+    { path: 'connections', label: t('nav.connections'), shown: holds('automation.connections.manage') },
+    { path: 'setup', label: t('nav.setup'), shown: true },
   ].filter((link) => link.shown);
   return (
     <div className="shell">
       <header className="top">
-        <span className="brand">Shopflow · {session.shop.slug}</span>
-        <nav aria-label="Main">
+        <span className="brand">
+          {t('appName')} · {session.shop.name}
+        </span>
+        <nav aria-label={t('nav.main')}>
           {links.map((link) => (
             <a key={link.path} href={`#/${link.path}`} aria-current={screen === link.path ? 'page' : undefined}>
               {link.label}
             </a>
           ))}
         </nav>
-        <span className="who">
-          {session.user.name}{' '}
+        <div className="who">
+          {session.user.name} <LanguageChoice />{' '}
           <button type="button" className="link" onClick={logOut}>
-            Log out
+            {t('logOut')}
           </button>
-        </span>
+        </div>
       </header>
       <main>{screenFor(screen, id, sub, mayFlows)}</main>
     </div>
+  );
+}
+
+/** The person's language: shown at once, and kept on their account so it follows them to any browser. */
+function LanguageChoice() {
+  const queryClient = useQueryClient();
+  const save = useMutation({
+    mutationFn: (language: Language) => unwrap(api.PATCH('/api/admin/session', { body: { language } })),
+    onSuccess: (session) => queryClient.setQueryData(['session'], session),
+  });
+  const choose = (language: Language) => {
+    void chooseLanguage(language);
+    save.mutate(language);
+  };
+  return (
+    <>
+      <LanguageSelect onChoose={choose} />
+      <ProblemMessage error={save.error} onRetry={() => save.mutate(save.variables!)} />
+    </>
   );
 }
 

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
+  WorkflowNotFoundError,
   type Client,
   type ConnectionLike,
   type WorkflowHandle,
@@ -10,9 +11,12 @@ import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import type { Settings } from '../../config/settings.js';
 import { sealDeliveryRequest } from '../../domain/flows/index.js';
 import { Problem } from '../../domain/kernel/index.js';
-import { deliveryWorkflow, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
+import { deliveryWorkflow, retryNowSignal, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
 import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey, ShopSlugKey, TestRunKey } from '../search-attributes.js';
 import { temporalClient } from '../../config/temporal-connection.js';
+
+// The schedule as the developer site states it: the API reads workflow code only through a starter.
+export { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from './delivery-schedule.js';
 
 /** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
 export interface DeliveryStarter {
@@ -155,4 +159,14 @@ export async function resendDelivery(starter: DeliveryStarter, input: UnsealedDe
     throw error;
   }
   return workflowId;
+}
+
+/** Ends a retrying delivery's wait: its next attempt is made now. 409 when the run is no longer there to ask (it just ended). */
+export async function retryDeliveryNow(starter: DeliveryStarter, workflowId: string): Promise<void> {
+  try {
+    await starter.client.workflow.getHandle(workflowId).signal(retryNowSignal);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) throw new Problem('conflict', 'this delivery is no longer waiting: it has just ended');
+    throw error;
+  }
 }

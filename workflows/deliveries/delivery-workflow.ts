@@ -1,10 +1,13 @@
 import {
   ActivityFailure,
   ApplicationFailure,
+  condition,
+  defineSignal,
   log,
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
@@ -34,6 +37,17 @@ export interface DeliveryResult {
 export const UNDELIVERED = 'DeliveryUndelivered';
 /** Runs started before undelivered runs failed completed instead; their histories replay as they were. */
 const UNDELIVERED_FAILS_THE_RUN = 'undelivered-fails-the-run';
+/**
+ * Runs started before a wait noted its end in the delivery history, and could be cut short, slept it
+ * out; their histories replay as they were.
+ */
+const NEXT_ATTEMPT_NOTED_AND_RETRY_NOW = 'next-attempt-noted-and-retry-now';
+
+/**
+ * A person asks for the next attempt at once (the admin app's "retry now"): the current wait ends.
+ * It carries nothing: the attempt sends the sealed request, as any attempt.
+ */
+export const retryNowSignal = defineSignal('retryNow');
 
 // A local activity: it runs in the worker that runs the workflow, its result is recorded in the
 // history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
@@ -53,6 +67,11 @@ const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<DeliveryRecord
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+// What the history shows of a wait: a few tries, then the wait goes on without it (it informs, it decides nothing).
+const { noteNextAttempt } = proxyLocalActivities<DeliveryRecordActivities>({
+  startToCloseTimeout: '10 seconds',
+  retry: { maximumAttempts: 3 },
+});
 
 /**
  * One webhook delivery: an immediate attempt, then the retry schedule with jitter, until a 2xx,
@@ -62,6 +81,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
   const delays = input.retryDelaysMs ?? DEFAULT_RETRY_DELAYS_MS;
   const longest = Math.max(...delays);
   const attempts: WebhookAttempt[] = [];
+  let retryAsked = false;
+  setHandler(retryNowSignal, () => void (retryAsked = true));
   for (let attemptIndex = 0; ; attemptIndex += 1) {
     const attempt = await attemptOnce(input, attemptIndex + 1);
     attempts.push(attempt);
@@ -86,7 +107,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     const wait = nextDelayMs(scheduled, longest, Math.random(), attempt.retryAfterSeconds ?? undefined);
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
     // The timer's summary is the attempt's outcome, shown in the UI's timeline without expanding anything.
-    await sleep(wait, { summary: `${attemptOutcome(input, attempt)}; attempt ${attemptIndex + 2} in ${Math.round(wait / 1000)} s` });
+    const summary = `${attemptOutcome(input, attempt)}; attempt ${attemptIndex + 2} in ${Math.round(wait / 1000)} s`;
+    if (patched(NEXT_ATTEMPT_NOTED_AND_RETRY_NOW)) {
+      // Only an ask during this wait ends it: one made while an attempt ran was answered by that attempt.
+      retryAsked = false;
+      const next = { at: new Date(Date.now() + wait).toISOString(), attemptsLeft: delays.length - attemptIndex };
+      await noteNextAttempt(input, next).catch((error: unknown) => log.warn('the next attempt was not noted', { error: String(error) }));
+      await condition(() => retryAsked, wait, { summary });
+    } else {
+      await sleep(wait, { summary });
+    }
   }
   await markDeliveryFailed(input);
   setStatus('failed');

@@ -11,11 +11,12 @@ import {
   MAX_APPLICATIONS_PER_SHOP,
   MAX_LIVE_KEYS,
   MAX_OVERLAP_HOURS,
+  removeApplication,
   revokeKey,
   rotateKey,
   updateApplication,
 } from '../../../domain/access/index.js';
-import { IdParams, Name } from '../../../domain/kernel/index.js';
+import { IdParams, Name, NoContent } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
 const IssuedKey = z.object({
@@ -101,6 +102,23 @@ export const adminApplicationRoutes: FastifyPluginAsyncZod = async (app) => {
         await updateApplication(tx, request.params.id, request.body, request.admin.userId);
         return (await listApplications(tx)).find((application) => application.id === request.params.id)!;
       });
+    },
+  );
+
+  app.delete(
+    '/applications/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Remove an application: its keys stop working at once; the shop log keeps naming it',
+        params: IdParams,
+        response: { 204: NoContent, ...changeProblems },
+      },
+    },
+    async (request, reply) => {
+      manage(request);
+      await request.inShop((tx) => removeApplication(tx, request.params.id, request.admin.userId));
+      return reply.status(204).send();
     },
   );
 

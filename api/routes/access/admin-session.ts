@@ -1,7 +1,16 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Sql } from '../../../db/client.js';
-import { ConcurrencyLimit, logIn, logOut, PASSWORD_CHECKS_AT_ONCE, SESSION_HOURS } from '../../../domain/access/index.js';
+import {
+  ADMIN_LANGUAGES,
+  chooseAdminLanguage,
+  ConcurrencyLimit,
+  logIn,
+  logOut,
+  PASSWORD_CHECKS_AT_ONCE,
+  SESSION_HOURS,
+  type AdminSession,
+} from '../../../domain/access/index.js';
 import { SESSION_COOKIE } from '../../plugins/admin-session.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
@@ -9,8 +18,13 @@ import { NoContent } from '../../../domain/kernel/index.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
-  user: z.object({ id: z.uuid(), name: z.string(), email: z.string() }),
-  shop: z.object({ id: z.uuid(), slug: z.string() }),
+  user: z.object({
+    id: z.uuid(),
+    name: z.string(),
+    email: z.string(),
+    language: z.enum(ADMIN_LANGUAGES).nullable().describe("The person's language for the app, on their account; null until they choose"),
+  }),
+  shop: z.object({ id: z.uuid(), slug: z.string(), name: z.string() }),
   permissions: z.array(z.string()),
 });
 
@@ -41,10 +55,10 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
   app,
   { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) },
 ) => {
-  const answer = (session: Awaited<ReturnType<typeof logIn>>['session']) => ({
+  const answer = (session: AdminSession) => ({
     csrfToken: session.csrfToken,
-    user: { id: session.userId, name: session.userName, email: session.email },
-    shop: { id: session.shopId, slug: session.shopSlug },
+    user: { id: session.userId, name: session.userName, email: session.email, language: session.language },
+    shop: { id: session.shopId, slug: session.shopSlug, name: session.shopName },
     permissions: session.permissions,
   });
 
@@ -80,6 +94,19 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
     '/session',
     { schema: { tags, summary: 'The logged-in member', response: { 200: SessionAnswer, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
     async (request) => answer(request.admin),
+  );
+
+  app.patch(
+    '/session',
+    {
+      schema: {
+        tags,
+        summary: "The logged-in person's language, kept on their account (it follows them to any browser)",
+        body: z.strictObject({ language: z.enum(ADMIN_LANGUAGES) }),
+        response: { 200: SessionAnswer, ...problemResponses(ADMIN_WRITE_PROBLEMS) },
+      },
+    },
+    async (request) => answer(await chooseAdminLanguage(sql, request.admin, request.body.language)),
   );
 
   app.post(

@@ -22,6 +22,7 @@ export const shopRoutes: FastifyPluginAsyncZod = async (app) => {
     '/shop',
     {
       schema: {
+        operationId: 'getShop',
         summary: 'The shop and application of the key',
         tags: ['Shop'],
         response: { 200: ShopSchema, ...problemResponses(READ_PROBLEMS) },

@@ -37,6 +37,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     {
       config: { permissions: ['pos.products.read'] },
       schema: {
+        operationId: 'listProducts',
         tags,
         summary: 'List products, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
@@ -56,7 +57,13 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     '/products/:id',
     {
       config: { permissions: ['pos.products.read'] },
-      schema: { tags, params: IdParams, response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getProduct',
+        summary: 'A product with its variants and images',
+        tags,
+        params: IdParams,
+        response: { 200: ProductDetail, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getProduct(tx, request.params.id)),
   );
@@ -67,6 +74,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       config: { permissions: ['pos.products.create', 'pos.products.read'] },
       bodyLimit: PRODUCT_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'createProduct',
         tags,
         summary: 'Create a product with its variants',
         body: NewProduct,
@@ -85,6 +93,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
       config: { permissions: ['pos.products.update', 'pos.products.read'] },
       bodyLimit: PRODUCT_BODY_LIMIT_BYTES,
       schema: {
+        operationId: 'updateProduct',
         tags,
         summary: 'Change a product; variants are patched partly',
         params: IdParams,
@@ -100,6 +109,7 @@ export const productRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps)
     {
       config: { permissions: ['pos.products.delete'] },
       schema: {
+        operationId: 'deleteProduct',
         tags,
         summary: 'Soft-delete a product',
         params: IdParams,

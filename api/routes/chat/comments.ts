@@ -24,6 +24,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (app, d
     {
       config: { permissions: CHAT_READ },
       schema: {
+        operationId: 'listComments',
         tags,
         summary: "Comments on the key's pages, latest change first",
         querystring: syncListQuery.extend({
@@ -50,7 +51,13 @@ export const commentRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (app, d
     '/comments/:id',
     {
       config: { permissions: CHAT_READ },
-      schema: { tags, params: IdParams, response: { 200: ChatCommentSchema, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getComment',
+        summary: "A comment on one of the key's pages",
+        tags,
+        params: IdParams,
+        response: { 200: ChatCommentSchema, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getComment(tx, request.params.id, request.auth.pageIds)),
   );
@@ -60,8 +67,9 @@ export const commentRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (app, d
     {
       config: { permissions: CHAT_SEND, rateCounter: 'messages' },
       schema: {
+        operationId: 'replyToCommentPrivately',
         tags,
-        summary: "The one private message to the comment's author, text only (Idempotency-Key supported)",
+        summary: "The one private message to the comment's author, text only",
         params: IdParams,
         body: z.strictObject({ text: MESSAGE_TEXT }),
         response: { 201: ChatMessageSchema, ...problemResponses(WRITE_PROBLEMS, IDEMPOTENCY_PROBLEMS, CHANNEL_PROBLEMS) },
@@ -82,6 +90,7 @@ export const commentRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (app, d
       {
         config: { permissions: CHAT_SEND },
         schema: {
+          operationId: `${verb}Comment`,
           tags,
           summary: hidden ? 'Hide the comment from everyone but its author and their friends' : 'Show a hidden comment again',
           params: IdParams,

@@ -73,6 +73,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (a
     {
       config: { permissions: CHAT_READ },
       schema: {
+        operationId: 'listConversations',
         tags,
         summary: "Conversations on the key's pages, newest last message first",
         querystring: syncListQuery.extend({
@@ -98,7 +99,13 @@ export const conversationRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (a
     '/conversations/:id',
     {
       config: { permissions: CHAT_READ },
-      schema: { tags, params: IdParams, response: { 200: ChatConversationSchema, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getConversation',
+        summary: 'A conversation with its customer',
+        tags,
+        params: IdParams,
+        response: { 200: ChatConversationSchema, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getConversation(tx, request.params.id, request.auth.pageIds)),
   );
@@ -108,6 +115,7 @@ export const conversationRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (a
     {
       config: { permissions: CHAT_READ },
       schema: {
+        operationId: 'listMessages',
         tags,
         summary: 'Messages of a conversation, newest first',
         params: IdParams,
@@ -126,8 +134,9 @@ export const conversationRoutes: FastifyPluginAsyncZod<ChatRouteDeps> = async (a
     {
       config: { permissions: CHAT_SEND, rateCounter: 'messages' },
       schema: {
+        operationId: 'sendMessage',
         tags,
-        summary: 'Send a message to the customer through the platform, synchronously (Idempotency-Key supported)',
+        summary: 'Send a message to the customer through the platform, synchronously',
         params: IdParams,
         body: NewMessage,
         response: { 201: ChatMessageSchema, ...problemResponses(WRITE_PROBLEMS, IDEMPOTENCY_PROBLEMS, CHANNEL_PROBLEMS) },

@@ -27,6 +27,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     {
       config: { permissions: ['pos.customers.read'] },
       schema: {
+        operationId: 'listCustomers',
         tags,
         summary: 'List customers, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
@@ -46,7 +47,13 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     '/customers/:id',
     {
       config: { permissions: ['pos.customers.read'] },
-      schema: { tags, params: IdParams, response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getCustomer',
+        summary: 'A customer with its contacts and addresses',
+        tags,
+        params: IdParams,
+        response: { 200: CustomerDetail, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getCustomer(tx, request.params.id)),
   );
@@ -56,8 +63,9 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     {
       config: { permissions: ['pos.customers.create'] },
       schema: {
+        operationId: 'createCustomer',
         tags,
-        summary: 'Create a customer (Idempotency-Key supported)',
+        summary: 'Create a customer',
         body: NewCustomer,
         response: { 201: CustomerDetail, ...problemResponses(WRITE_PROBLEMS, 'conflict', IDEMPOTENCY_PROBLEMS) },
       },
@@ -73,6 +81,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     {
       config: { permissions: ['pos.customers.update'] },
       schema: {
+        operationId: 'updateCustomer',
         tags,
         summary: 'Change name, gender or date of birth',
         params: IdParams,
@@ -88,6 +97,7 @@ export const customerRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps
     {
       config: { permissions: ['pos.customers.update'] },
       schema: {
+        operationId: 'addCustomerAddress',
         tags,
         summary: 'Add a delivery address',
         params: IdParams,

@@ -12,6 +12,7 @@ import {
   liveSigningSecrets,
   mayReadContent,
   resendRequest,
+  retryingDeliveryWorkflow,
   rotateSigningSecret,
   setFlowState,
   shownAttempt,
@@ -21,8 +22,9 @@ import {
 } from '../../../domain/flows/index.js';
 import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
-import { resendDelivery, runTestDelivery, type DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
-import { IdParams, Name, NoContent, SHOP_CAPS } from '../../../domain/kernel/index.js';
+import { resendDelivery, retryDeliveryNow, runTestDelivery, type DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
+import { IdParams, Name, NoContent, Problem, SHOP_CAPS } from '../../../domain/kernel/index.js';
+import { assertDestinationAllowed, DestinationRefused, type OutboundPolicy } from '../../../adapters/outbound/outbound-http.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
 
@@ -34,6 +36,8 @@ export interface AdminFlowDeps {
   secretsKey: KeyObject;
   /** Signs the flows list's cursors. */
   cursorSecret: string;
+  /** Where deliveries may go: a flow's address is checked on save and test-run as a delivery checks it. */
+  outbound: OutboundPolicy;
 }
 
 const FlowState = z.enum(['draft', 'on', 'off']);
@@ -44,7 +48,11 @@ const Flow = z
     eventType: z.string(),
     pageId: z.uuid().nullable(),
     url: z.string(),
-    httpEnabled: z.boolean().describe('false after the receiver answered 410 Gone, until the flow is switched on again'),
+    httpEnabled: z
+      .boolean()
+      .describe(
+        'false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too)',
+      ),
     state: FlowState,
     permissions: z.array(z.string()).describe("The flow's account: what it may read"),
     pageIds: z.array(z.uuid()),
@@ -70,13 +78,21 @@ const FlowInput = z.strictObject({
   eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
   pageId: z.uuid().nullish(),
   url: z
-    .url({ protocol: /^https$/ })
+    .url({ protocol: /^https$/, error: 'must be an https:// address' })
     .max(2000)
-    .describe('https only'),
+    .describe('https only, to a public internet address (as each delivery checks it)'),
   permissions: z.array(z.string()).max(50).optional(),
   pageIds: z.array(z.uuid()).max(100).optional(),
   state: FlowState.optional(),
 });
+
+/**
+ * A test-run's choice: a real record of the trigger's family (for stock, a variant), instead of the
+ * made-up example; and the builder's unsaved edits, tested instead of the saved flow's.
+ */
+const TestRunBody = FlowInput.pick({ name: true, eventType: true, pageId: true, url: true, permissions: true })
+  .partial()
+  .extend({ recordId: z.uuid().optional().describe('An order, product, customer, shipment or message id, or a variant id for stock') });
 
 const tags = ['Admin: flows'];
 /** Reading needs automation.flows.view or manage; a change needs manage. */
@@ -92,6 +108,18 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
   const manage = (request: FastifyRequest) => assertHolds(request.admin.permissions, ['automation.flows.manage'], 'changing flows');
   const view = (request: FastifyRequest) => {
     if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
+  };
+  /** The delivery's own check of an address (https, a public IP), refused as a field error before anything is saved or sent. */
+  const checkAddress = (url: string | undefined) => {
+    if (url === undefined) return;
+    try {
+      assertDestinationAllowed(url, deps.outbound);
+    } catch (error) {
+      if (!(error instanceof DestinationRefused)) throw error;
+      throw new Problem('validation-failed', `the HTTP-send address is refused: ${error.message}`, {
+        errors: [{ path: 'url', message: error.message }],
+      });
+    }
   };
 
   app.get(
@@ -124,6 +152,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     },
     async (request, reply) => {
       manage(request);
+      checkAddress(request.body.url);
       const created = await request.inShop(async (tx) => {
         const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
         return { flow: await getFlow(tx, flowId), secret };
@@ -142,6 +171,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } },
     async (request) => {
       manage(request);
+      checkAddress(request.body.url);
       return request.inShop((tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
     },
   );
@@ -189,8 +219,11 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     {
       schema: {
         tags,
-        summary: "Send a sample event of the trigger's type through the delivery workflow",
+        summary: "Send a test event of the trigger's type through the delivery workflow",
+        description:
+          "The envelope is marked `\"test\": true`. Its `data` is the made-up example of the event type, or the record `recordId` names (which needs the type's read permissions, for the person and the flow's account). The other fields are the builder's unsaved edits: the test-run uses them instead of the saved flow's (the address checked as on save), and saves nothing.",
         params: IdParams,
+        body: TestRunBody.nullish(),
         response: {
           200: z.object({
             eventId: z.string(),
@@ -204,7 +237,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
                 headers: z.record(z.string(), z.string()),
                 body: z.string().nullable().describe("Only for a person who may read the event's data type (as in the history)"),
               })
-              .describe('The signed request that was sent (a test run carries sample data only)'),
+              .describe('The signed request that was sent'),
           }),
           ...changeProblems,
         },
@@ -213,7 +246,11 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     async (request) => {
       manage(request);
       const { permissions } = request.admin;
-      const testRun = await request.inShop((tx) => testRunRequest(tx, request.admin.shopId, request.params.id, permissions));
+      const { recordId, ...draft } = request.body ?? {};
+      checkAddress(draft.url);
+      const testRun = await request.inShop((tx) =>
+        testRunRequest(tx, request.admin.shopId, request.params.id, permissions, recordId, draft),
+      );
       const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
       const attempt = result.attempts[0]!;
       const secrets = await request.inShop((tx) => liveSigningSecrets(tx, request.params.id, deps.secretsKey));
@@ -249,6 +286,14 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
                 testRun: z.boolean(),
                 createdAt: z.string(),
                 updatedAt: z.string(),
+                about: z
+                  .string()
+                  .nullable()
+                  .describe(
+                    "What it was about: an order's code and buyer, a product's or customer's name…; null for a viewer who may not read the data",
+                  ),
+                nextAttemptAt: z.string().nullable().describe('While retrying: when the next attempt is'),
+                attemptsLeft: z.number().int().nullable().describe('While retrying: how many attempts are left, the next one included'),
                 temporalUrl: z.string(),
                 attempts: z.array(ShownDeliveryAttempt),
                 data: z.unknown().optional().describe("Only for a viewer who may read the event's data type"),
@@ -291,6 +336,28 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       const input = await request.inShop((tx) => resendRequest(tx, request.params.id, request.params.deliveryId));
       const workflowId = await resendDelivery(deps.deliveries, input);
       return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
+    },
+  );
+
+  app.post(
+    '/flows/:id/deliveries/:deliveryId/retry',
+    {
+      schema: {
+        tags,
+        summary: 'Retry a retrying delivery now: its wait ends, and its next attempt is made at once',
+        params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
+        response: {
+          202: z.object({ deliveryId: z.string(), workflowId: z.string() }),
+          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
+        },
+      },
+    },
+    async (request, reply) => {
+      manage(request);
+      const { id, deliveryId } = request.params;
+      const workflowId = await request.inShop((tx) => retryingDeliveryWorkflow(tx, id, deliveryId));
+      await retryDeliveryNow(deps.deliveries, workflowId);
+      return reply.status(202).send({ deliveryId, workflowId });
     },
   );
 };

@@ -33,6 +33,7 @@ export const geographyRoutes: FastifyPluginAsyncZod<{ sql: Sql }> = async (app, 
     '/geo/units',
     {
       schema: {
+        operationId: 'listGeoUnits',
         summary: 'Administrative units of Vietnam, one tier at a time',
         description:
           'Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.',

@@ -10,11 +10,11 @@ import {
 } from '../../../domain/inventory/index.js';
 import { respondIdempotently } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
-import { IdParams, Note, SignedDecimal, Timestamp } from '../../../domain/kernel/index.js';
+import { Decimal, IdParams, Note, SignedDecimal, Timestamp } from '../../../domain/kernel/index.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
 import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
-const Quantity = z.string().describe('Decimal string, at most three decimals');
+const Quantity = Decimal.describe('Decimal string, at most three decimals');
 
 const StockRow = z
   .object({
@@ -50,8 +50,10 @@ const InventoryDocument = z
 
 /** The quantity `0`, `-0.00`…: no document line moves nothing. */
 const ZERO = '^-?0+(\\.0+)?$';
-const kindRule = (kinds: string[], target: object, quantity: object) => ({
+// Each rule requires `kind` (as the object does), so the rules exclude each other by it.
+const kindRule = (kinds: string[], target: object, quantity: object, required: string[] = []) => ({
   properties: { kind: { enum: kinds }, targetWarehouseId: target, lines: { items: { properties: { quantity } } } },
+  required: ['kind', ...required],
 });
 
 const NewInventoryDocument = z
@@ -75,7 +77,7 @@ const NewInventoryDocument = z
   .meta({
     oneOf: [
       kindRule(['receipt', 'issue'], { type: 'null' }, { not: { pattern: `${ZERO}|^-` } }),
-      { ...kindRule(['transfer'], { type: 'string' }, { not: { pattern: `${ZERO}|^-` } }), required: ['targetWarehouseId'] },
+      kindRule(['transfer'], { type: 'string' }, { not: { pattern: `${ZERO}|^-` } }, ['targetWarehouseId']),
       kindRule(['adjustment'], { type: 'null' }, { not: { pattern: ZERO } }),
     ],
   });
@@ -89,6 +91,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     {
       config: { permissions: ['pos.inventory.read', 'pos.products.read'] },
       schema: {
+        operationId: 'listStock',
         tags,
         summary: 'Stock of each variant in each warehouse, sorted by last stock change',
         description:
@@ -111,8 +114,9 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     {
       config: { permissions: ['pos.inventory.update'] },
       schema: {
+        operationId: 'createInventoryDocument',
         tags,
-        summary: 'Draft an inventory document (Idempotency-Key supported); stock moves when it is posted',
+        summary: 'Draft an inventory document; stock moves when it is posted',
         body: NewInventoryDocument,
         response: { 201: InventoryDocument, ...problemResponses(WRITE_PROBLEMS, 'not-found', 'variant-removed', IDEMPOTENCY_PROBLEMS) },
       },
@@ -127,7 +131,13 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     '/inventory/documents/:id',
     {
       config: { permissions: ['pos.inventory.read'] },
-      schema: { tags, params: IdParams, response: { 200: InventoryDocument, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getInventoryDocument',
+        summary: 'An inventory document with its lines',
+        tags,
+        params: IdParams,
+        response: { 200: InventoryDocument, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getInventoryDocument(tx, request.params.id)),
   );
@@ -137,6 +147,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     {
       config: { permissions: ['pos.inventory.update'] },
       schema: {
+        operationId: 'postInventoryDocument',
         tags,
         summary: 'Post a draft once: its stock moves now (again: 409 document-already-posted)',
         params: IdParams,
@@ -154,6 +165,7 @@ export const inventoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, dep
     {
       config: { permissions: ['pos.inventory.update'] },
       schema: {
+        operationId: 'receiveInventoryDocument',
         tags,
         summary: "A posted transfer arrives: the target's inTransit becomes quantity, once",
         params: IdParams,

@@ -69,6 +69,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.read'] },
       schema: {
+        operationId: 'listOrders',
         tags,
         summary: 'List orders, sorted by (updatedAt, id)',
         querystring: softDeleteListQuery.extend({
@@ -89,7 +90,13 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     '/orders/:id',
     {
       config: { permissions: ['pos.orders.read'] },
-      schema: { tags, params: IdParams, response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getOrder',
+        summary: 'An order with its lines, payments and shipping address',
+        tags,
+        params: IdParams,
+        response: { 200: OrderDetail, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getOrder(tx, request.params.id)),
   );
@@ -99,8 +106,9 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.create', 'pos.products.read'] },
       schema: {
+        operationId: 'createOrder',
         tags,
-        summary: 'Create an order (Idempotency-Key supported)',
+        summary: 'Create an order',
         body: NewOrder,
         response: { 201: OrderDetail, ...problemResponses(WRITE_PROBLEMS, orderCreationProblems, IDEMPOTENCY_PROBLEMS) },
       },
@@ -114,6 +122,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.update'] },
       schema: {
+        operationId: 'updateOrder',
         tags,
         summary: 'Change an order; lines replace the whole set',
         params: IdParams,
@@ -129,6 +138,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.update'] },
       schema: {
+        operationId: 'changeOrderStatus',
         tags,
         summary: 'Move an order to another state of the transition matrix',
         params: IdParams,
@@ -144,6 +154,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.delete'] },
       schema: {
+        operationId: 'deleteOrder',
         tags,
         summary: 'Delete an order (status deleted)',
         params: IdParams,
@@ -158,6 +169,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.read'] },
       schema: {
+        operationId: 'listOrderNotes',
         tags,
         summary: 'Notes, newest first',
         params: IdParams,
@@ -172,6 +184,7 @@ export const orderRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, deps) =
     {
       config: { permissions: ['pos.orders.update'] },
       schema: {
+        operationId: 'addOrderNote',
         tags,
         summary: 'Add a note written by this application',
         params: IdParams,

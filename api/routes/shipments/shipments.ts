@@ -40,6 +40,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
     {
       config: { permissions: READ_PERMISSIONS },
       schema: {
+        operationId: 'listShipments',
         tags,
         summary: 'List shipments, sorted by (updatedAt, id)',
         querystring: syncListQuery.extend({ status: shipmentStateSchema.optional(), orderId: z.uuid().optional() }),
@@ -56,7 +57,13 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
     '/shipments/:id',
     {
       config: { permissions: READ_PERMISSIONS },
-      schema: { tags, params: IdParams, response: { 200: shipmentDetailSchema, ...problemResponses(READ_PROBLEMS, 'not-found') } },
+      schema: {
+        operationId: 'getShipment',
+        summary: 'A shipment with its itinerary',
+        tags,
+        params: IdParams,
+        response: { 200: shipmentDetailSchema, ...problemResponses(READ_PROBLEMS, 'not-found') },
+      },
     },
     (request) => request.inShop((tx) => getShipment(tx, request.params.id)),
   );
@@ -66,8 +73,9 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
     {
       config: { permissions: ['pos.shipping.read', 'pos.orders.update', 'pos.products.read'], rateCounter: 'shipments' },
       schema: {
+        operationId: 'createShipment',
         tags,
-        summary: 'Push an order to a carrier (Idempotency-Key supported)',
+        summary: 'Push an order to a carrier',
         description:
           'Awaits the carrier for a bounded time. After a 503, read GET /shipments?orderId= before retrying: the push may have gone through.',
         body: NewShipment,
@@ -96,6 +104,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
     {
       config: { permissions: ['pos.shipping.read', 'pos.orders.update'], rateCounter: 'shipments' },
       schema: {
+        operationId: 'cancelShipment',
         tags,
         summary: 'Cancel a shipment that has not ended; the carrier decides',
         params: IdParams,

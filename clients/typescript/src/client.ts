@@ -1,4 +1,4 @@
-import createFetchClient, { type Client } from 'openapi-fetch';
+import createFetchClient, { type Client, type ClientPathsWithMethod, type FetchResponse, type MaybeOptionalInit } from 'openapi-fetch';
 import type { paths } from './open-api.generated.js';
 import { ShopflowProblem } from './problems.js';
 import { retryingFetch, type RetryOptions } from './retrying-fetch.js';
@@ -27,12 +27,39 @@ export type ListParams<P extends ListPath> = {
   query?: Omit<NonNullable<ListOperation<P>['parameters']['query']>, 'cursor'>;
 } & (ListOperation<P>['parameters'] extends { path: infer Path } ? { path: Path } : { path?: never });
 
+type HttpMethod = 'get' | 'put' | 'post' | 'delete' | 'patch';
+/** The keys `T` must have (openapi-fetch's rule for whether a call's `init` argument may be left out). */
+type RequiredKeys<T> = { [K in keyof T]-?: Partial<Pick<T, K>> extends Pick<T, K> ? never : K }[keyof T];
+type InitParam<Init> = RequiredKeys<Init> extends never ? [(Init & { [key: string]: unknown })?] : [Init & { [key: string]: unknown }];
+/** The answer of a call that returned: a refusal throws a `ShopflowProblem`, so only the success branch is left, `data` always there. */
+export type Answered<R> = Extract<R, { data: unknown }>;
+/** One method of `ShopflowApi`: openapi-fetch's, typed by path and parameters, answering only in success. */
+export type ApiMethod<M extends HttpMethod> = <
+  Path extends ClientPathsWithMethod<Client<paths>, M>,
+  Init extends MaybeOptionalInit<paths[Path], M>,
+>(
+  url: Path,
+  ...init: InitParam<Init>
+) => Promise<Answered<FetchResponse<NonNullable<paths[Path][M]>, Init, `${string}/${string}`>>>;
+
+/** The typed calls of `/api/open/v1`: openapi-fetch's client with the retries, whose refusals throw. */
+export interface ShopflowApi {
+  GET: ApiMethod<'get'>;
+  POST: ApiMethod<'post'>;
+  PUT: ApiMethod<'put'>;
+  PATCH: ApiMethod<'patch'>;
+  DELETE: ApiMethod<'delete'>;
+  /** openapi-fetch middleware (logging, tracing): it sees each call once, whatever its retries. */
+  use: Client<paths>['use'];
+  eject: Client<paths>['eject'];
+}
+
 export interface ShopflowClient {
   /**
-   * The typed openapi-fetch client of `/api/open/v1`, with the retries. A refused request throws a
+   * The typed client of `/api/open/v1` (openapi-fetch), with the retries. A refused request throws a
    * `ShopflowProblem`, so `data` is there whenever the call returns.
    */
-  readonly api: Client<paths>;
+  readonly api: ShopflowApi;
   /** Every row of a list, page after page along `nextCursor`, in one read pass. */
   paginate<P extends ListPath>(path: P, params?: ListParams<P>): AsyncGenerator<RowOf<P>, void, undefined>;
   /** The pages of a list, each with its rows (for sync, which keeps the pass's progress). */
@@ -42,7 +69,7 @@ export interface ShopflowClient {
 type PageGet = (
   path: string,
   init: { params: { query: Record<string, unknown>; path?: unknown } },
-) => Promise<{ data?: { data: unknown[]; nextCursor: string | null } }>;
+) => Promise<{ data: { data: unknown[]; nextCursor: string | null } }>;
 
 /** A client of one shop's Open API, for the key's shop. */
 export function createShopflowClient(options: ClientOptions): ShopflowClient {
@@ -64,14 +91,14 @@ export function createShopflowClient(options: ClientOptions): ShopflowClient {
     do {
       const query: Record<string, unknown> = { ...params?.query, ...(cursor === null ? {} : { cursor }) };
       const { data } = await get(path, { params: { query, ...(params?.path ? { path: params.path } : {}) } });
-      if (!data) return;
       yield data.data as RowOf<P>[];
       cursor = data.nextCursor;
     } while (cursor !== null);
   }
 
   return {
-    api,
+    // The same object: its methods answer only in success, as the middleware above throws on refusals.
+    api: api as unknown as ShopflowApi,
     pages,
     async *paginate(path, params) {
       for await (const page of pages(path, params)) yield* page;

@@ -1,4 +1,14 @@
-export { createShopflowClient, type ClientOptions, type ListParams, type ListPath, type RowOf, type ShopflowClient } from './client.js';
+export {
+  createShopflowClient,
+  type Answered,
+  type ApiMethod,
+  type ClientOptions,
+  type ListParams,
+  type ListPath,
+  type RowOf,
+  type ShopflowApi,
+  type ShopflowClient,
+} from './client.js';
 export { isProblem, problemGroup, ShopflowProblem, type ProblemBody, type ProblemCode, type ProblemGroup } from './problems.js';
 export { retryingFetch, type RetryOptions } from './retrying-fetch.js';
 export {
@@ -19,6 +29,7 @@ export {
   WebhookVerificationError,
   type ClaimResult,
   type EventChanges,
+  type EventOf,
   type EventType,
   type SeenStore,
   type ShopflowEvent,
@@ -27,5 +38,5 @@ export {
   type WebhookHeaders,
   type WebhookIdStore,
 } from './webhooks.js';
-export { fastifyWebhooks, nodeWebhookHandler, type WebhookReceiverOptions } from './webhook-adapters.js';
+export type { WebhookReceiverOptions } from './webhook-receiver.js';
 export { EVENT_TYPES, type components, type paths } from './open-api.generated.js';

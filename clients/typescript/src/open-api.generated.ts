@@ -11,74 +11,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's carrier connections */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CarrierConnection"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * The shop's carrier connections
+         * @description Needs the permission `pos.shipping.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listCarrierConnections"];
         put?: never;
         post?: never;
         delete?: never;
@@ -94,74 +33,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Product categories */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Category"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Product categories
+         * @description Needs the permission `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listCategories"];
         put?: never;
         post?: never;
         delete?: never;
@@ -177,86 +55,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Comments on the key's pages, latest change first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    /** @description One of the key's pages */
-                    pageId?: string;
-                    /** @description The platform's post id */
-                    postId?: string;
-                    /** @description Inclusive, on updatedAt; only records older than the safety delay */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ChatComment"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Comments on the key's pages, latest change first
+         * @description Needs the permissions `social.pages.read` and `social.conversations.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listComments"];
         put?: never;
         post?: never;
         delete?: never;
@@ -272,82 +81,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatComment"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A comment on one of the key's pages
+         * @description Needs the permissions `social.pages.read` and `social.conversations.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getComment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -365,137 +105,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Hide the comment from everyone but its author and their friends */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatComment"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description messaging-window-closed, page-not-connected, conversation-not-replyable */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description channel-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Hide the comment from everyone but its author and their friends
+         * @description Needs the permissions `social.pages.read`, `social.conversations.read` and `social.messages.send`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["hideComment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -511,143 +127,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** The one private message to the comment's author, text only (Idempotency-Key supported) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        text: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatMessage"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-reused, messaging-window-closed, page-not-connected, conversation-not-replyable */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description channel-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * The one private message to the comment's author, text only
+         * @description Needs the permissions `social.pages.read`, `social.conversations.read` and `social.messages.send`.
+         *
+         *     Counts in the `messages` rate-limit counter (60 requests a minute per key).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["replyToCommentPrivately"];
         delete?: never;
         options?: never;
         head?: never;
@@ -663,137 +151,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Show a hidden comment again */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatComment"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description messaging-window-closed, page-not-connected, conversation-not-replyable */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description channel-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Show a hidden comment again
+         * @description Needs the permissions `social.pages.read`, `social.conversations.read` and `social.messages.send`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["showComment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -807,84 +171,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Conversations on the key's pages, newest last message first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    /** @description One of the key's pages */
-                    pageId?: string;
-                    /** @description Inclusive, on lastMessageAt; only records older than the safety delay */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ChatConversation"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Conversations on the key's pages, newest last message first
+         * @description Needs the permissions `social.pages.read` and `social.conversations.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listConversations"];
         put?: never;
         post?: never;
         delete?: never;
@@ -900,82 +197,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatConversation"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A conversation with its customer
+         * @description Needs the permissions `social.pages.read` and `social.conversations.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getConversation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -991,231 +219,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Messages of a conversation, newest first */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                };
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ChatMessage"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Messages of a conversation, newest first
+         * @description Needs the permissions `social.pages.read` and `social.conversations.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         */
+        get: operations["listMessages"];
         put?: never;
-        /** Send a message to the customer through the platform, synchronously (Idempotency-Key supported) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description One attachment: the platform sends one per message */
-                        attachments?: components["schemas"]["ChatAttachmentInput"][];
-                        text?: string;
-                    } & (unknown | unknown);
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["ChatMessage"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-reused, messaging-window-closed, page-not-connected, conversation-not-replyable */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description channel-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Send a message to the customer through the platform, synchronously
+         * @description Needs the permissions `social.pages.read`, `social.conversations.read` and `social.messages.send`.
+         *
+         *     Counts in the `messages` rate-limit counter (60 requests a minute per key).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["sendMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1229,214 +251,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List customers, sorted by (updatedAt, id) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description Also return soft-deleted records */
-                    includeDeleted?: "true" | "false";
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    /** @description Exact phone, in any accepted form */
-                    phone?: string;
-                    /** @description Part of the name */
-                    search?: string;
-                    /** @description Inclusive; only records older than the safety delay are returned */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["CustomerRow"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * List customers, sorted by (updatedAt, id)
+         * @description Needs the permission `pos.customers.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listCustomers"];
         put?: never;
-        /** Create a customer (Idempotency-Key supported) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        contacts?: {
-                            isPrimary?: boolean;
-                            /** @enum {string} */
-                            kind: "phone";
-                            value: string;
-                        }[];
-                        dateOfBirth?: (string & (unknown & unknown)) | null;
-                        gender?: ("male" | "female" | "other") | null;
-                        name: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict, idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-reused */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a customer
+         * @description Needs the permission `pos.customers.create`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["createCustomer"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1450,199 +285,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A customer with its contacts and addresses
+         * @description Needs the permission `pos.customers.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getCustomer"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Change name, gender or date of birth */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        dateOfBirth?: (string & (unknown & unknown)) | null;
-                        gender?: ("male" | "female" | "other") | null;
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Customer"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Change name, gender or date of birth
+         * @description Needs the permission `pos.customers.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        patch: operations["updateCustomer"];
         trace?: never;
     };
     "/customers/{id}/addresses": {
@@ -1654,134 +315,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a delivery address */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        addressLine: string;
-                        districtName?: string | null;
-                        districtUnitId?: string | null;
-                        geoSystem?: ("old" | "new") | null;
-                        provinceName?: string | null;
-                        provinceUnitId?: string | null;
-                        recipientName?: string | null;
-                        recipientPhone?: (string | "") | null;
-                        wardName?: string | null;
-                        wardUnitId?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["CustomerAddress"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Add a delivery address
+         * @description Needs the permission `pos.customers.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["addCustomerAddress"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1798,90 +338,12 @@ export interface paths {
         /**
          * Administrative units of Vietnam, one tier at a time
          * @description Not paginated (at most a few hundred rows per tier), sorted by name. A parentId that does not exist or belongs to the other system is 404.
+         *
+         *     Needs any valid key.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Absent: the provinces; present: the children of that unit */
-                    parentId?: string;
-                    /** @description Keeps the names containing it, ignoring case and accents ("ha noi" finds "Hà Nội") */
-                    search?: string;
-                    /** @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward */
-                    system: "old" | "new";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["GeoUnit"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listGeoUnits"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1899,159 +361,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Draft an inventory document (Idempotency-Key supported); stock moves when it is posted */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @enum {string} */
-                        kind: "receipt" | "issue" | "adjustment" | "transfer";
-                        lines: {
-                            /** @description receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change */
-                            quantity: string;
-                            /** Format: uuid */
-                            variantId: string;
-                        }[];
-                        note?: string | null;
-                        /** @description Required for a transfer, and different from warehouseId; absent otherwise */
-                        targetWarehouseId?: string | null;
-                        /** Format: uuid */
-                        warehouseId: string;
-                    } & ({
-                        /** @enum {unknown} */
-                        kind?: "receipt" | "issue";
-                        lines?: unknown;
-                        targetWarehouseId?: null;
-                    } | {
-                        /** @enum {unknown} */
-                        kind?: "transfer";
-                        lines?: unknown;
-                        targetWarehouseId: string;
-                    } | {
-                        /** @enum {unknown} */
-                        kind?: "adjustment";
-                        lines?: unknown;
-                        targetWarehouseId?: null;
-                    });
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InventoryDocument"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description variant-removed, idempotency-key-reused */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Draft an inventory document; stock moves when it is posted
+         * @description Needs the permission `pos.inventory.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["createInventoryDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2065,82 +383,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InventoryDocument"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * An inventory document with its lines
+         * @description Needs the permission `pos.inventory.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getInventoryDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2158,128 +407,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Post a draft once: its stock moves now (again: 409 document-already-posted) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InventoryDocument"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description document-already-posted, conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-stock, variant-removed */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Post a draft once: its stock moves now (again: 409 document-already-posted)
+         * @description Needs the permission `pos.inventory.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["postInventoryDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2295,128 +429,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A posted transfer arrives: the target's inTransit becomes quantity, once */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["InventoryDocument"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description document-already-posted, conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-stock */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A posted transfer arrives: the target's inTransit becomes quantity, once
+         * @description Needs the permission `pos.inventory.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["receiveInventoryDocument"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2433,84 +452,16 @@ export interface paths {
         /**
          * Stock of each variant in each warehouse, sorted by last stock change
          * @description The mark (stockChangedAt) moves only when quantity or inTransit changes. Rows of a removed variant, a deleted product or a deleted warehouse leave the list. updatedSince filters by stockChangedAt.
+         *
+         *     Needs the permissions `pos.inventory.read` and `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
          */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    /** @description Inclusive; only records older than the safety delay are returned */
-                    updatedSince?: string & (unknown & unknown);
-                    variantId?: string;
-                    warehouseId?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["StockRow"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        get: operations["listStock"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2526,258 +477,27 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List orders, sorted by (updatedAt, id) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description Exact order code */
-                    code?: string;
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    customerId?: string;
-                    /** @description Also return soft-deleted records */
-                    includeDeleted?: "true" | "false";
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    status?: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
-                    /** @description Inclusive; only records older than the safety delay are returned */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["OrderRow"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * List orders, sorted by (updatedAt, id)
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listOrders"];
         put?: never;
-        /** Create an order (Idempotency-Key supported) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        billEmail?: string | null;
-                        billFullName?: string | null;
-                        billPhone?: (string | "") | null;
-                        /** @description Generated (DH000001…) when absent */
-                        code?: string;
-                        customerId?: string | null;
-                        discount?: string;
-                        freeShipping?: boolean;
-                        handlerRoleId?: string | null;
-                        handlerUserId?: string | null;
-                        lines: {
-                            discount?: string;
-                            quantity: string;
-                            unitPrice: string;
-                            /** Format: uuid */
-                            variantId: string;
-                        }[];
-                        note?: string | null;
-                        occurredAt?: string & (unknown & unknown);
-                        payments?: {
-                            amount: string;
-                            /** Format: uuid */
-                            methodId: string;
-                        }[];
-                        receivedAtShop?: boolean;
-                        salesChannelId?: string | null;
-                        shippingAddress?: {
-                            addressLine?: string | null;
-                            districtName?: string | null;
-                            districtUnitId?: string | null;
-                            geoSystem?: ("old" | "new") | null;
-                            provinceName?: string | null;
-                            provinceUnitId?: string | null;
-                            recipientName?: string | null;
-                            recipientPhone?: (string | "") | null;
-                            wardName?: string | null;
-                            wardUnitId?: string | null;
-                        } | null;
-                        shippingFee?: string;
-                        surcharge?: string;
-                        tagIds?: string[];
-                        tax?: string;
-                        /** Format: uuid */
-                        warehouseId: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Order"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict, order-has-live-shipment, duplicate-code, idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description order-status-not-allowed, insufficient-stock, variant-removed, customer-blocked, idempotency-key-reused */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create an order
+         * @description Needs the permissions `pos.orders.create` and `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
+         */
+        post: operations["createOrder"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2791,378 +511,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Order"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * An order with its lines, payments and shipping address
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getOrder"];
         put?: never;
         post?: never;
-        /** Delete an order (status deleted) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Order"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-stock */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Delete an order (status deleted)
+         * @description Needs the permission `pos.orders.delete`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        delete: operations["deleteOrder"];
         options?: never;
         head?: never;
-        /** Change an order; lines replace the whole set */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        billEmail?: string | null;
-                        billFullName?: string | null;
-                        billPhone?: (string | "") | null;
-                        /** @description The code cannot change */
-                        code?: unknown;
-                        customerId?: string | null;
-                        discount?: string;
-                        freeShipping?: boolean;
-                        /**
-                         * Format: uuid
-                         * @description Needs pos.orders.assign; the next member of the role in turn
-                         */
-                        handlerRoleId?: string;
-                        /**
-                         * Format: uuid
-                         * @description Needs pos.orders.assign
-                         */
-                        handlerUserId?: string;
-                        lines?: {
-                            discount?: string;
-                            quantity: string;
-                            unitPrice: string;
-                            /** Format: uuid */
-                            variantId: string;
-                        }[];
-                        note?: string | null;
-                        occurredAt?: string & (unknown & unknown);
-                        payments?: {
-                            amount: string;
-                            /** Format: uuid */
-                            methodId: string;
-                        }[];
-                        receivedAtShop?: boolean;
-                        salesChannelId?: string | null;
-                        shippingAddress?: {
-                            addressLine?: string | null;
-                            districtName?: string | null;
-                            districtUnitId?: string | null;
-                            geoSystem?: ("old" | "new") | null;
-                            provinceName?: string | null;
-                            provinceUnitId?: string | null;
-                            recipientName?: string | null;
-                            recipientPhone?: (string | "") | null;
-                            wardName?: string | null;
-                            wardUnitId?: string | null;
-                        } | null;
-                        shippingFee?: string;
-                        surcharge?: string;
-                        tagIds?: string[];
-                        tax?: string;
-                        /** Format: uuid */
-                        warehouseId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Order"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict, order-has-live-shipment */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-stock, variant-removed, customer-blocked */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Change an order; lines replace the whole set
+         * @description Needs the permission `pos.orders.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        patch: operations["updateOrder"];
         trace?: never;
     };
     "/orders/{id}/notes": {
@@ -3172,196 +545,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Notes, newest first */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["OrderNote"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Notes, newest first
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listOrderNotes"];
         put?: never;
-        /** Add a note written by this application */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        message: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["OrderNote"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Add a note written by this application
+         * @description Needs the permission `pos.orders.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["addOrderNote"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3377,127 +575,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move an order to another state of the transition matrix */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        reason?: string;
-                        /** @enum {string} */
-                        status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Order"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description order-status-not-allowed, insufficient-stock */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Move an order to another state of the transition matrix
+         * @description Needs the permission `pos.orders.update`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["changeOrderStatus"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3511,74 +595,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Chat pages of the key's list (other pages do not exist for it) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ChatPage"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Chat pages of the key's list (other pages do not exist for it)
+         * @description Needs the permission `social.pages.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listPages"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3594,74 +617,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Payment methods */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["PaymentMethod"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Payment methods
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listPaymentMethods"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3677,229 +639,25 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List products, sorted by (updatedAt, id) */
-        get: {
-            parameters: {
-                query?: {
-                    categoryId?: string;
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description Also return soft-deleted records */
-                    includeDeleted?: "true" | "false";
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    /** @description Part of the name or the code */
-                    search?: string;
-                    /** @description Inclusive; only records older than the safety delay are returned */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["ProductRow"][];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * List products, sorted by (updatedAt, id)
+         * @description Needs the permission `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listProducts"];
         put?: never;
-        /** Create a product with its variants */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        categoryIds?: string[];
-                        /** @description Generated when empty */
-                        code?: string;
-                        description?: string | null;
-                        name: string;
-                        /** @enum {string} */
-                        type?: "simple" | "service";
-                        /** @description At most 2048 variants per product */
-                        variants: {
-                            attributes?: {
-                                [key: string]: string;
-                            };
-                            barcode?: string | null;
-                            code?: string;
-                            heightCm?: string | null;
-                            /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
-                            id?: (string | "") | null;
-                            isActive?: boolean;
-                            /** @description Absent keeps the set, an array replaces it, [] clears it */
-                            keywords?: string[];
-                            lengthCm?: string | null;
-                            price?: string;
-                            weightGrams?: string | null;
-                            widthCm?: string | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description duplicate-code, variant-combo-duplicate, variant-keyword-taken, match-key-taken, conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Create a product with its variants
+         * @description Needs the permissions `pos.products.create` and `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        post: operations["createProduct"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3913,339 +671,31 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A product with its variants and images
+         * @description Needs the permission `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getProduct"];
         put?: never;
         post?: never;
-        /** Soft-delete a product */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Soft-delete a product
+         * @description Needs the permission `pos.products.delete`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        delete: operations["deleteProduct"];
         options?: never;
         head?: never;
-        /** Change a product; variants are patched partly */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Replaces every category */
-                        categoryIds?: string[];
-                        description?: string | null;
-                        name?: string;
-                        /** @description Patched partly: with id edits that variant, without id appends one; the product keeps at most 2048 variants */
-                        variants?: {
-                            attributes?: {
-                                [key: string]: string;
-                            };
-                            barcode?: string | null;
-                            code?: string;
-                            heightCm?: string | null;
-                            /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
-                            id?: (string | "") | null;
-                            isActive?: boolean;
-                            /** @description Absent keeps the set, an array replaces it, [] clears it */
-                            keywords?: string[];
-                            lengthCm?: string | null;
-                            price?: string;
-                            weightGrams?: string | null;
-                            widthCm?: string | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Product"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description duplicate-code, variant-combo-duplicate, variant-keyword-taken, match-key-taken, conflict */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description variant-removed */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Change a product; variants are patched partly
+         * @description Needs the permissions `pos.products.update` and `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        patch: operations["updateProduct"];
         trace?: never;
     };
     "/roles": {
@@ -4255,74 +705,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop's roles (id and name) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Role"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * The shop's roles (id and name)
+         * @description Needs the permission `pos.orders.create`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listRoles"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4338,74 +727,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sales channels */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["SalesChannel"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Sales channels
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listSalesChannels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4421,287 +749,29 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List shipments, sorted by (updatedAt, id) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
-                    cursor?: string;
-                    /** @description 1 to 100, default 50 */
-                    limit?: number;
-                    orderId?: string;
-                    status?: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
-                    /** @description Inclusive; only records older than the safety delay are returned */
-                    updatedSince?: string & (unknown & unknown);
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: {
-                                /** @enum {string} */
-                                carrier: "carrier_a" | "carrier_b";
-                                codAmount: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                expectedDeliveryAt: string | null;
-                                failReason: string | null;
-                                feeTotal: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                orderCode: string;
-                                /** Format: uuid */
-                                orderId: string;
-                                /** @enum {string} */
-                                status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
-                                trackingCode: string | null;
-                                /** Format: date-time */
-                                updatedAt: string;
-                            }[];
-                            nextCursor: string | null;
-                        };
-                    };
-                };
-                /** @description validation-failed, invalid-cursor */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * List shipments, sorted by (updatedAt, id)
+         * @description Needs the permissions `pos.shipping.read` and `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         *
+         *     Paged: ask for the next page with `cursor` = `nextCursor` (null on the last page) and every other parameter unchanged.
+         *
+         *     With `updatedSince`, only records changed at or after it and older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s) are listed; start each pass 15 minutes before the stored mark and de-duplicate by `id`.
+         */
+        get: operations["listShipments"];
         put?: never;
         /**
-         * Push an order to a carrier (Idempotency-Key supported)
+         * Push an order to a carrier
          * @description Awaits the carrier for a bounded time. After a 503, read GET /shipments?orderId= before retrying: the push may have gone through.
+         *
+         *     Needs the permissions `pos.shipping.read`, `pos.orders.update` and `pos.products.read`.
+         *
+         *     Counts in the `shipments` rate-limit counter (60 requests a minute per shop, shared by all its keys).
+         *
+         *     Send an `Idempotency-Key` to make a retry safe.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Cash on delivery; default the order total less what is paid and the credit applied, at least 0 */
-                        codAmount?: string;
-                        /**
-                         * Format: uuid
-                         * @description The shop's carrier connection (GET /carrier-connections)
-                         */
-                        connectionId: string;
-                        /** @description Note for the carrier */
-                        note?: string;
-                        /** Format: uuid */
-                        orderId: string;
-                        /** @description Declared weight; default from the catalogue (1000 g when unknown) */
-                        weightGram?: number;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            carrier: "carrier_a" | "carrier_b";
-                            codAmount: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            events: {
-                                carrierStatus: string | null;
-                                description: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                location: string | null;
-                                /** Format: date-time */
-                                occurredAt: string;
-                                reason: string | null;
-                                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped") | null;
-                            }[];
-                            expectedDeliveryAt: string | null;
-                            failReason: string | null;
-                            feeTotal: string | null;
-                            /** Format: uuid */
-                            id: string;
-                            orderCode: string;
-                            /** Format: uuid */
-                            orderId: string;
-                            pickedUpAt: string | null;
-                            recipientAddress: string | null;
-                            recipientName: string | null;
-                            recipientPhone: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
-                            trackingCode: string | null;
-                            weightGram: number | null;
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description conflict, idempotency-key-in-progress */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description order-status-not-allowed, insufficient-stock, idempotency-key-reused */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description carrier-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        post: operations["createShipment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4715,117 +785,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            carrier: "carrier_a" | "carrier_b";
-                            codAmount: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            events: {
-                                carrierStatus: string | null;
-                                description: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                location: string | null;
-                                /** Format: date-time */
-                                occurredAt: string;
-                                reason: string | null;
-                                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped") | null;
-                            }[];
-                            expectedDeliveryAt: string | null;
-                            failReason: string | null;
-                            feeTotal: string | null;
-                            /** Format: uuid */
-                            id: string;
-                            orderCode: string;
-                            /** Format: uuid */
-                            orderId: string;
-                            pickedUpAt: string | null;
-                            recipientAddress: string | null;
-                            recipientName: string | null;
-                            recipientPhone: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
-                            trackingCode: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            weightGram: number | null;
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * A shipment with its itinerary
+         * @description Needs the permissions `pos.shipping.read` and `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getShipment"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4843,170 +809,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel a shipment that has not ended; the carrier decides */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Stored in the shop log */
-                        reason?: string;
-                    } | null;
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            carrier: "carrier_a" | "carrier_b";
-                            codAmount: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                            events: {
-                                carrierStatus: string | null;
-                                description: string | null;
-                                /** Format: uuid */
-                                id: string;
-                                location: string | null;
-                                /** Format: date-time */
-                                occurredAt: string;
-                                reason: string | null;
-                                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped") | null;
-                            }[];
-                            expectedDeliveryAt: string | null;
-                            failReason: string | null;
-                            feeTotal: string | null;
-                            /** Format: uuid */
-                            id: string;
-                            orderCode: string;
-                            /** Format: uuid */
-                            orderId: string;
-                            pickedUpAt: string | null;
-                            recipientAddress: string | null;
-                            recipientName: string | null;
-                            recipientPhone: string | null;
-                            /** @enum {string} */
-                            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
-                            trackingCode: string | null;
-                            /** Format: date-time */
-                            updatedAt: string;
-                            weightGram: number | null;
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description subscription-expired */
-                402: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description not-found */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description shipment-not-cancellable */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description payload-too-large */
-                413: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description unsupported-media-type */
-                415: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description carrier-unavailable */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Cancel a shipment that has not ended; the carrier decides
+         * @description Needs the permissions `pos.shipping.read` and `pos.orders.update`.
+         *
+         *     Counts in the `shipments` rate-limit counter (60 requests a minute per shop, shared by all its keys).
+         */
+        post: operations["cancelShipment"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5020,72 +829,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The shop and application of the key */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": components["schemas"]["Shop"];
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * The shop and application of the key
+         * @description Needs any valid key.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["getShop"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5101,74 +851,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Working members of the shop (id and name) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["StaffMember"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Working members of the shop (id and name)
+         * @description Needs the permission `pos.orders.create`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listStaff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5184,74 +873,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Order tags */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Tag"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Order tags
+         * @description Needs the permission `pos.orders.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listTags"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5267,74 +895,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Warehouses (deleted ones left out) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            data: components["schemas"]["Warehouse"][];
-                        };
-                    };
-                };
-                /** @description validation-failed */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description invalid-api-key */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description insufficient-permission, shop-suspended, automation-not-active */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description rate-limited */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-                /** @description internal-error */
-                500: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/problem+json": components["schemas"]["Problem"];
-                    };
-                };
-            };
-        };
+        /**
+         * Warehouses (deleted ones left out)
+         * @description Needs the permission `pos.products.read`.
+         *
+         *     Counts in the `general` rate-limit counter (600 requests a minute per key).
+         */
+        get: operations["listWarehouses"];
         put?: never;
         post?: never;
         delete?: never;
@@ -5344,14 +911,389 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "customer.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.created: A customer was created
+         * @description A customer was created. `data` is the Customer as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.customers.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["customerCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.deleted: The customer was deleted
+         * @description The customer was deleted (`data.deletedAt` is set). `data` is the Customer as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.customers.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["customerDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "customer.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * customer.updated: A field of the customer's `data` was edited
+         * @description A field of the customer's `data` was edited (contacts and addresses included). `data` is the Customer as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.customers.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["customerUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "inventory.stock_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * inventory.stock_changed: The quantity or the in-transit amount of one variant in one warehouse changed
+         * @description The quantity or the in-transit amount of one variant in one warehouse changed. `data` is the StockRow as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.inventory.read` and `pos.products.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["inventoryStockChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.received": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.received: A customer messaged a chat page of the flow
+         * @description A customer messaged a chat page of the flow. `data` is the ChatMessage as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `social.pages.read` and `social.conversations.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["messageReceivedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "message.sent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * message.sent: The shop sent a message to a customer on a chat page of the flow
+         * @description The shop sent a message to a customer on a chat page of the flow. `data` is the ChatMessage as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `social.pages.read` and `social.conversations.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["messageSentEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.created: An order was created
+         * @description An order was created. `data` is the Order as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["orderCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.deleted: The order was deleted
+         * @description The order was deleted (`data.status` is `deleted` and `data.deletedAt` is set). `data` is the Order as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["orderDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.status_changed: The order's status changed
+         * @description The order's status changed. `data` is the Order as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["orderStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "order.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * order.updated: A field of the order's `data` was edited
+         * @description A field of the order's `data` was edited. `data` is the Order as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["orderUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.created: A product was created
+         * @description A product was created. `data` is the Product as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.products.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["productCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.deleted: The product was deleted
+         * @description The product was deleted (`data.deletedAt` is set). `data` is the Product as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.products.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["productDeletedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "product.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * product.updated: A field of the product's `data` was edited
+         * @description A field of the product's `data` was edited (variants and images included). `data` is the Product as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.products.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["productUpdatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.created: A shipment was created
+         * @description A shipment was created. `data` is the Shipment as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.shipping.read` and `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["shipmentCreatedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "shipment.status_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * shipment.status_changed: The shipment's `status` changed, or the return leg of a partially delivered shipment took a new step
+         * @description The shipment's `status` changed, or the return leg of a partially delivered shipment took a new step (`changes.fields` is `events`, with no `changes.status`). `data` is the Shipment as its `GET` answers it, holding only what the flow's account may read.
+         *
+         *     The flow's account needs `pos.shipping.read` and `pos.orders.read`.
+         *
+         *     Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.
+         */
+        post: operations["shipmentStatusChangedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "recipientName": "Nguyễn Văn An",
+         *       "recipientPhone": "+84912345678",
+         *       "addressLine": "12 Phố Huế",
+         *       "geoSystem": "new",
+         *       "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *       "districtUnitId": null,
+         *       "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *       "provinceName": "Thành phố Hà Nội",
+         *       "districtName": null,
+         *       "wardName": "Phường Hai Bà Trưng"
+         *     }
+         */
         Address: {
             addressLine: string | null;
             districtName: string | null;
             districtUnitId: string | null;
-            geoSystem: ("old" | "new") | null;
+            geoSystem: ("old" | "new" | (string & {})) | null;
             provinceName: string | null;
             provinceUnitId: string | null;
             recipientName: string | null;
@@ -5359,31 +1301,76 @@ export interface components {
             wardName: string | null;
             wardUnitId: string | null;
         };
+        /**
+         * @example {
+         *       "id": "e9cf195d-80ff-45d0-ad1e-73a476b53052",
+         *       "carrier": "carrier_a",
+         *       "name": "Giao hàng nhanh – Kho Hà Nội",
+         *       "active": true
+         *     }
+         */
         CarrierConnection: {
             active: boolean;
-            /** @enum {string} */
-            carrier: "carrier_a" | "carrier_b";
+            /** @description Known values: `carrier_a` and `carrier_b`. Values may be added within v1: treat an unknown one as valid. */
+            carrier: "carrier_a" | "carrier_b" | (string & {});
             /** Format: uuid */
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "id": "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80",
+         *       "name": "Áo"
+         *     }
+         */
         Category: {
             /** Format: uuid */
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "type": "image",
+         *       "url": "https://cdn.shopflow.example/thoitrang-an-nhien/bang-size.jpg"
+         *     }
+         */
         ChatAttachment: {
-            /** @enum {string} */
-            type: "image" | "video" | "audio" | "file";
+            /** @description Known values: `image`, `video`, `audio` and `file`. Values may be added within v1: treat an unknown one as valid. */
+            type: "image" | "video" | "audio" | "file" | (string & {});
             /** Format: uri */
             url: string;
         };
+        /**
+         * @example {
+         *       "type": "image",
+         *       "url": "https://cdn.shopflow.example/thoitrang-an-nhien/bang-size.jpg"
+         *     }
+         */
         ChatAttachmentInput: {
             /** @enum {string} */
             type: "image" | "video" | "audio" | "file";
             /** Format: uri */
             url: string;
         };
+        /**
+         * @example {
+         *       "id": "1a9a2487-ae7a-4ba9-be03-9261382c3ac6",
+         *       "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *       "postId": "104857600123456_987654321098765",
+         *       "parentId": null,
+         *       "author": {
+         *         "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *         "name": "Nguyễn Văn An"
+         *       },
+         *       "text": "Áo này còn size L không shop?",
+         *       "isHidden": false,
+         *       "canReplyPrivately": true,
+         *       "privatelyRepliedAt": null,
+         *       "createdAt": "2026-11-20T09:45:12.000Z",
+         *       "updatedAt": "2026-11-20T09:45:13.000Z",
+         *       "removedAt": null
+         *     }
+         */
         ChatComment: {
             author: {
                 chatCustomerId: string | null;
@@ -5414,6 +1401,23 @@ export interface components {
              */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "id": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+         *       "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *       "customer": {
+         *         "id": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *         "name": "Nguyễn Văn An",
+         *         "phone": "+84912345678",
+         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21"
+         *       },
+         *       "lastMessageAt": "2026-11-20T10:05:33.000Z",
+         *       "snippet": "Shop ơi, áo trắng size M còn hàng không ạ?",
+         *       "canReply": true,
+         *       "replyWindowEndsAt": "2026-11-21T10:05:33.000Z",
+         *       "createdAt": "2026-11-20T10:05:33.000Z"
+         *     }
+         */
         ChatConversation: {
             /** @description the page is connected and the messaging window is open */
             canReply: boolean;
@@ -5437,6 +1441,14 @@ export interface components {
             /** @description the start of the newest message */
             snippet: string;
         };
+        /**
+         * @example {
+         *       "id": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *       "name": "Nguyễn Văn An",
+         *       "phone": "+84912345678",
+         *       "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21"
+         *     }
+         */
         ChatCustomer: {
             /** @description the shop's customer holding that phone, if any */
             customerId: string | null;
@@ -5446,15 +1458,28 @@ export interface components {
             /** @description +84… when the platform gave a Vietnamese number */
             phone: string | null;
         };
+        /**
+         * @example {
+         *       "id": "8a0c2e4a-6c7d-4a9b-8d1f-3b5d7f9a1c68",
+         *       "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+         *       "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *       "direction": "in",
+         *       "text": "Shop ơi, áo trắng size M còn hàng không ạ?",
+         *       "attachments": [],
+         *       "sender": {
+         *         "type": "customer",
+         *         "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *         "name": "Nguyễn Văn An"
+         *       },
+         *       "sentAt": "2026-11-20T10:05:33.000Z"
+         *     }
+         */
         ChatMessage: {
             attachments: components["schemas"]["ChatAttachment"][];
             /** Format: uuid */
             conversationId: string;
-            /**
-             * @description in: from the customer; out: from the page
-             * @enum {string}
-             */
-            direction: "in" | "out";
+            /** @description in: from the customer; out: from the page. Known values: `in` and `out`. Values may be added within v1: treat an unknown one as valid. */
+            direction: "in" | "out" | (string & {});
             /** Format: uuid */
             id: string;
             /** Format: uuid */
@@ -5467,6 +1492,14 @@ export interface components {
             sentAt: string;
             text: string | null;
         };
+        /**
+         * @example {
+         *       "id": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *       "name": "Thời trang An Nhiên",
+         *       "platform": "facebook",
+         *       "connected": true
+         *     }
+         */
         ChatPage: {
             /** @description false once the page was disconnected from the shop */
             connected: boolean;
@@ -5475,6 +1508,13 @@ export interface components {
             name: string;
             platform: string;
         };
+        /**
+         * @example {
+         *       "type": "customer",
+         *       "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *       "name": "Nguyễn Văn An"
+         *     }
+         */
         ChatSender: {
             /** Format: uuid */
             chatCustomerId: string;
@@ -5487,37 +1527,104 @@ export interface components {
             /** @constant */
             type: "page";
         };
+        /**
+         * @example {
+         *       "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *       "name": "Nguyễn Văn An",
+         *       "gender": "male",
+         *       "dateOfBirth": null,
+         *       "source": "order",
+         *       "isBlocked": false,
+         *       "primaryPhone": "+84912345678",
+         *       "primaryEmail": "an.nguyen@example.com",
+         *       "createdAt": "2026-11-20T08:29:58.000Z",
+         *       "updatedAt": "2026-11-20T08:29:58.000Z",
+         *       "deletedAt": null,
+         *       "contacts": [
+         *         {
+         *           "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
+         *           "kind": "phone",
+         *           "value": "+84912345678",
+         *           "isPrimary": true
+         *         },
+         *         {
+         *           "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
+         *           "kind": "email",
+         *           "value": "an.nguyen@example.com",
+         *           "isPrimary": true
+         *         }
+         *       ],
+         *       "addresses": [
+         *         {
+         *           "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
+         *           "recipientName": "Nguyễn Văn An",
+         *           "recipientPhone": "+84912345678",
+         *           "addressLine": "12 Phố Huế",
+         *           "geoSystem": "new",
+         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *           "districtUnitId": null,
+         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *           "provinceName": "Thành phố Hà Nội",
+         *           "districtName": null,
+         *           "wardName": "Phường Hai Bà Trưng"
+         *         }
+         *       ]
+         *     }
+         */
         Customer: {
             addresses: components["schemas"]["CustomerAddress"][];
             contacts: {
                 /** Format: uuid */
                 id: string;
                 isPrimary: boolean;
-                /** @enum {string} */
-                kind: "phone" | "email";
+                /** @description Known values: `phone` and `email`. Values may be added within v1: treat an unknown one as valid. */
+                kind: "phone" | "email" | (string & {});
                 value: string;
             }[];
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
-            gender: ("male" | "female" | "other") | null;
+            gender: ("male" | "female" | "other" | (string & {})) | null;
             /** Format: uuid */
             id: string;
             isBlocked: boolean;
             name: string;
             primaryEmail: string | null;
             primaryPhone: string | null;
-            /** @enum {string} */
-            source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /** @description Known values: `manual`, `order` and `import`. Values may be added within v1: treat an unknown one as valid. */
+            source: "manual" | "order" | "import" | (string & {});
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
+         *       "recipientName": "Nguyễn Văn An",
+         *       "recipientPhone": "+84912345678",
+         *       "addressLine": "12 Phố Huế",
+         *       "geoSystem": "new",
+         *       "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *       "districtUnitId": null,
+         *       "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *       "provinceName": "Thành phố Hà Nội",
+         *       "districtName": null,
+         *       "wardName": "Phường Hai Bà Trưng"
+         *     }
+         */
         CustomerAddress: {
             addressLine: string | null;
             districtName: string | null;
             districtUnitId: string | null;
-            geoSystem: ("old" | "new") | null;
+            geoSystem: ("old" | "new" | (string & {})) | null;
             /** Format: uuid */
             id: string;
             provinceName: string | null;
@@ -5527,23 +1634,310 @@ export interface components {
             wardName: string | null;
             wardUnitId: string | null;
         };
+        /**
+         * @description The envelope of `customer.created`: A customer was created.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y08",
+         *       "type": "customer.created",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T08:29:58.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "name": "Nguyễn Văn An",
+         *         "gender": "male",
+         *         "dateOfBirth": null,
+         *         "source": "order",
+         *         "isBlocked": false,
+         *         "primaryPhone": "+84912345678",
+         *         "primaryEmail": "an.nguyen@example.com",
+         *         "createdAt": "2026-11-20T08:29:58.000Z",
+         *         "updatedAt": "2026-11-20T08:29:58.000Z",
+         *         "deletedAt": null,
+         *         "contacts": [
+         *           {
+         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
+         *             "kind": "phone",
+         *             "value": "+84912345678",
+         *             "isPrimary": true
+         *           },
+         *           {
+         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
+         *             "kind": "email",
+         *             "value": "an.nguyen@example.com",
+         *             "isPrimary": true
+         *           }
+         *         ],
+         *         "addresses": [
+         *           {
+         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
+         *             "recipientName": "Nguyễn Văn An",
+         *             "recipientPhone": "+84912345678",
+         *             "addressLine": "12 Phố Huế",
+         *             "geoSystem": "new",
+         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *             "districtUnitId": null,
+         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *             "provinceName": "Thành phố Hà Nội",
+         *             "districtName": null,
+         *             "wardName": "Phường Hai Bà Trưng"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        CustomerCreatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Customer"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "customer.created";
+        };
+        /**
+         * @description The envelope of `customer.deleted`: The customer was deleted (`data.deletedAt` is set).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y10",
+         *       "type": "customer.deleted",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T18:10:00.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "name": "Nguyễn Văn An",
+         *         "gender": "male",
+         *         "dateOfBirth": null,
+         *         "source": "order",
+         *         "isBlocked": false,
+         *         "primaryPhone": "+84912345678",
+         *         "primaryEmail": "an.nguyen@example.com",
+         *         "createdAt": "2026-11-20T08:29:58.000Z",
+         *         "updatedAt": "2026-11-20T18:10:00.000Z",
+         *         "deletedAt": "2026-11-20T18:10:00.000Z",
+         *         "contacts": [
+         *           {
+         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
+         *             "kind": "phone",
+         *             "value": "+84912345678",
+         *             "isPrimary": true
+         *           },
+         *           {
+         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
+         *             "kind": "email",
+         *             "value": "an.nguyen@example.com",
+         *             "isPrimary": true
+         *           }
+         *         ],
+         *         "addresses": [
+         *           {
+         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
+         *             "recipientName": "Nguyễn Văn An",
+         *             "recipientPhone": "+84912345678",
+         *             "addressLine": "12 Phố Huế",
+         *             "geoSystem": "new",
+         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *             "districtUnitId": null,
+         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *             "provinceName": "Thành phố Hà Nội",
+         *             "districtName": null,
+         *             "wardName": "Phường Hai Bà Trưng"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        CustomerDeletedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Customer"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "customer.deleted";
+        };
+        /**
+         * @example {
+         *       "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *       "name": "Nguyễn Văn An",
+         *       "gender": "male",
+         *       "dateOfBirth": null,
+         *       "source": "order",
+         *       "isBlocked": false,
+         *       "primaryPhone": "+84912345678",
+         *       "primaryEmail": "an.nguyen@example.com",
+         *       "createdAt": "2026-11-20T08:29:58.000Z",
+         *       "updatedAt": "2026-11-20T08:29:58.000Z",
+         *       "deletedAt": null
+         *     }
+         */
         CustomerRow: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
-            gender: ("male" | "female" | "other") | null;
+            gender: ("male" | "female" | "other" | (string & {})) | null;
             /** Format: uuid */
             id: string;
             isBlocked: boolean;
             name: string;
             primaryEmail: string | null;
             primaryPhone: string | null;
-            /** @enum {string} */
-            source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /** @description Known values: `manual`, `order` and `import`. Values may be added within v1: treat an unknown one as valid. */
+            source: "manual" | "order" | "import" | (string & {});
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
+        /**
+         * @description The envelope of `customer.updated`: A field of the customer's `data` was edited (contacts and addresses included).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y09",
+         *       "type": "customer.updated",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T09:10:41.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "changes": {
+         *         "fields": [
+         *           "dateOfBirth"
+         *         ]
+         *       },
+         *       "data": {
+         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "name": "Nguyễn Văn An",
+         *         "gender": "male",
+         *         "dateOfBirth": "1990-05-17",
+         *         "source": "order",
+         *         "isBlocked": false,
+         *         "primaryPhone": "+84912345678",
+         *         "primaryEmail": "an.nguyen@example.com",
+         *         "createdAt": "2026-11-20T08:29:58.000Z",
+         *         "updatedAt": "2026-11-20T09:10:41.000Z",
+         *         "deletedAt": null,
+         *         "contacts": [
+         *           {
+         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
+         *             "kind": "phone",
+         *             "value": "+84912345678",
+         *             "isPrimary": true
+         *           },
+         *           {
+         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
+         *             "kind": "email",
+         *             "value": "an.nguyen@example.com",
+         *             "isPrimary": true
+         *           }
+         *         ],
+         *         "addresses": [
+         *           {
+         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
+         *             "recipientName": "Nguyễn Văn An",
+         *             "recipientPhone": "+84912345678",
+         *             "addressLine": "12 Phố Huế",
+         *             "geoSystem": "new",
+         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *             "districtUnitId": null,
+         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *             "provinceName": "Thành phố Hà Nội",
+         *             "districtName": null,
+         *             "wardName": "Phường Hai Bà Trưng"
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        CustomerUpdatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            changes: components["schemas"]["EventChanges"];
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Customer"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "customer.updated";
+        };
+        /**
+         * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+         * @example {
+         *       "fields": [
+         *         "status"
+         *       ],
+         *       "status": {
+         *         "from": "new",
+         *         "to": "confirmed"
+         *       }
+         *     }
+         */
+        EventChanges: {
+            /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+            fields: string[];
+            /** @description Present when the status changed */
+            status?: {
+                from: string;
+                to: string;
+            };
+        };
+        /**
+         * @example {
+         *       "id": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *       "system": "new",
+         *       "level": 1,
+         *       "parentId": null,
+         *       "name": "Thành phố Hà Nội"
+         *     }
+         */
         GeoUnit: {
             /**
              * Format: uuid
@@ -5556,21 +1950,44 @@ export interface components {
             name: string;
             /** @description null at province level */
             parentId: string | null;
-            /**
-             * @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward
-             * @enum {string}
-             */
-            system: "old" | "new";
+            /** @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward. Known values: `old` and `new`. Values may be added within v1: treat an unknown one as valid. */
+            system: "old" | "new" | (string & {});
         };
+        /**
+         * @example {
+         *       "id": "a15b2bcf-9dd3-47b4-849a-fad57b37a122",
+         *       "kind": "receipt",
+         *       "status": "posted",
+         *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *       "targetWarehouseId": null,
+         *       "note": "Nhập hàng đợt 2 từ xưởng",
+         *       "lines": [
+         *         {
+         *           "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *           "quantity": "20"
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-20T07:58:00.000Z",
+         *       "postedAt": "2026-11-20T08:00:41.000Z",
+         *       "receivedAt": null
+         *     }
+         */
         InventoryDocument: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             /** Format: uuid */
             id: string;
-            /** @enum {string} */
-            kind: "receipt" | "issue" | "adjustment" | "transfer";
+            /** @description Known values: `receipt`, `issue`, `adjustment` and `transfer`. Values may be added within v1: treat an unknown one as valid. */
+            kind: "receipt" | "issue" | "adjustment" | "transfer" | (string & {});
             lines: {
-                /** @description Decimal string, at most three decimals */
+                /**
+                 * @description Decimal string, at most three decimals
+                 * @example 150000
+                 */
                 quantity: string;
                 /** Format: uuid */
                 variantId: string;
@@ -5578,26 +1995,245 @@ export interface components {
             note: string | null;
             postedAt: string | null;
             receivedAt: string | null;
-            /**
-             * @description received: a transfer whose goods arrived at the target
-             * @enum {string}
-             */
-            status: "draft" | "posted" | "received";
+            /** @description received: a transfer whose goods arrived at the target. Known values: `draft`, `posted` and `received`. Values may be added within v1: treat an unknown one as valid. */
+            status: "draft" | "posted" | "received" | (string & {});
             /** @description Transfers only */
             targetWarehouseId: string | null;
             /** Format: uuid */
             warehouseId: string;
         };
+        /**
+         * @description The envelope of `inventory.stock_changed`: The quantity or the in-transit amount of one variant in one warehouse changed.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y07",
+         *       "type": "inventory.stock_changed",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T08:30:00.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *         "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *         "warehouseName": "Kho Hà Nội",
+         *         "variantCode": "AT-TRANG-M",
+         *         "quantity": "42",
+         *         "reserved": "3",
+         *         "available": "39",
+         *         "inTransit": "0",
+         *         "stockChangedAt": "2026-11-20T08:30:00.000Z"
+         *       }
+         *     }
+         */
+        InventoryStockChangedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["StockRow"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "inventory.stock_changed";
+        };
+        /**
+         * @description The envelope of `message.received`: A customer messaged a chat page of the flow.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y13",
+         *       "type": "message.received",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T10:05:33.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "8a0c2e4a-6c7d-4a9b-8d1f-3b5d7f9a1c68",
+         *         "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+         *         "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *         "direction": "in",
+         *         "text": "Shop ơi, áo trắng size M còn hàng không ạ?",
+         *         "attachments": [],
+         *         "sender": {
+         *           "type": "customer",
+         *           "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+         *           "name": "Nguyễn Văn An"
+         *         },
+         *         "sentAt": "2026-11-20T10:05:33.000Z"
+         *       }
+         *     }
+         */
+        MessageReceivedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["ChatMessage"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "message.received";
+        };
+        /**
+         * @description The envelope of `message.sent`: The shop sent a message to a customer on a chat page of the flow.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y14",
+         *       "type": "message.sent",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T10:06:02.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "2e4a6c8e-0a1b-4edf-8b5d-7f9b1d3e5a02",
+         *         "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+         *         "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+         *         "direction": "out",
+         *         "text": "Dạ còn ạ, shop gửi anh mẫu nhé.",
+         *         "attachments": [],
+         *         "sender": {
+         *           "type": "page",
+         *           "name": "Thời trang An Nhiên",
+         *           "isIntegration": true
+         *         },
+         *         "sentAt": "2026-11-20T10:06:02.000Z"
+         *       }
+         *     }
+         */
+        MessageSentEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["ChatMessage"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "message.sent";
+        };
+        /**
+         * @example {
+         *       "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *       "code": "DH000123",
+         *       "status": "new",
+         *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *       "warehouseName": "Kho Hà Nội",
+         *       "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *       "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *       "salesChannelName": "Facebook",
+         *       "receivedAtShop": false,
+         *       "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *       "handlerName": "Trần Thị Mai",
+         *       "billFullName": "Nguyễn Văn An",
+         *       "billPhone": "+84912345678",
+         *       "billEmail": "an.nguyen@example.com",
+         *       "totalPrice": "450000",
+         *       "discount": "0",
+         *       "shippingFee": "30000",
+         *       "freeShipping": false,
+         *       "surcharge": "0",
+         *       "tax": "0",
+         *       "totalAmount": "480000",
+         *       "returnedAmount": "0",
+         *       "paidAmount": "0",
+         *       "occurredAt": "2026-11-20T08:30:00.000Z",
+         *       "note": "Giao giờ hành chính",
+         *       "tags": [
+         *         {
+         *           "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *           "name": "Khách quen"
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-20T08:30:00.000Z",
+         *       "updatedAt": "2026-11-20T08:30:00.000Z",
+         *       "deletedAt": null,
+         *       "shippingAddress": {
+         *         "recipientName": "Nguyễn Văn An",
+         *         "recipientPhone": "+84912345678",
+         *         "addressLine": "12 Phố Huế",
+         *         "geoSystem": "new",
+         *         "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *         "districtUnitId": null,
+         *         "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *         "provinceName": "Thành phố Hà Nội",
+         *         "districtName": null,
+         *         "wardName": "Phường Hai Bà Trưng"
+         *       },
+         *       "creditApplied": "0",
+         *       "exchangeReturn": false,
+         *       "lines": [
+         *         {
+         *           "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *           "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *           "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *           "variantCode": "AT-TRANG-M",
+         *           "variantName": "Trắng / M",
+         *           "productName": "Áo thun cotton",
+         *           "quantity": "3",
+         *           "unitPrice": "150000",
+         *           "discount": "0",
+         *           "lineTotal": "450000",
+         *           "returnedQuantity": "0"
+         *         }
+         *       ],
+         *       "payments": []
+         *     }
+         */
         Order: {
             billEmail: string | null;
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             creditApplied: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             exchangeReturn: boolean;
             freeShipping: boolean;
@@ -5607,48 +2243,323 @@ export interface components {
             id: string;
             lines: components["schemas"]["OrderLine"][];
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             payments: {
+                /**
+                 * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+                 * @example 150000
+                 */
                 amount: string;
                 /** Format: uuid */
                 methodId: string;
                 methodName: string;
             }[];
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
             shippingAddress: components["schemas"]["Address"] | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
-            /** @enum {string} */
-            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /** @description Known values: `new`, `waiting_stock`, `confirmed`, `packing`, `ready_to_ship`, `shipped`, `delivered`, `paid`, `returning`, `partially_returned`, `returned`, `cancelled` and `deleted`. Values may be added within v1: treat an unknown one as valid. */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted" | (string & {});
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
             warehouseName: string | null;
         };
+        /**
+         * @description The envelope of `order.created`: An order was created.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y00",
+         *       "type": "order.created",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T08:30:00.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "code": "DH000123",
+         *         "status": "new",
+         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *         "warehouseName": "Kho Hà Nội",
+         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *         "salesChannelName": "Facebook",
+         *         "receivedAtShop": false,
+         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *         "handlerName": "Trần Thị Mai",
+         *         "billFullName": "Nguyễn Văn An",
+         *         "billPhone": "+84912345678",
+         *         "billEmail": "an.nguyen@example.com",
+         *         "totalPrice": "450000",
+         *         "discount": "0",
+         *         "shippingFee": "30000",
+         *         "freeShipping": false,
+         *         "surcharge": "0",
+         *         "tax": "0",
+         *         "totalAmount": "480000",
+         *         "returnedAmount": "0",
+         *         "paidAmount": "0",
+         *         "occurredAt": "2026-11-20T08:30:00.000Z",
+         *         "note": "Giao giờ hành chính",
+         *         "tags": [
+         *           {
+         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *             "name": "Khách quen"
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T08:30:00.000Z",
+         *         "updatedAt": "2026-11-20T08:30:00.000Z",
+         *         "deletedAt": null,
+         *         "shippingAddress": {
+         *           "recipientName": "Nguyễn Văn An",
+         *           "recipientPhone": "+84912345678",
+         *           "addressLine": "12 Phố Huế",
+         *           "geoSystem": "new",
+         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *           "districtUnitId": null,
+         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *           "provinceName": "Thành phố Hà Nội",
+         *           "districtName": null,
+         *           "wardName": "Phường Hai Bà Trưng"
+         *         },
+         *         "creditApplied": "0",
+         *         "exchangeReturn": false,
+         *         "lines": [
+         *           {
+         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *             "variantCode": "AT-TRANG-M",
+         *             "variantName": "Trắng / M",
+         *             "productName": "Áo thun cotton",
+         *             "quantity": "3",
+         *             "unitPrice": "150000",
+         *             "discount": "0",
+         *             "lineTotal": "450000",
+         *             "returnedQuantity": "0"
+         *           }
+         *         ],
+         *         "payments": []
+         *       }
+         *     }
+         */
+        OrderCreatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "order.created";
+        };
+        /**
+         * @description The envelope of `order.deleted`: The order was deleted (`data.status` is `deleted` and `data.deletedAt` is set).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y03",
+         *       "type": "order.deleted",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T17:45:00.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "code": "DH000123",
+         *         "status": "deleted",
+         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *         "warehouseName": "Kho Hà Nội",
+         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *         "salesChannelName": "Facebook",
+         *         "receivedAtShop": false,
+         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *         "handlerName": "Trần Thị Mai",
+         *         "billFullName": "Nguyễn Văn An",
+         *         "billPhone": "+84912345678",
+         *         "billEmail": "an.nguyen@example.com",
+         *         "totalPrice": "450000",
+         *         "discount": "0",
+         *         "shippingFee": "30000",
+         *         "freeShipping": false,
+         *         "surcharge": "0",
+         *         "tax": "0",
+         *         "totalAmount": "480000",
+         *         "returnedAmount": "0",
+         *         "paidAmount": "0",
+         *         "occurredAt": "2026-11-20T08:30:00.000Z",
+         *         "note": "Giao giờ hành chính",
+         *         "tags": [
+         *           {
+         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *             "name": "Khách quen"
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T08:30:00.000Z",
+         *         "updatedAt": "2026-11-20T17:45:00.000Z",
+         *         "deletedAt": "2026-11-20T17:45:00.000Z",
+         *         "shippingAddress": {
+         *           "recipientName": "Nguyễn Văn An",
+         *           "recipientPhone": "+84912345678",
+         *           "addressLine": "12 Phố Huế",
+         *           "geoSystem": "new",
+         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *           "districtUnitId": null,
+         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *           "provinceName": "Thành phố Hà Nội",
+         *           "districtName": null,
+         *           "wardName": "Phường Hai Bà Trưng"
+         *         },
+         *         "creditApplied": "0",
+         *         "exchangeReturn": false,
+         *         "lines": [
+         *           {
+         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *             "variantCode": "AT-TRANG-M",
+         *             "variantName": "Trắng / M",
+         *             "productName": "Áo thun cotton",
+         *             "quantity": "3",
+         *             "unitPrice": "150000",
+         *             "discount": "0",
+         *             "lineTotal": "450000",
+         *             "returnedQuantity": "0"
+         *           }
+         *         ],
+         *         "payments": []
+         *       }
+         *     }
+         */
+        OrderDeletedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "order.deleted";
+        };
+        /**
+         * @example {
+         *       "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *       "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *       "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *       "variantCode": "AT-TRANG-M",
+         *       "variantName": "Trắng / M",
+         *       "productName": "Áo thun cotton",
+         *       "quantity": "3",
+         *       "unitPrice": "150000",
+         *       "discount": "0",
+         *       "lineTotal": "450000",
+         *       "returnedQuantity": "0"
+         *     }
+         */
         OrderLine: {
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             lineTotal: string;
             productId: string | null;
             /** @description Absent when the key lacks pos.products.read */
             productName?: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             quantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedQuantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             unitPrice: string;
             /** @description Absent when the key lacks pos.products.read */
             variantCode?: string | null;
@@ -5657,26 +2568,90 @@ export interface components {
             /** @description Absent when the key lacks pos.products.read */
             variantName?: string | null;
         };
+        /**
+         * @example {
+         *       "id": "a47cf8eb-b73c-49a3-ba3c-da1ccf69a80d",
+         *       "message": "Khách hẹn giao sau 17h",
+         *       "createdByName": "Đồng bộ kế toán",
+         *       "createdByIsIntegration": true,
+         *       "createdAt": "2026-11-20T08:35:10.000Z",
+         *       "updatedAt": "2026-11-20T08:35:10.000Z"
+         *     }
+         */
         OrderNote: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             createdByIsIntegration: boolean;
             createdByName: string | null;
             /** Format: uuid */
             id: string;
             message: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
+        /**
+         * @example {
+         *       "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *       "code": "DH000123",
+         *       "status": "new",
+         *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *       "warehouseName": "Kho Hà Nội",
+         *       "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *       "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *       "salesChannelName": "Facebook",
+         *       "receivedAtShop": false,
+         *       "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *       "handlerName": "Trần Thị Mai",
+         *       "billFullName": "Nguyễn Văn An",
+         *       "billPhone": "+84912345678",
+         *       "billEmail": "an.nguyen@example.com",
+         *       "totalPrice": "450000",
+         *       "discount": "0",
+         *       "shippingFee": "30000",
+         *       "freeShipping": false,
+         *       "surcharge": "0",
+         *       "tax": "0",
+         *       "totalAmount": "480000",
+         *       "returnedAmount": "0",
+         *       "paidAmount": "0",
+         *       "occurredAt": "2026-11-20T08:30:00.000Z",
+         *       "note": "Giao giờ hành chính",
+         *       "tags": [
+         *         {
+         *           "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *           "name": "Khách quen"
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-20T08:30:00.000Z",
+         *       "updatedAt": "2026-11-20T08:30:00.000Z",
+         *       "deletedAt": null
+         *     }
+         */
         OrderRow: {
             billEmail: string | null;
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             freeShipping: boolean;
             handlerName: string | null;
@@ -5684,38 +2659,314 @@ export interface components {
             /** Format: uuid */
             id: string;
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
-            /** @enum {string} */
-            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /** @description Known values: `new`, `waiting_stock`, `confirmed`, `packing`, `ready_to_ship`, `shipped`, `delivered`, `paid`, `returning`, `partially_returned`, `returned`, `cancelled` and `deleted`. Values may be added within v1: treat an unknown one as valid. */
+            status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted" | (string & {});
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
             warehouseName: string | null;
         };
+        /**
+         * @description The envelope of `order.status_changed`: The order's status changed.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y02",
+         *       "type": "order.status_changed",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T09:00:03.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "changes": {
+         *         "fields": [
+         *           "status"
+         *         ],
+         *         "status": {
+         *           "from": "new",
+         *           "to": "confirmed"
+         *         }
+         *       },
+         *       "data": {
+         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "code": "DH000123",
+         *         "status": "confirmed",
+         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *         "warehouseName": "Kho Hà Nội",
+         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *         "salesChannelName": "Facebook",
+         *         "receivedAtShop": false,
+         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *         "handlerName": "Trần Thị Mai",
+         *         "billFullName": "Nguyễn Văn An",
+         *         "billPhone": "+84912345678",
+         *         "billEmail": "an.nguyen@example.com",
+         *         "totalPrice": "450000",
+         *         "discount": "0",
+         *         "shippingFee": "30000",
+         *         "freeShipping": false,
+         *         "surcharge": "0",
+         *         "tax": "0",
+         *         "totalAmount": "480000",
+         *         "returnedAmount": "0",
+         *         "paidAmount": "0",
+         *         "occurredAt": "2026-11-20T08:30:00.000Z",
+         *         "note": "Giao giờ hành chính",
+         *         "tags": [
+         *           {
+         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *             "name": "Khách quen"
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T08:30:00.000Z",
+         *         "updatedAt": "2026-11-20T09:00:03.000Z",
+         *         "deletedAt": null,
+         *         "shippingAddress": {
+         *           "recipientName": "Nguyễn Văn An",
+         *           "recipientPhone": "+84912345678",
+         *           "addressLine": "12 Phố Huế",
+         *           "geoSystem": "new",
+         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *           "districtUnitId": null,
+         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *           "provinceName": "Thành phố Hà Nội",
+         *           "districtName": null,
+         *           "wardName": "Phường Hai Bà Trưng"
+         *         },
+         *         "creditApplied": "0",
+         *         "exchangeReturn": false,
+         *         "lines": [
+         *           {
+         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *             "variantCode": "AT-TRANG-M",
+         *             "variantName": "Trắng / M",
+         *             "productName": "Áo thun cotton",
+         *             "quantity": "3",
+         *             "unitPrice": "150000",
+         *             "discount": "0",
+         *             "lineTotal": "450000",
+         *             "returnedQuantity": "0"
+         *           }
+         *         ],
+         *         "payments": []
+         *       }
+         *     }
+         */
+        OrderStatusChangedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            changes: components["schemas"]["EventChanges"];
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "order.status_changed";
+        };
+        /**
+         * @description The envelope of `order.updated`: A field of the order's `data` was edited.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y01",
+         *       "type": "order.updated",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T08:41:17.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "changes": {
+         *         "fields": [
+         *           "shippingFee",
+         *           "freeShipping",
+         *           "totalAmount"
+         *         ]
+         *       },
+         *       "data": {
+         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "code": "DH000123",
+         *         "status": "new",
+         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *         "warehouseName": "Kho Hà Nội",
+         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *         "salesChannelName": "Facebook",
+         *         "receivedAtShop": false,
+         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *         "handlerName": "Trần Thị Mai",
+         *         "billFullName": "Nguyễn Văn An",
+         *         "billPhone": "+84912345678",
+         *         "billEmail": "an.nguyen@example.com",
+         *         "totalPrice": "450000",
+         *         "discount": "0",
+         *         "shippingFee": "0",
+         *         "freeShipping": true,
+         *         "surcharge": "0",
+         *         "tax": "0",
+         *         "totalAmount": "450000",
+         *         "returnedAmount": "0",
+         *         "paidAmount": "0",
+         *         "occurredAt": "2026-11-20T08:30:00.000Z",
+         *         "note": "Giao giờ hành chính",
+         *         "tags": [
+         *           {
+         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *             "name": "Khách quen"
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T08:30:00.000Z",
+         *         "updatedAt": "2026-11-20T08:41:17.000Z",
+         *         "deletedAt": null,
+         *         "shippingAddress": {
+         *           "recipientName": "Nguyễn Văn An",
+         *           "recipientPhone": "+84912345678",
+         *           "addressLine": "12 Phố Huế",
+         *           "geoSystem": "new",
+         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+         *           "districtUnitId": null,
+         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+         *           "provinceName": "Thành phố Hà Nội",
+         *           "districtName": null,
+         *           "wardName": "Phường Hai Bà Trưng"
+         *         },
+         *         "creditApplied": "0",
+         *         "exchangeReturn": false,
+         *         "lines": [
+         *           {
+         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
+         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *             "variantCode": "AT-TRANG-M",
+         *             "variantName": "Trắng / M",
+         *             "productName": "Áo thun cotton",
+         *             "quantity": "3",
+         *             "unitPrice": "150000",
+         *             "discount": "0",
+         *             "lineTotal": "450000",
+         *             "returnedQuantity": "0"
+         *           }
+         *         ],
+         *         "payments": []
+         *       }
+         *     }
+         */
+        OrderUpdatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            changes: components["schemas"]["EventChanges"];
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Order"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "order.updated";
+        };
+        /**
+         * @example {
+         *       "id": "14a6a323-c00d-4860-9850-7d7dbd91a7c8",
+         *       "name": "Chuyển khoản Vietcombank",
+         *       "kind": "bank_transfer"
+         *     }
+         */
         PaymentMethod: {
             /** Format: uuid */
             id: string;
-            /** @enum {string} */
-            kind: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other";
+            /** @description Known values: `cash`, `bank_transfer`, `card`, `cod`, `wallet` and `other`. Values may be added within v1: treat an unknown one as valid. */
+            kind: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other" | (string & {});
             name: string;
         };
+        /**
+         * @example {
+         *       "type": "https://shopflow.example/developers/errors#validation-failed",
+         *       "title": "Validation failed",
+         *       "status": 400,
+         *       "code": "validation-failed",
+         *       "detail": "lines.0.quantity: must be greater than 0",
+         *       "errors": [
+         *         {
+         *           "path": "lines.0.quantity",
+         *           "message": "must be greater than 0"
+         *         }
+         *       ]
+         *     }
+         */
         Problem: {
             code: string;
             detail: string;
@@ -5730,10 +2981,57 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @example {
+         *       "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *       "code": "AT-TRANG",
+         *       "name": "Áo thun cotton",
+         *       "description": "Cotton 100%, form rộng",
+         *       "type": "simple",
+         *       "isActive": true,
+         *       "categoryIds": [
+         *         "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
+         *       ],
+         *       "variants": [
+         *         {
+         *           "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *           "code": "AT-TRANG-M",
+         *           "barcode": "8934567890123",
+         *           "price": "150000",
+         *           "weightGrams": "250",
+         *           "lengthCm": null,
+         *           "widthCm": null,
+         *           "heightCm": null,
+         *           "isActive": true,
+         *           "attributes": {
+         *             "Màu": "Trắng",
+         *             "Size": "M"
+         *           },
+         *           "keywords": [
+         *             "AT M"
+         *           ]
+         *         }
+         *       ],
+         *       "images": [
+         *         {
+         *           "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
+         *           "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+         *           "kind": "image",
+         *           "variantIds": []
+         *         }
+         *       ],
+         *       "createdAt": "2026-11-20T07:55:12.000Z",
+         *       "deletedAt": null
+         *     }
+         */
         Product: {
             categoryIds: string[];
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             deletedAt: string | null;
             description: string | null;
@@ -5742,17 +3040,185 @@ export interface components {
             images: {
                 /** Format: uuid */
                 id: string;
-                /** @enum {string} */
-                kind: "image" | "video";
+                /** @description Known values: `image` and `video`. Values may be added within v1: treat an unknown one as valid. */
+                kind: "image" | "video" | (string & {});
                 url: string;
                 variantIds: string[];
             }[];
             isActive: boolean;
             name: string;
-            /** @enum {string} */
-            type: "simple" | "service";
+            /** @description Known values: `simple` and `service`. Values may be added within v1: treat an unknown one as valid. */
+            type: "simple" | "service" | (string & {});
             variants: components["schemas"]["Variant"][];
         };
+        /**
+         * @description The envelope of `product.created`: A product was created.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y04",
+         *       "type": "product.created",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T07:55:12.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *         "code": "AT-TRANG",
+         *         "name": "Áo thun cotton",
+         *         "description": "Cotton 100%, form rộng",
+         *         "type": "simple",
+         *         "isActive": true,
+         *         "categoryIds": [
+         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
+         *         ],
+         *         "variants": [
+         *           {
+         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "code": "AT-TRANG-M",
+         *             "barcode": "8934567890123",
+         *             "price": "150000",
+         *             "weightGrams": "250",
+         *             "lengthCm": null,
+         *             "widthCm": null,
+         *             "heightCm": null,
+         *             "isActive": true,
+         *             "attributes": {
+         *               "Màu": "Trắng",
+         *               "Size": "M"
+         *             },
+         *             "keywords": [
+         *               "AT M"
+         *             ]
+         *           }
+         *         ],
+         *         "images": [
+         *           {
+         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
+         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+         *             "kind": "image",
+         *             "variantIds": []
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T07:55:12.000Z",
+         *         "deletedAt": null
+         *       }
+         *     }
+         */
+        ProductCreatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Product"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "product.created";
+        };
+        /**
+         * @description The envelope of `product.deleted`: The product was deleted (`data.deletedAt` is set).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y06",
+         *       "type": "product.deleted",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T18:02:30.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *         "code": "AT-TRANG",
+         *         "name": "Áo thun cotton",
+         *         "description": "Cotton 100%, form rộng",
+         *         "type": "simple",
+         *         "isActive": true,
+         *         "categoryIds": [
+         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
+         *         ],
+         *         "variants": [
+         *           {
+         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "code": "AT-TRANG-M",
+         *             "barcode": "8934567890123",
+         *             "price": "150000",
+         *             "weightGrams": "250",
+         *             "lengthCm": null,
+         *             "widthCm": null,
+         *             "heightCm": null,
+         *             "isActive": true,
+         *             "attributes": {
+         *               "Màu": "Trắng",
+         *               "Size": "M"
+         *             },
+         *             "keywords": [
+         *               "AT M"
+         *             ]
+         *           }
+         *         ],
+         *         "images": [
+         *           {
+         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
+         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+         *             "kind": "image",
+         *             "variantIds": []
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T07:55:12.000Z",
+         *         "deletedAt": "2026-11-20T18:02:30.000Z"
+         *       }
+         *     }
+         */
+        ProductDeletedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Product"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "product.deleted";
+        };
+        /**
+         * @example {
+         *       "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *       "code": "AT-TRANG",
+         *       "name": "Áo thun cotton",
+         *       "type": "simple",
+         *       "isActive": true,
+         *       "categoryNames": [
+         *         "Áo"
+         *       ],
+         *       "variantCount": 1,
+         *       "imageUrl": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+         *       "priceFrom": "150000",
+         *       "priceTo": "150000",
+         *       "updatedAt": "2026-11-20T07:55:12.000Z",
+         *       "deletedAt": null
+         *     }
+         */
         ProductRow: {
             categoryNames: string[];
             code: string;
@@ -5764,12 +3230,103 @@ export interface components {
             name: string;
             priceFrom: string | null;
             priceTo: string | null;
-            /** @enum {string} */
-            type: "simple" | "service";
-            /** @description ISO 8601 UTC */
+            /** @description Known values: `simple` and `service`. Values may be added within v1: treat an unknown one as valid. */
+            type: "simple" | "service" | (string & {});
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             variantCount: number;
         };
+        /**
+         * @description The envelope of `product.updated`: A field of the product's `data` was edited (variants and images included).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y05",
+         *       "type": "product.updated",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T11:20:45.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "changes": {
+         *         "fields": [
+         *           "variants.price"
+         *         ]
+         *       },
+         *       "data": {
+         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *         "code": "AT-TRANG",
+         *         "name": "Áo thun cotton",
+         *         "description": "Cotton 100%, form rộng",
+         *         "type": "simple",
+         *         "isActive": true,
+         *         "categoryIds": [
+         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
+         *         ],
+         *         "variants": [
+         *           {
+         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *             "code": "AT-TRANG-M",
+         *             "barcode": "8934567890123",
+         *             "price": "135000",
+         *             "weightGrams": "250",
+         *             "lengthCm": null,
+         *             "widthCm": null,
+         *             "heightCm": null,
+         *             "isActive": true,
+         *             "attributes": {
+         *               "Màu": "Trắng",
+         *               "Size": "M"
+         *             },
+         *             "keywords": [
+         *               "AT M"
+         *             ]
+         *           }
+         *         ],
+         *         "images": [
+         *           {
+         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
+         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+         *             "kind": "image",
+         *             "variantIds": []
+         *           }
+         *         ],
+         *         "createdAt": "2026-11-20T07:55:12.000Z",
+         *         "deletedAt": null
+         *       }
+         *     }
+         */
+        ProductUpdatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            changes: components["schemas"]["EventChanges"];
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Product"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "product.updated";
+        };
+        /**
+         * @example {
+         *       "id": "853b7d98-f487-42ba-92eb-b37f595271e5",
+         *       "name": "Nhân viên bán hàng"
+         *     }
+         */
         Role: {
             /**
              * Format: uuid
@@ -5778,11 +3335,286 @@ export interface components {
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "id": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+         *       "name": "Facebook"
+         *     }
+         */
         SalesChannel: {
             /** Format: uuid */
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
+         *       "carrier": "carrier_a",
+         *       "trackingCode": "GA24112000123",
+         *       "status": "pending",
+         *       "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *       "orderCode": "DH000123",
+         *       "codAmount": "480000",
+         *       "feeTotal": "32000",
+         *       "createdAt": "2026-11-20T09:02:09.000Z",
+         *       "updatedAt": "2026-11-20T09:02:10.000Z",
+         *       "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
+         *       "failReason": null,
+         *       "recipientName": "Nguyễn Văn An",
+         *       "recipientPhone": "+84912345678",
+         *       "recipientAddress": "12 Phố Huế, Phường Hai Bà Trưng, Thành phố Hà Nội",
+         *       "weightGram": 750,
+         *       "pickedUpAt": null,
+         *       "events": [
+         *         {
+         *           "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
+         *           "status": "pending",
+         *           "carrierStatus": "ready_to_pick",
+         *           "occurredAt": "2026-11-20T09:02:10.000Z",
+         *           "location": null,
+         *           "description": "Accepted by the carrier",
+         *           "reason": null
+         *         }
+         *       ]
+         *     }
+         */
+        Shipment: {
+            /** @description Known values: `carrier_a` and `carrier_b`. Values may be added within v1: treat an unknown one as valid. */
+            carrier: "carrier_a" | "carrier_b" | (string & {});
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            events: {
+                carrierStatus: string | null;
+                description: string | null;
+                /** Format: uuid */
+                id: string;
+                location: string | null;
+                /** Format: date-time */
+                occurredAt: string;
+                reason: string | null;
+                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped" | (string & {})) | null;
+            }[];
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            pickedUpAt: string | null;
+            recipientAddress: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            /** @description Known values: `pending`, `delivering`, `delivered`, `delivery_failed`, `returning`, `returned`, `partially_returned`, `cancelled`, `lost`, `damaged`, `exception` and `scrapped`. Values may be added within v1: treat an unknown one as valid. */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped" | (string & {});
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            weightGram: number | null;
+        };
+        /**
+         * @description The envelope of `shipment.created`: A shipment was created.
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y11",
+         *       "type": "shipment.created",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T09:02:10.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "data": {
+         *         "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
+         *         "carrier": "carrier_a",
+         *         "trackingCode": "GA24112000123",
+         *         "status": "pending",
+         *         "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "orderCode": "DH000123",
+         *         "codAmount": "480000",
+         *         "feeTotal": "32000",
+         *         "createdAt": "2026-11-20T09:02:09.000Z",
+         *         "updatedAt": "2026-11-20T09:02:10.000Z",
+         *         "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
+         *         "failReason": null,
+         *         "recipientName": "Nguyễn Văn An",
+         *         "recipientPhone": "+84912345678",
+         *         "recipientAddress": "12 Phố Huế, Phường Hai Bà Trưng, Thành phố Hà Nội",
+         *         "weightGram": 750,
+         *         "pickedUpAt": null,
+         *         "events": [
+         *           {
+         *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
+         *             "status": "pending",
+         *             "carrierStatus": "ready_to_pick",
+         *             "occurredAt": "2026-11-20T09:02:10.000Z",
+         *             "location": null,
+         *             "description": "Accepted by the carrier",
+         *             "reason": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ShipmentCreatedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Shipment"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "shipment.created";
+        };
+        /**
+         * @example {
+         *       "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
+         *       "carrier": "carrier_a",
+         *       "trackingCode": "GA24112000123",
+         *       "status": "pending",
+         *       "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *       "orderCode": "DH000123",
+         *       "codAmount": "480000",
+         *       "feeTotal": "32000",
+         *       "createdAt": "2026-11-20T09:02:09.000Z",
+         *       "updatedAt": "2026-11-20T09:02:10.000Z",
+         *       "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
+         *       "failReason": null
+         *     }
+         */
+        ShipmentRow: {
+            /** @description Known values: `carrier_a` and `carrier_b`. Values may be added within v1: treat an unknown one as valid. */
+            carrier: "carrier_a" | "carrier_b" | (string & {});
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            /** @description Known values: `pending`, `delivering`, `delivered`, `delivery_failed`, `returning`, `returned`, `partially_returned`, `cancelled`, `lost`, `damaged`, `exception` and `scrapped`. Values may be added within v1: treat an unknown one as valid. */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped" | (string & {});
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * @description The envelope of `shipment.status_changed`: The shipment's `status` changed, or the return leg of a partially delivered shipment took a new step (`changes.fields` is `events`, with no `changes.status`).
+         * @example {
+         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y12",
+         *       "type": "shipment.status_changed",
+         *       "apiVersion": "v1",
+         *       "createdAt": "2026-11-20T14:20:05.000Z",
+         *       "shop": {
+         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *         "slug": "thoitrang-an-nhien"
+         *       },
+         *       "changes": {
+         *         "fields": [
+         *           "status",
+         *           "pickedUpAt",
+         *           "events"
+         *         ],
+         *         "status": {
+         *           "from": "pending",
+         *           "to": "delivering"
+         *         }
+         *       },
+         *       "data": {
+         *         "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
+         *         "carrier": "carrier_a",
+         *         "trackingCode": "GA24112000123",
+         *         "status": "delivering",
+         *         "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+         *         "orderCode": "DH000123",
+         *         "codAmount": "480000",
+         *         "feeTotal": "32000",
+         *         "createdAt": "2026-11-20T09:02:09.000Z",
+         *         "updatedAt": "2026-11-20T14:20:05.000Z",
+         *         "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
+         *         "failReason": null,
+         *         "recipientName": "Nguyễn Văn An",
+         *         "recipientPhone": "+84912345678",
+         *         "recipientAddress": "12 Phố Huế, Phường Hai Bà Trưng, Thành phố Hà Nội",
+         *         "weightGram": 750,
+         *         "pickedUpAt": "2026-11-20T14:20:05.000Z",
+         *         "events": [
+         *           {
+         *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
+         *             "status": "pending",
+         *             "carrierStatus": "ready_to_pick",
+         *             "occurredAt": "2026-11-20T09:02:10.000Z",
+         *             "location": null,
+         *             "description": "Accepted by the carrier",
+         *             "reason": null
+         *           },
+         *           {
+         *             "id": "7f9b1d3f-5b6c-4f8a-8cae-2a4c6e8f0b57",
+         *             "status": "delivering",
+         *             "carrierStatus": "picked",
+         *             "occurredAt": "2026-11-20T14:20:05.000Z",
+         *             "location": "Bưu cục Hoàn Kiếm",
+         *             "description": "Đã lấy hàng",
+         *             "reason": null
+         *           }
+         *         ]
+         *       }
+         *     }
+         */
+        ShipmentStatusChangedEvent: {
+            /** @description Currently `v1`. */
+            apiVersion: string;
+            changes: components["schemas"]["EventChanges"];
+            /**
+             * Format: date-time
+             * @description When the event occurred: order events by it, as deliveries arrive in any order.
+             */
+            createdAt: string;
+            data: components["schemas"]["Shipment"];
+            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+            id: string;
+            shop: {
+                /** Format: uuid */
+                id: string;
+                slug: string;
+            };
+            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+            test?: boolean;
+            /** @constant */
+            type: "shipment.status_changed";
+        };
+        /**
+         * @example {
+         *       "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
+         *       "slug": "thoitrang-an-nhien",
+         *       "name": "Thời trang An Nhiên",
+         *       "application": {
+         *         "name": "Đồng bộ kế toán",
+         *         "permissions": [
+         *           "pos.orders.read",
+         *           "pos.customers.read"
+         *         ],
+         *         "pageIds": []
+         *       },
+         *       "readOnly": false
+         *     }
+         */
         Shop: {
             application: {
                 name: string;
@@ -5797,6 +3629,12 @@ export interface components {
             readOnly: boolean;
             slug: string;
         };
+        /**
+         * @example {
+         *       "id": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+         *       "name": "Trần Thị Mai"
+         *     }
+         */
         StaffMember: {
             /**
              * Format: uuid
@@ -5805,18 +3643,48 @@ export interface components {
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *       "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+         *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *       "warehouseName": "Kho Hà Nội",
+         *       "variantCode": "AT-TRANG-M",
+         *       "quantity": "42",
+         *       "reserved": "3",
+         *       "available": "39",
+         *       "inTransit": "0",
+         *       "stockChangedAt": "2026-11-20T08:30:00.000Z"
+         *     }
+         */
         StockRow: {
-            /** @description quantity − reserved */
+            /**
+             * @description quantity − reserved
+             * @example 150000
+             */
             available: string;
-            /** @description Arriving at the warehouse (posted transfers not yet received) */
+            /**
+             * @description Arriving at the warehouse (posted transfers not yet received)
+             * @example 150000
+             */
             inTransit: string;
             /** Format: uuid */
             productId: string;
-            /** @description Decimal string, at most three decimals */
+            /**
+             * @description Decimal string, at most three decimals
+             * @example 150000
+             */
             quantity: string;
-            /** @description Held by open orders */
+            /**
+             * @description Held by open orders
+             * @example 150000
+             */
             reserved: string;
-            /** @description Last change of quantity or inTransit; the sort key and the updatedSince mark */
+            /**
+             * Format: date-time
+             * @description Last change of quantity or inTransit; the sort key and the updatedSince mark
+             * @example 2025-03-14T09:30:00.000Z
+             */
             stockChangedAt: string;
             variantCode: string;
             /** Format: uuid */
@@ -5825,11 +3693,37 @@ export interface components {
             warehouseId: string;
             warehouseName: string;
         };
+        /**
+         * @example {
+         *       "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+         *       "name": "Khách quen"
+         *     }
+         */
         Tag: {
             /** Format: uuid */
             id: string;
             name: string;
         };
+        /**
+         * @example {
+         *       "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+         *       "code": "AT-TRANG-M",
+         *       "barcode": "8934567890123",
+         *       "price": "150000",
+         *       "weightGrams": "250",
+         *       "lengthCm": null,
+         *       "widthCm": null,
+         *       "heightCm": null,
+         *       "isActive": true,
+         *       "attributes": {
+         *         "Màu": "Trắng",
+         *         "Size": "M"
+         *       },
+         *       "keywords": [
+         *         "AT M"
+         *       ]
+         *     }
+         */
         Variant: {
             /** @description Attribute name → value, in the product's attribute order */
             attributes: {
@@ -5844,10 +3738,21 @@ export interface components {
             /** @description Order-closing keywords */
             keywords: string[];
             lengthCm: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             price: string;
             weightGrams: string | null;
             widthCm: string | null;
         };
+        /**
+         * @example {
+         *       "id": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+         *       "name": "Kho Hà Nội",
+         *       "address": "45 Trần Duy Hưng, Cầu Giấy, Hà Nội"
+         *     }
+         */
         Warehouse: {
             address: string | null;
             /** Format: uuid */
@@ -5856,13 +3761,10689 @@ export interface components {
         };
     };
     responses: never;
-    parameters: never;
+    parameters: {
+        /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+        IdempotencyKey: string;
+        /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+        WebhookId: string;
+        /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+        WebhookSignature: string;
+        /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+        WebhookTimestamp: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key */
+        IdempotentReplayed: string;
+        /** @description The ceiling of the rate-limit counter this request counts in, per one-minute window */
+        RateLimitLimit: number;
+        /** @description Requests left in the current window */
+        RateLimitRemaining: number;
+        /** @description Seconds (not a timestamp) until the window refreshes */
+        RateLimitReset: number;
+        /** @description Seconds to wait before sending again: on every 429, and on a 409 `idempotency-key-in-progress` */
+        RetryAfter: number;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    listCarrierConnections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e9cf195d-80ff-45d0-ad1e-73a476b53052",
+                     *           "carrier": "carrier_a",
+                     *           "name": "Giao hàng nhanh – Kho Hà Nội",
+                     *           "active": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CarrierConnection"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCategories: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80",
+                     *           "name": "Áo"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Category"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listComments: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                /** @description One of the key's pages */
+                pageId?: string;
+                /** @description The platform's post id */
+                postId?: string;
+                /**
+                 * @description Inclusive, on updatedAt; only records older than the safety delay
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "1a9a2487-ae7a-4ba9-be03-9261382c3ac6",
+                     *           "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+                     *           "postId": "104857600123456_987654321098765",
+                     *           "parentId": null,
+                     *           "author": {
+                     *             "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+                     *             "name": "Nguyễn Văn An"
+                     *           },
+                     *           "text": "Áo này còn size L không shop?",
+                     *           "isHidden": false,
+                     *           "canReplyPrivately": true,
+                     *           "privatelyRepliedAt": null,
+                     *           "createdAt": "2026-11-20T09:45:12.000Z",
+                     *           "updatedAt": "2026-11-20T09:45:13.000Z",
+                     *           "removedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatComment"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatComment"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    hideComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatComment"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description messaging-window-closed, page-not-connected, conversation-not-replyable */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#messaging-window-closed",
+                     *       "title": "Messaging window closed",
+                     *       "status": 422,
+                     *       "code": "messaging-window-closed",
+                     *       "detail": "The chat platform’s messaging window (for example 24 hours after the customer’s last message) has passed."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description channel-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#channel-unavailable",
+                     *       "title": "Channel unavailable",
+                     *       "status": 503,
+                     *       "code": "channel-unavailable",
+                     *       "detail": "The chat channel is not answering for now (the page is rate-limited by the platform, a channel fault, the network): the message, private reply, or hiding of a comment was not done. Not your key’s quota."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    replyToCommentPrivately: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Dạ size L còn ạ, shop nhắn riêng anh giá nhé."
+                 *     }
+                 */
+                "application/json": {
+                    text: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessage"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-in-progress",
+                     *       "title": "Idempotency key in progress",
+                     *       "status": 409,
+                     *       "code": "idempotency-key-in-progress",
+                     *       "detail": "An earlier request with the same `Idempotency-Key` is still running. Answered at once with `Retry-After: 1`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused, messaging-window-closed, page-not-connected, conversation-not-replyable */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "code": "idempotency-key-reused",
+                     *       "detail": "The `Idempotency-Key` was already used, within its window, with a different request body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description channel-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#channel-unavailable",
+                     *       "title": "Channel unavailable",
+                     *       "status": 503,
+                     *       "code": "channel-unavailable",
+                     *       "detail": "The chat channel is not answering for now (the page is rate-limited by the platform, a channel fault, the network): the message, private reply, or hiding of a comment was not done. Not your key’s quota."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    showComment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatComment"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description messaging-window-closed, page-not-connected, conversation-not-replyable */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#messaging-window-closed",
+                     *       "title": "Messaging window closed",
+                     *       "status": 422,
+                     *       "code": "messaging-window-closed",
+                     *       "detail": "The chat platform’s messaging window (for example 24 hours after the customer’s last message) has passed."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description channel-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#channel-unavailable",
+                     *       "title": "Channel unavailable",
+                     *       "status": 503,
+                     *       "code": "channel-unavailable",
+                     *       "detail": "The chat channel is not answering for now (the page is rate-limited by the platform, a channel fault, the network): the message, private reply, or hiding of a comment was not done. Not your key’s quota."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listConversations: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                /** @description One of the key's pages */
+                pageId?: string;
+                /**
+                 * @description Inclusive, on lastMessageAt; only records older than the safety delay
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+                     *           "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+                     *           "customer": {
+                     *             "id": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+                     *             "name": "Nguyễn Văn An",
+                     *             "phone": "+84912345678",
+                     *             "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21"
+                     *           },
+                     *           "lastMessageAt": "2026-11-20T10:05:33.000Z",
+                     *           "snippet": "Shop ơi, áo trắng size M còn hàng không ạ?",
+                     *           "canReply": true,
+                     *           "replyWindowEndsAt": "2026-11-21T10:05:33.000Z",
+                     *           "createdAt": "2026-11-20T10:05:33.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatConversation"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getConversation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatConversation"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMessages: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "8a0c2e4a-6c7d-4a9b-8d1f-3b5d7f9a1c68",
+                     *           "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
+                     *           "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+                     *           "direction": "in",
+                     *           "text": "Shop ơi, áo trắng size M còn hàng không ạ?",
+                     *           "attachments": [],
+                     *           "sender": {
+                     *             "type": "customer",
+                     *             "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
+                     *             "name": "Nguyễn Văn An"
+                     *           },
+                     *           "sentAt": "2026-11-20T10:05:33.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatMessage"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    sendMessage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "text": "Dạ còn ạ, shop gửi anh bảng size nhé."
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One attachment: the platform sends one per message */
+                    attachments?: components["schemas"]["ChatAttachmentInput"][];
+                    text?: string;
+                } & (unknown | unknown);
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessage"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-in-progress",
+                     *       "title": "Idempotency key in progress",
+                     *       "status": 409,
+                     *       "code": "idempotency-key-in-progress",
+                     *       "detail": "An earlier request with the same `Idempotency-Key` is still running. Answered at once with `Retry-After: 1`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused, messaging-window-closed, page-not-connected, conversation-not-replyable */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "code": "idempotency-key-reused",
+                     *       "detail": "The `Idempotency-Key` was already used, within its window, with a different request body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description channel-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#channel-unavailable",
+                     *       "title": "Channel unavailable",
+                     *       "status": 503,
+                     *       "code": "channel-unavailable",
+                     *       "detail": "The chat channel is not answering for now (the page is rate-limited by the platform, a channel fault, the network): the message, private reply, or hiding of a comment was not done. Not your key’s quota."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listCustomers: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description Also return soft-deleted records */
+                includeDeleted?: "true" | "false";
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                /** @description Exact phone, in any accepted form */
+                phone?: string;
+                /** @description Part of the name */
+                search?: string;
+                /**
+                 * @description Inclusive: records changed at or after this time, and only those older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s)
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+                     *           "name": "Nguyễn Văn An",
+                     *           "gender": "male",
+                     *           "dateOfBirth": null,
+                     *           "source": "order",
+                     *           "isBlocked": false,
+                     *           "primaryPhone": "+84912345678",
+                     *           "primaryEmail": "an.nguyen@example.com",
+                     *           "createdAt": "2026-11-20T08:29:58.000Z",
+                     *           "updatedAt": "2026-11-20T08:29:58.000Z",
+                     *           "deletedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["CustomerRow"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createCustomer: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Nguyễn Thị Lan",
+                 *       "gender": "female",
+                 *       "dateOfBirth": "1992-08-21",
+                 *       "contacts": [
+                 *         {
+                 *           "kind": "phone",
+                 *           "value": "0912 345 678",
+                 *           "isPrimary": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    contacts?: {
+                        isPrimary?: boolean;
+                        /** @enum {string} */
+                        kind: "phone";
+                        /**
+                         * @example 0912345678
+                         * @example +84 912 345 678
+                         */
+                        value: string;
+                    }[];
+                    dateOfBirth?: string | null;
+                    gender?: ("male" | "female" | "other") | null;
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict, idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-reused",
+                     *       "title": "Idempotency key reused",
+                     *       "status": 422,
+                     *       "code": "idempotency-key-reused",
+                     *       "detail": "The `Idempotency-Key` was already used, within its window, with a different request body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Nguyễn Thị Lan Anh",
+                 *       "dateOfBirth": "1992-08-21"
+                 *     }
+                 */
+                "application/json": {
+                    dateOfBirth?: string | null;
+                    gender?: ("male" | "female" | "other") | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Customer"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addCustomerAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "recipientName": "Nguyễn Thị Lan",
+                 *       "recipientPhone": "+84 987 654 321",
+                 *       "addressLine": "25 Lý Thường Kiệt",
+                 *       "geoSystem": "new",
+                 *       "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+                 *       "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
+                 *       "provinceName": "Thành phố Hà Nội",
+                 *       "wardName": "Phường Hai Bà Trưng"
+                 *     }
+                 */
+                "application/json": {
+                    addressLine: string;
+                    districtName?: string | null;
+                    districtUnitId?: string | null;
+                    geoSystem?: ("old" | "new") | null;
+                    provinceName?: string | null;
+                    provinceUnitId?: string | null;
+                    recipientName?: string | null;
+                    recipientPhone?: (string | "") | null;
+                    wardName?: string | null;
+                    wardUnitId?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CustomerAddress"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listGeoUnits: {
+        parameters: {
+            query: {
+                /** @description Absent: the provinces; present: the children of that unit */
+                parentId?: string;
+                /** @description Keeps the names containing it, ignoring case and accents ("ha noi" finds "Hà Nội") */
+                search?: string;
+                /** @description `old`: province, district, ward (before 1 July 2025); `new`: province, ward */
+                system: "old" | "new";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+                     *           "system": "new",
+                     *           "level": 1,
+                     *           "parentId": null,
+                     *           "name": "Thành phố Hà Nội"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["GeoUnit"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createInventoryDocument: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "kind": "receipt",
+                 *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+                 *       "note": "Nhập hàng đợt 2 từ xưởng",
+                 *       "lines": [
+                 *         {
+                 *           "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+                 *           "quantity": "20"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @enum {string} */
+                    kind: "receipt" | "issue" | "adjustment" | "transfer";
+                    lines: {
+                        /**
+                         * @description receipt, issue, transfer: greater than zero; adjustment: a non-zero signed change
+                         * @example -2
+                         */
+                        quantity: string;
+                        /** Format: uuid */
+                        variantId: string;
+                    }[];
+                    note?: string | null;
+                    /** @description Required for a transfer, and different from warehouseId; absent otherwise */
+                    targetWarehouseId?: string | null;
+                    /** Format: uuid */
+                    warehouseId: string;
+                } & ({
+                    /** @enum {unknown} */
+                    kind: "receipt" | "issue";
+                    lines?: unknown;
+                    targetWarehouseId?: null;
+                } | {
+                    /** @enum {unknown} */
+                    kind: "transfer";
+                    lines?: unknown;
+                    targetWarehouseId: string;
+                } | {
+                    /** @enum {unknown} */
+                    kind: "adjustment";
+                    lines?: unknown;
+                    targetWarehouseId?: null;
+                });
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryDocument"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#idempotency-key-in-progress",
+                     *       "title": "Idempotency key in progress",
+                     *       "status": 409,
+                     *       "code": "idempotency-key-in-progress",
+                     *       "detail": "An earlier request with the same `Idempotency-Key` is still running. Answered at once with `Retry-After: 1`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description variant-removed, idempotency-key-reused */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#variant-removed",
+                     *       "title": "Variant removed",
+                     *       "status": 422,
+                     *       "code": "variant-removed",
+                     *       "detail": "A variant named in the request was removed from its product."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getInventoryDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryDocument"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postInventoryDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryDocument"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description document-already-posted, conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#document-already-posted",
+                     *       "title": "Document already posted",
+                     *       "status": 409,
+                     *       "code": "document-already-posted",
+                     *       "detail": "The inventory document is already posted: it cannot be posted again or edited."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-stock, variant-removed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-stock",
+                     *       "title": "Insufficient stock",
+                     *       "status": 422,
+                     *       "code": "insufficient-stock",
+                     *       "detail": "There is not enough stock of a variant in the warehouse for this order or shipment."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    receiveInventoryDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InventoryDocument"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description document-already-posted, conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#document-already-posted",
+                     *       "title": "Document already posted",
+                     *       "status": 409,
+                     *       "code": "document-already-posted",
+                     *       "detail": "The inventory document is already posted: it cannot be posted again or edited."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-stock */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-stock",
+                     *       "title": "Insufficient stock",
+                     *       "status": 422,
+                     *       "code": "insufficient-stock",
+                     *       "detail": "There is not enough stock of a variant in the warehouse for this order or shipment."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStock: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                /**
+                 * @description Inclusive: records changed at or after this time, and only those older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s)
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+                variantId?: string;
+                warehouseId?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+                     *           "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+                     *           "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+                     *           "warehouseName": "Kho Hà Nội",
+                     *           "variantCode": "AT-TRANG-M",
+                     *           "quantity": "42",
+                     *           "reserved": "3",
+                     *           "available": "39",
+                     *           "inTransit": "0",
+                     *           "stockChangedAt": "2026-11-20T08:30:00.000Z"
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["StockRow"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOrders: {
+        parameters: {
+            query?: {
+                /** @description Exact order code */
+                code?: string;
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                customerId?: string;
+                /** @description Also return soft-deleted records */
+                includeDeleted?: "true" | "false";
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                status?: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+                /**
+                 * @description Inclusive: records changed at or after this time, and only those older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s)
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+                     *           "code": "DH000123",
+                     *           "status": "new",
+                     *           "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+                     *           "warehouseName": "Kho Hà Nội",
+                     *           "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+                     *           "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+                     *           "salesChannelName": "Facebook",
+                     *           "receivedAtShop": false,
+                     *           "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+                     *           "handlerName": "Trần Thị Mai",
+                     *           "billFullName": "Nguyễn Văn An",
+                     *           "billPhone": "+84912345678",
+                     *           "billEmail": "an.nguyen@example.com",
+                     *           "totalPrice": "450000",
+                     *           "discount": "0",
+                     *           "shippingFee": "30000",
+                     *           "freeShipping": false,
+                     *           "surcharge": "0",
+                     *           "tax": "0",
+                     *           "totalAmount": "480000",
+                     *           "returnedAmount": "0",
+                     *           "paidAmount": "0",
+                     *           "occurredAt": "2026-11-20T08:30:00.000Z",
+                     *           "note": "Giao giờ hành chính",
+                     *           "tags": [
+                     *             {
+                     *               "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+                     *               "name": "Khách quen"
+                     *             }
+                     *           ],
+                     *           "createdAt": "2026-11-20T08:30:00.000Z",
+                     *           "updatedAt": "2026-11-20T08:30:00.000Z",
+                     *           "deletedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OrderRow"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createOrder: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+                 *       "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
+                 *       "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+                 *       "billFullName": "Nguyễn Văn An",
+                 *       "billPhone": "0912345678",
+                 *       "shippingAddress": {
+                 *         "recipientName": "Nguyễn Văn An",
+                 *         "recipientPhone": "0912345678",
+                 *         "addressLine": "12 Phố Huế",
+                 *         "geoSystem": "new",
+                 *         "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
+                 *         "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46"
+                 *       },
+                 *       "lines": [
+                 *         {
+                 *           "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+                 *           "quantity": "3",
+                 *           "unitPrice": "150000"
+                 *         }
+                 *       ],
+                 *       "shippingFee": "30000",
+                 *       "payments": [
+                 *         {
+                 *           "methodId": "14a6a323-c00d-4860-9850-7d7dbd91a7c8",
+                 *           "amount": "100000"
+                 *         }
+                 *       ],
+                 *       "tagIds": [
+                 *         "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24"
+                 *       ],
+                 *       "note": "Giao giờ hành chính"
+                 *     }
+                 */
+                "application/json": {
+                    billEmail?: string | null;
+                    billFullName?: string | null;
+                    billPhone?: (string | "") | null;
+                    /** @description Generated (DH000001…) when absent */
+                    code?: string;
+                    customerId?: string | null;
+                    /** @example 150000 */
+                    discount?: string;
+                    freeShipping?: boolean;
+                    handlerRoleId?: string | null;
+                    handlerUserId?: string | null;
+                    lines: {
+                        /** @example 150000 */
+                        discount?: string;
+                        /** @example 150000 */
+                        quantity: string;
+                        /** @example 150000 */
+                        unitPrice: string;
+                        /** Format: uuid */
+                        variantId: string;
+                    }[];
+                    note?: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2025-03-14T16:30:00+07:00
+                     */
+                    occurredAt?: string;
+                    payments?: {
+                        /** @example 150000 */
+                        amount: string;
+                        /** Format: uuid */
+                        methodId: string;
+                    }[];
+                    receivedAtShop?: boolean;
+                    salesChannelId?: string | null;
+                    shippingAddress?: {
+                        addressLine?: string | null;
+                        districtName?: string | null;
+                        districtUnitId?: string | null;
+                        geoSystem?: ("old" | "new") | null;
+                        provinceName?: string | null;
+                        provinceUnitId?: string | null;
+                        recipientName?: string | null;
+                        recipientPhone?: (string | "") | null;
+                        wardName?: string | null;
+                        wardUnitId?: string | null;
+                    } | null;
+                    /** @example 150000 */
+                    shippingFee?: string;
+                    /** @example 150000 */
+                    surcharge?: string;
+                    tagIds?: string[];
+                    /** @example 150000 */
+                    tax?: string;
+                    /** Format: uuid */
+                    warehouseId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict, order-has-live-shipment, duplicate-code, idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description order-status-not-allowed, insufficient-stock, variant-removed, customer-blocked, idempotency-key-reused */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#order-status-not-allowed",
+                     *       "title": "Order status not allowed",
+                     *       "status": 422,
+                     *       "code": "order-status-not-allowed",
+                     *       "detail": "The order cannot move to this status from its current one under the shop’s transition matrix."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-stock */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-stock",
+                     *       "title": "Insufficient stock",
+                     *       "status": 422,
+                     *       "code": "insufficient-stock",
+                     *       "detail": "There is not enough stock of a variant in the warehouse for this order or shipment."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateOrder: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "shippingFee": "0",
+                 *       "freeShipping": true
+                 *     }
+                 */
+                "application/json": {
+                    billEmail?: string | null;
+                    billFullName?: string | null;
+                    billPhone?: (string | "") | null;
+                    /** @description The code cannot change */
+                    code?: unknown;
+                    customerId?: string | null;
+                    /** @example 150000 */
+                    discount?: string;
+                    freeShipping?: boolean;
+                    /**
+                     * Format: uuid
+                     * @description Needs pos.orders.assign; the next member of the role in turn
+                     */
+                    handlerRoleId?: string;
+                    /**
+                     * Format: uuid
+                     * @description Needs pos.orders.assign
+                     */
+                    handlerUserId?: string;
+                    lines?: {
+                        /** @example 150000 */
+                        discount?: string;
+                        /** @example 150000 */
+                        quantity: string;
+                        /** @example 150000 */
+                        unitPrice: string;
+                        /** Format: uuid */
+                        variantId: string;
+                    }[];
+                    note?: string | null;
+                    /**
+                     * Format: date-time
+                     * @example 2025-03-14T16:30:00+07:00
+                     */
+                    occurredAt?: string;
+                    payments?: {
+                        /** @example 150000 */
+                        amount: string;
+                        /** Format: uuid */
+                        methodId: string;
+                    }[];
+                    receivedAtShop?: boolean;
+                    salesChannelId?: string | null;
+                    shippingAddress?: {
+                        addressLine?: string | null;
+                        districtName?: string | null;
+                        districtUnitId?: string | null;
+                        geoSystem?: ("old" | "new") | null;
+                        provinceName?: string | null;
+                        provinceUnitId?: string | null;
+                        recipientName?: string | null;
+                        recipientPhone?: (string | "") | null;
+                        wardName?: string | null;
+                        wardUnitId?: string | null;
+                    } | null;
+                    /** @example 150000 */
+                    shippingFee?: string;
+                    /** @example 150000 */
+                    surcharge?: string;
+                    tagIds?: string[];
+                    /** @example 150000 */
+                    tax?: string;
+                    /** Format: uuid */
+                    warehouseId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict, order-has-live-shipment */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-stock, variant-removed, customer-blocked */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-stock",
+                     *       "title": "Insufficient stock",
+                     *       "status": 422,
+                     *       "code": "insufficient-stock",
+                     *       "detail": "There is not enough stock of a variant in the warehouse for this order or shipment."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listOrderNotes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "a47cf8eb-b73c-49a3-ba3c-da1ccf69a80d",
+                     *           "message": "Khách hẹn giao sau 17h",
+                     *           "createdByName": "Đồng bộ kế toán",
+                     *           "createdByIsIntegration": true,
+                     *           "createdAt": "2026-11-20T08:35:10.000Z",
+                     *           "updatedAt": "2026-11-20T08:35:10.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["OrderNote"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    addOrderNote: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "message": "Khách hẹn giao sau 17h"
+                 *     }
+                 */
+                "application/json": {
+                    message: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OrderNote"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    changeOrderStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "status": "confirmed",
+                 *       "reason": "Đã gọi xác nhận với khách"
+                 *     }
+                 */
+                "application/json": {
+                    reason?: string;
+                    /** @enum {string} */
+                    status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Order"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description order-status-not-allowed, insufficient-stock */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#order-status-not-allowed",
+                     *       "title": "Order status not allowed",
+                     *       "status": 422,
+                     *       "code": "order-status-not-allowed",
+                     *       "detail": "The order cannot move to this status from its current one under the shop’s transition matrix."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPages: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
+                     *           "name": "Thời trang An Nhiên",
+                     *           "platform": "facebook",
+                     *           "connected": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ChatPage"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listPaymentMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "14a6a323-c00d-4860-9850-7d7dbd91a7c8",
+                     *           "name": "Chuyển khoản Vietcombank",
+                     *           "kind": "bank_transfer"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["PaymentMethod"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: {
+                categoryId?: string;
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description Also return soft-deleted records */
+                includeDeleted?: "true" | "false";
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                /** @description Part of the name or the code */
+                search?: string;
+                /**
+                 * @description Inclusive: records changed at or after this time, and only those older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s)
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
+                     *           "code": "AT-TRANG",
+                     *           "name": "Áo thun cotton",
+                     *           "type": "simple",
+                     *           "isActive": true,
+                     *           "categoryNames": [
+                     *             "Áo"
+                     *           ],
+                     *           "variantCount": 1,
+                     *           "imageUrl": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
+                     *           "priceFrom": "150000",
+                     *           "priceTo": "150000",
+                     *           "updatedAt": "2026-11-20T07:55:12.000Z",
+                     *           "deletedAt": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ProductRow"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "AT-DEN",
+                 *       "name": "Áo thun cotton đen",
+                 *       "description": "Cotton 100%, form rộng",
+                 *       "categoryIds": [
+                 *         "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
+                 *       ],
+                 *       "variants": [
+                 *         {
+                 *           "code": "AT-DEN-M",
+                 *           "price": "150000",
+                 *           "weightGrams": "250",
+                 *           "attributes": {
+                 *             "Màu": "Đen",
+                 *             "Size": "M"
+                 *           }
+                 *         },
+                 *         {
+                 *           "code": "AT-DEN-L",
+                 *           "price": "165000",
+                 *           "weightGrams": "270",
+                 *           "attributes": {
+                 *             "Màu": "Đen",
+                 *             "Size": "L"
+                 *           }
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    categoryIds?: string[];
+                    /** @description Generated when empty */
+                    code?: string;
+                    description?: string | null;
+                    name: string;
+                    /** @enum {string} */
+                    type?: "simple" | "service";
+                    /** @description At most 2048 variants per product */
+                    variants: {
+                        attributes?: {
+                            [key: string]: string;
+                        };
+                        barcode?: string | null;
+                        code?: string;
+                        heightCm?: string | null;
+                        /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
+                        id?: (string | "") | null;
+                        isActive?: boolean;
+                        /** @description Absent keeps the set, an array replaces it, [] clears it */
+                        keywords?: string[];
+                        lengthCm?: string | null;
+                        /** @example 150000 */
+                        price?: string;
+                        weightGrams?: string | null;
+                        widthCm?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description duplicate-code, variant-combo-duplicate, variant-keyword-taken, match-key-taken, conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#duplicate-code",
+                     *       "title": "Duplicate code",
+                     *       "status": 409,
+                     *       "code": "duplicate-code",
+                     *       "detail": "A code you chose (an order code, a product code) already exists in the shop."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "variants": [
+                 *         {
+                 *           "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
+                 *           "price": "135000"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Replaces every category */
+                    categoryIds?: string[];
+                    description?: string | null;
+                    name?: string;
+                    /** @description Patched partly: with id edits that variant, without id appends one; the product keeps at most 2048 variants */
+                    variants?: {
+                        attributes?: {
+                            [key: string]: string;
+                        };
+                        barcode?: string | null;
+                        code?: string;
+                        heightCm?: string | null;
+                        /** @description PATCH: the variant to edit. POST: the new variant's id, a UUID no variant has (409 conflict otherwise). Empty (absent, null or "") adds a variant with an id made for it */
+                        id?: (string | "") | null;
+                        isActive?: boolean;
+                        /** @description Absent keeps the set, an array replaces it, [] clears it */
+                        keywords?: string[];
+                        lengthCm?: string | null;
+                        /** @example 150000 */
+                        price?: string;
+                        weightGrams?: string | null;
+                        widthCm?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Product"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description duplicate-code, variant-combo-duplicate, variant-keyword-taken, match-key-taken, conflict */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#duplicate-code",
+                     *       "title": "Duplicate code",
+                     *       "status": 409,
+                     *       "code": "duplicate-code",
+                     *       "detail": "A code you chose (an order code, a product code) already exists in the shop."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description variant-removed */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#variant-removed",
+                     *       "title": "Variant removed",
+                     *       "status": 422,
+                     *       "code": "variant-removed",
+                     *       "detail": "A variant named in the request was removed from its product."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "853b7d98-f487-42ba-92eb-b37f595271e5",
+                     *           "name": "Nhân viên bán hàng"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Role"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listSalesChannels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
+                     *           "name": "Facebook"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["SalesChannel"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listShipments: {
+        parameters: {
+            query?: {
+                /** @description The nextCursor of the previous page, with every other parameter unchanged; another value is 400 invalid-cursor */
+                cursor?: string;
+                /** @description 1 to 100, default 50 */
+                limit?: number;
+                orderId?: string;
+                status?: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
+                /**
+                 * @description Inclusive: records changed at or after this time, and only those older than the safety delay (the shop's recompute ceiling plus 15 s: 2 min 15 s by default, never more than 10 min 15 s)
+                 * @example 2025-03-14T16:30:00+07:00
+                 */
+                updatedSince?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
+                     *           "carrier": "carrier_a",
+                     *           "trackingCode": "GA24112000123",
+                     *           "status": "pending",
+                     *           "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+                     *           "orderCode": "DH000123",
+                     *           "codAmount": "480000",
+                     *           "feeTotal": "32000",
+                     *           "createdAt": "2026-11-20T09:02:09.000Z",
+                     *           "updatedAt": "2026-11-20T09:02:10.000Z",
+                     *           "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
+                     *           "failReason": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "eyJrIjoiMjAyNi0xMS0yMFQwODozMDowMC4wMDBaIiwiaSI6IjBiNmEzYzUyIn0.q2Vd8xR4mZs0LpT7wYc1Nf"
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ShipmentRow"][];
+                        nextCursor: string | null;
+                    };
+                };
+            };
+            /** @description validation-failed, invalid-cursor */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createShipment: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
+                 *       "connectionId": "e9cf195d-80ff-45d0-ad1e-73a476b53052",
+                 *       "weightGram": 750,
+                 *       "codAmount": "480000"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Cash on delivery; default the order total less what is paid and the credit applied, at least 0 */
+                    codAmount?: string;
+                    /**
+                     * Format: uuid
+                     * @description The shop's carrier connection (GET /carrier-connections)
+                     */
+                    connectionId: string;
+                    /** @description Note for the carrier */
+                    note?: string;
+                    /** Format: uuid */
+                    orderId: string;
+                    /** @description Declared weight; default from the catalogue (1000 g when unknown) */
+                    weightGram?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["IdempotentReplayed"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Known values: `carrier_a` and `carrier_b`. Values may be added within v1: treat an unknown one as valid. */
+                        carrier: "carrier_a" | "carrier_b" | (string & {});
+                        codAmount: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        events: {
+                            carrierStatus: string | null;
+                            description: string | null;
+                            /** Format: uuid */
+                            id: string;
+                            location: string | null;
+                            /** Format: date-time */
+                            occurredAt: string;
+                            reason: string | null;
+                            status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped" | (string & {})) | null;
+                        }[];
+                        expectedDeliveryAt: string | null;
+                        failReason: string | null;
+                        feeTotal: string | null;
+                        /** Format: uuid */
+                        id: string;
+                        orderCode: string;
+                        /** Format: uuid */
+                        orderId: string;
+                        pickedUpAt: string | null;
+                        recipientAddress: string | null;
+                        recipientName: string | null;
+                        recipientPhone: string | null;
+                        /** @description Known values: `pending`, `delivering`, `delivered`, `delivery_failed`, `returning`, `returned`, `partially_returned`, `cancelled`, `lost`, `damaged`, `exception` and `scrapped`. Values may be added within v1: treat an unknown one as valid. */
+                        status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped" | (string & {});
+                        trackingCode: string | null;
+                        weightGram: number | null;
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description conflict, idempotency-key-in-progress */
+            409: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "code": "conflict",
+                     *       "detail": "The operation conflicts with the record’s current state, for example a customer address identical to one the customer already has."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description order-status-not-allowed, insufficient-stock, idempotency-key-reused */
+            422: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#order-status-not-allowed",
+                     *       "title": "Order status not allowed",
+                     *       "status": 422,
+                     *       "code": "order-status-not-allowed",
+                     *       "detail": "The order cannot move to this status from its current one under the shop’s transition matrix."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description carrier-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#carrier-unavailable",
+                     *       "title": "Carrier unavailable",
+                     *       "status": 503,
+                     *       "code": "carrier-unavailable",
+                     *       "detail": "The carrier could not be reached (network, a fault at the carrier, or the shop’s carrier connection is unusable): the shipment was not created or cancelled."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getShipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shipment"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelShipment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "reason": "Khách đổi địa chỉ nhận hàng"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Stored in the shop log */
+                    reason?: string;
+                } | null;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shipment"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description subscription-expired */
+            402: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#subscription-expired",
+                     *       "title": "Subscription expired",
+                     *       "status": 402,
+                     *       "code": "subscription-expired",
+                     *       "detail": "The shop’s plan has expired: the key is read-only. `GET /shop` says `readOnly: true`."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found */
+            404: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#not-found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "code": "not-found",
+                     *       "detail": "No such record or path for this key. Deliberately the same answer for a record that does not exist, a record of another shop, and a chat page outside the key’s pages."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description shipment-not-cancellable */
+            409: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#shipment-not-cancellable",
+                     *       "title": "Shipment not cancellable",
+                     *       "status": 409,
+                     *       "code": "shipment-not-cancellable",
+                     *       "detail": "The shipment has ended (delivered, returned, cancelled, lost…): it can no longer be cancelled. `detail` gives its status."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large */
+            413: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#payload-too-large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "code": "payload-too-large",
+                     *       "detail": "The request body is larger than the API accepts."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description unsupported-media-type */
+            415: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#unsupported-media-type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "code": "unsupported-media-type",
+                     *       "detail": "The body is not JSON."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description carrier-unavailable */
+            503: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#carrier-unavailable",
+                     *       "title": "Carrier unavailable",
+                     *       "status": 503,
+                     *       "code": "carrier-unavailable",
+                     *       "detail": "The carrier could not be reached (network, a fault at the carrier, or the shop’s carrier connection is unusable): the shipment was not created or cancelled."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getShop: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Shop"];
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
+                     *           "name": "Trần Thị Mai"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["StaffMember"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
+                     *           "name": "Khách quen"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Tag"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWarehouses: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
+                     *           "name": "Kho Hà Nội",
+                     *           "address": "45 Trần Duy Hưng, Cầu Giấy, Hà Nội"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Warehouse"][];
+                    };
+                };
+            };
+            /** @description validation-failed */
+            400: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#validation-failed",
+                     *       "title": "Validation failed",
+                     *       "status": 400,
+                     *       "code": "validation-failed",
+                     *       "detail": "lines.0.quantity: must be greater than 0",
+                     *       "errors": [
+                     *         {
+                     *           "path": "lines.0.quantity",
+                     *           "message": "must be greater than 0"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description invalid-api-key */
+            401: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#invalid-api-key",
+                     *       "title": "Invalid API key",
+                     *       "status": 401,
+                     *       "code": "invalid-api-key",
+                     *       "detail": "The `Authorization` header is missing or malformed, or the key is unknown, revoked or expired (after a rotation’s overlap)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description insufficient-permission, shop-suspended, automation-not-active */
+            403: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#insufficient-permission",
+                     *       "title": "Insufficient permission",
+                     *       "status": 403,
+                     *       "code": "insufficient-permission",
+                     *       "detail": "The key’s application lacks the permission of the path, or a field-level extra permission (a price off the list, discounts, payments, reassigning the handler, cancelling a shipped order, new product attributes)."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#rate-limited",
+                     *       "title": "Rate limited",
+                     *       "status": 429,
+                     *       "code": "rate-limited",
+                     *       "detail": "The key (or, for shipments, the shop) has used up the requests of its counter in the current one-minute window."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description internal-error */
+            500: {
+                headers: {
+                    "X-RateLimit-Limit": components["headers"]["RateLimitLimit"];
+                    "X-RateLimit-Remaining": components["headers"]["RateLimitRemaining"];
+                    "X-RateLimit-Reset": components["headers"]["RateLimitReset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://shopflow.example/developers/errors#internal-error",
+                     *       "title": "Internal error",
+                     *       "status": 500,
+                     *       "code": "internal-error",
+                     *       "detail": "A fault on our side. Nothing about it is in the body."
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    customerCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    customerUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    inventoryStockChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InventoryStockChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageReceivedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageReceivedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    messageSentEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MessageSentEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    orderUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OrderUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productDeletedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductDeletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    productUpdatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProductUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    shipmentCreatedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    shipmentStatusChangedEvent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
+                "webhook-id": components["parameters"]["WebhookId"];
+                /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
+                "webhook-signature": components["parameters"]["WebhookSignature"];
+                /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
+                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShipmentStatusChangedEvent"];
+            };
+        };
+        responses: {
+            /** @description Delivered. Answer within 15 s; the body is not read. */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Gone: this delivery is not attempted again. */
+            410: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Any other answer, a redirect or no answer in time: attempted again later, honouring `Retry-After` on 429 and 503. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+}
 
 /** Every event type of the catalogue (spec, Events). */
 export const EVENT_TYPES = ["order.created","order.updated","order.status_changed","order.deleted","product.created","product.updated","product.deleted","inventory.stock_changed","customer.created","customer.updated","customer.deleted","shipment.created","shipment.status_changed","message.received","message.sent"] as const;

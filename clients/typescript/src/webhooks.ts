@@ -1,17 +1,24 @@
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { EVENT_TYPES, type components, type paths } from './open-api.generated.js';
+import type { RowOf } from './client.js';
+import { EVENT_TYPES, type paths } from './open-api.generated.js';
 
 export { WebhookVerificationError };
 
-type Schemas = components['schemas'];
-/** The resource each family of events carries in `data` (spec, Events: Catalogue), as the matching GET answers it. */
+/** What `GET path` answers. */
+type Answer<P extends keyof paths> = paths[P] extends { get: { responses: { 200: { content: { 'application/json': infer Body } } } } }
+  ? Body
+  : never;
+/**
+ * The resource each family of events carries in `data` (spec, Events: Catalogue), as the matching GET
+ * answers it: read from the paths, whose names stay when the document renames its schemas.
+ */
 interface ResourceOfFamily {
-  order: Schemas['Order'];
-  product: Schemas['Product'];
-  inventory: Schemas['StockRow'];
-  customer: Schemas['Customer'];
-  shipment: paths['/shipments/{id}']['get']['responses'][200]['content']['application/json'];
-  message: Schemas['ChatMessage'];
+  order: Answer<'/orders/{id}'>;
+  product: Answer<'/products/{id}'>;
+  inventory: RowOf<'/inventory/stock'>;
+  customer: Answer<'/customers/{id}'>;
+  shipment: Answer<'/shipments/{id}'>;
+  message: RowOf<'/conversations/{id}/messages'>;
 }
 export type EventType = (typeof EVENT_TYPES)[number];
 type Family<T extends EventType> = T extends `${infer F extends keyof ResourceOfFamily}.${string}` ? F : never;
@@ -28,11 +35,20 @@ interface Envelope<T extends string, D> {
   apiVersion: string;
   createdAt: string;
   shop: { id: string; slug: string };
+  /**
+   * True for a test event, sent by a flow's test-run: its `data` is made up, unless the person
+   * starting it chose a real record. Real events have no `test` field in their envelope: false here.
+   */
+  test: boolean;
   changes?: EventChanges;
   data: D;
 }
+/** The envelope as sent: `test` only on test events. */
+type SentEnvelope = Omit<Envelope<string, unknown>, 'test'> & { test?: boolean };
 /** A known event: narrow on `type` to get `data` typed as its resource. */
 export type ShopflowEvent = { [T in EventType]: Envelope<T, ResourceOfFamily[Family<T>]> }[EventType];
+/** The event of type `T`, for example `EventOf<'order.created'>['data']` for an order as events carry it. */
+export type EventOf<T extends EventType> = Extract<ShopflowEvent, { type: T }>;
 /** An event type added after this kit was built (spec, Events: receivers ignore unknown types); its own type is in `receivedType`. */
 export type UnknownEvent = Envelope<'unknown', unknown> & { receivedType: string };
 export type WebhookEvent = ShopflowEvent | UnknownEvent;
@@ -64,7 +80,8 @@ export function verifyWebhook(secrets: string | readonly string[], headers: Webh
   let failure: unknown;
   for (const secret of list) {
     try {
-      const envelope = new Webhook(secret).verify(payload, record) as Envelope<string, unknown>;
+      const sent = new Webhook(secret).verify(payload, record) as SentEnvelope;
+      const envelope = { ...sent, test: sent.test === true };
       return isEventType(envelope.type) ? (envelope as ShopflowEvent) : { ...envelope, type: 'unknown', receivedType: envelope.type };
     } catch (error) {
       failure = error;

@@ -219,7 +219,108 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        delete?: never;
+        /** Remove an application: its keys stop working at once; the shop log keeps naming it */
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         options?: never;
         head?: never;
         /** Rename an application, or change its permissions or pages, within what the editing person holds and sees */
@@ -1167,6 +1268,10 @@ export interface paths {
                             isPrimary?: boolean;
                             /** @enum {string} */
                             kind: "phone";
+                            /**
+                             * @example 0912345678
+                             * @example +84 912 345 678
+                             */
                             value: string;
                         } | {
                             isPrimary?: boolean;
@@ -1381,7 +1486,7 @@ export interface paths {
                         state?: "draft" | "on" | "off";
                         /**
                          * Format: uri
-                         * @description https only
+                         * @description https only, to a public internet address (as each delivery checks it)
                          */
                         url: string;
                     };
@@ -1689,7 +1794,7 @@ export interface paths {
                         permissions?: string[];
                         /**
                          * Format: uri
-                         * @description https only
+                         * @description https only, to a public internet address (as each delivery checks it)
                          */
                         url?: string;
                     };
@@ -1813,6 +1918,8 @@ export interface paths {
                     content: {
                         "application/json": {
                             data: {
+                                /** @description What it was about: an order's code and buyer, a product's or customer's name…; null for a viewer who may not read the data */
+                                about: string | null;
                                 attempts: {
                                     attemptedAt: string;
                                     durationMs: number;
@@ -1822,12 +1929,16 @@ export interface paths {
                                     /** @enum {string} */
                                     verdict: "delivered" | "gone" | "retry";
                                 }[];
+                                /** @description While retrying: how many attempts are left, the next one included */
+                                attemptsLeft: number | null;
                                 createdAt: string;
                                 /** @description Only for a viewer who may read the event's data type */
                                 data?: unknown;
                                 deliveryId: string;
                                 eventId: string;
                                 eventType: string;
+                                /** @description While retrying: when the next attempt is */
+                                nextAttemptAt: string | null;
                                 status: string;
                                 temporalUrl: string;
                                 testRun: boolean;
@@ -1912,6 +2023,129 @@ export interface paths {
         get?: never;
         put?: never;
         /** Resend a failed delivery: same webhook-id, new attempts */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    deliveryId: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            deliveryId: string;
+                            workflowId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Retry a retrying delivery now: its wait ends, and its next attempt is made at once */
         post: {
             parameters: {
                 query?: never;
@@ -2262,7 +2496,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Send a sample event of the trigger's type through the delivery workflow */
+        /**
+         * Send a test event of the trigger's type through the delivery workflow
+         * @description The envelope is marked `"test": true`. Its `data` is the made-up example of the event type, or the record `recordId` names (which needs the type's read permissions, for the person and the flow's account). The other fields are the builder's unsaved edits: the test-run uses them instead of the saved flow's (the address checked as on save), and saves nothing.
+         */
         post: {
             parameters: {
                 query?: never;
@@ -2272,7 +2509,27 @@ export interface paths {
                 };
                 cookie?: never;
             };
-            requestBody?: never;
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        name?: string;
+                        pageId?: string | null;
+                        permissions?: string[];
+                        /**
+                         * Format: uuid
+                         * @description An order, product, customer, shipment or message id, or a variant id for stock
+                         */
+                        recordId?: string;
+                        /**
+                         * Format: uri
+                         * @description https only, to a public internet address (as each delivery checks it)
+                         */
+                        url?: string;
+                    } | null;
+                };
+            };
             responses: {
                 /** @description Default Response */
                 200: {
@@ -2291,7 +2548,7 @@ export interface paths {
                                 verdict: "delivered" | "gone" | "retry";
                             };
                             eventId: string;
-                            /** @description The signed request that was sent (a test run carries sample data only) */
+                            /** @description The signed request that was sent */
                             request: {
                                 /** @description Only for a person who may read the event's data type (as in the history) */
                                 body: string | null;
@@ -3261,7 +3518,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description limit-reached */
+                /** @description limit-reached, conflict */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3312,6 +3569,232 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/admin/payment-methods/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        kind?: "cash" | "bank_transfer" | "card" | "cod" | "wallet" | "other";
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["PaymentMethod"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/admin/products/{id}/images": {
@@ -3570,7 +4053,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description limit-reached */
+                /** @description limit-reached, conflict */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -3623,6 +4106,230 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/sales-channels/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["SalesChannel"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        trace?: never;
+    };
     "/api/admin/session": {
         parameters: {
             query?: never;
@@ -3653,12 +4360,15 @@ export interface paths {
                             shop: {
                                 /** Format: uuid */
                                 id: string;
+                                name: string;
                                 slug: string;
                             };
                             user: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The person's language for the app, on their account; null until they choose */
+                                language: ("vi" | "en") | null;
                                 name: string;
                             };
                         };
@@ -3734,12 +4444,15 @@ export interface paths {
                             shop: {
                                 /** Format: uuid */
                                 id: string;
+                                name: string;
                                 slug: string;
                             };
                             user: {
                                 email: string;
                                 /** Format: uuid */
                                 id: string;
+                                /** @description The person's language for the app, on their account; null until they choose */
+                                language: ("vi" | "en") | null;
                                 name: string;
                             };
                         };
@@ -3804,7 +4517,115 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /** The logged-in person's language, kept on their account (it follows them to any browser) */
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        language: "vi" | "en";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Send it back in X-CSRF-Token on every change */
+                            csrfToken: string;
+                            permissions: string[];
+                            shop: {
+                                /** Format: uuid */
+                                id: string;
+                                name: string;
+                                slug: string;
+                            };
+                            user: {
+                                email: string;
+                                /** Format: uuid */
+                                id: string;
+                                /** @description The person's language for the app, on their account; null until they choose */
+                                language: ("vi" | "en") | null;
+                                name: string;
+                            };
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/admin/session/logout": {
@@ -4030,7 +4851,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description limit-reached */
+                /** @description limit-reached, conflict */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4081,6 +4902,230 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/admin/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Tag"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
     "/api/admin/warehouses": {
@@ -4210,7 +5255,7 @@ export interface paths {
                         "application/problem+json": components["schemas"]["Problem"];
                     };
                 };
-                /** @description limit-reached */
+                /** @description limit-reached, conflict */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -4261,6 +5306,231 @@ export interface paths {
         options?: never;
         head?: never;
         patch?: never;
+        trace?: never;
+    };
+    "/api/admin/warehouses/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description No content */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        options?: never;
+        head?: never;
+        patch: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        address?: string | null;
+                        name?: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["Warehouse"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
         trace?: never;
     };
 }
@@ -4348,7 +5618,7 @@ export interface components {
         AdminFlow: {
             createdAt: string;
             eventType: string;
-            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
             id: string;
@@ -4366,7 +5636,7 @@ export interface components {
         AdminFlowInput: {
             createdAt: string;
             eventType: string;
-            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
             id: string;
@@ -4384,7 +5654,7 @@ export interface components {
         AdminListedFlow: {
             createdAt: string;
             eventType: string;
-            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
             id: string;
@@ -4407,7 +5677,7 @@ export interface components {
         AdminListedFlowInput: {
             createdAt: string;
             eventType: string;
-            /** @description false after the receiver answered 410 Gone, until the flow is switched on again */
+            /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
             id: string;
@@ -4681,7 +5951,11 @@ export interface components {
                 kind: "phone" | "email";
                 value: string;
             }[];
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
@@ -4694,7 +5968,11 @@ export interface components {
             primaryPhone: string | null;
             /** @enum {string} */
             source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         CustomerAddress: {
@@ -4735,7 +6013,11 @@ export interface components {
                 kind: "phone" | "email";
                 value: string;
             }[];
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
@@ -4748,11 +6030,19 @@ export interface components {
             primaryPhone: string | null;
             /** @enum {string} */
             source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         CustomerRow: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
@@ -4765,11 +6055,19 @@ export interface components {
             primaryPhone: string | null;
             /** @enum {string} */
             source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         CustomerRowInput: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             dateOfBirth: string | null;
             deletedAt: string | null;
@@ -4782,7 +6080,11 @@ export interface components {
             primaryPhone: string | null;
             /** @enum {string} */
             source: "manual" | "order" | "import";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         GeoUnit: {
@@ -4822,14 +6124,21 @@ export interface components {
             system: "old" | "new";
         };
         InventoryDocument: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             /** Format: uuid */
             id: string;
             /** @enum {string} */
             kind: "receipt" | "issue" | "adjustment" | "transfer";
             lines: {
-                /** @description Decimal string, at most three decimals */
+                /**
+                 * @description Decimal string, at most three decimals
+                 * @example 150000
+                 */
                 quantity: string;
                 /** Format: uuid */
                 variantId: string;
@@ -4848,14 +6157,21 @@ export interface components {
             warehouseId: string;
         };
         InventoryDocumentInput: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             /** Format: uuid */
             id: string;
             /** @enum {string} */
             kind: "receipt" | "issue" | "adjustment" | "transfer";
             lines: {
-                /** @description Decimal string, at most three decimals */
+                /**
+                 * @description Decimal string, at most three decimals
+                 * @example 150000
+                 */
                 quantity: string;
                 /** Format: uuid */
                 variantId: string;
@@ -4878,11 +6194,23 @@ export interface components {
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             creditApplied: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             exchangeReturn: boolean;
             freeShipping: boolean;
@@ -4892,33 +6220,73 @@ export interface components {
             id: string;
             lines: components["schemas"]["OrderLine"][];
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             payments: {
+                /**
+                 * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+                 * @example 150000
+                 */
                 amount: string;
                 /** Format: uuid */
                 methodId: string;
                 methodName: string;
             }[];
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
             shippingAddress: components["schemas"]["Address"] | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
             /** @enum {string} */
             status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
@@ -4929,11 +6297,23 @@ export interface components {
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             creditApplied: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             exchangeReturn: boolean;
             freeShipping: boolean;
@@ -4943,48 +6323,108 @@ export interface components {
             id: string;
             lines: components["schemas"]["OrderLineInput"][];
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             payments: {
+                /**
+                 * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+                 * @example 150000
+                 */
                 amount: string;
                 /** Format: uuid */
                 methodId: string;
                 methodName: string;
             }[];
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
             shippingAddress: components["schemas"]["AddressInput"] | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
             /** @enum {string} */
             status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
             warehouseName: string | null;
         };
         OrderLine: {
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             lineTotal: string;
             productId: string | null;
             /** @description Absent when the key lacks pos.products.read */
             productName?: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             quantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedQuantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             unitPrice: string;
             /** @description Absent when the key lacks pos.products.read */
             variantCode?: string | null;
@@ -4994,15 +6434,35 @@ export interface components {
             variantName?: string | null;
         };
         OrderLineInput: {
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             /** Format: uuid */
             id: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             lineTotal: string;
             productId: string | null;
             /** @description Absent when the key lacks pos.products.read */
             productName?: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             quantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedQuantity: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             unitPrice: string;
             /** @description Absent when the key lacks pos.products.read */
             variantCode?: string | null;
@@ -5012,25 +6472,41 @@ export interface components {
             variantName?: string | null;
         };
         OrderNote: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             createdByIsIntegration: boolean;
             createdByName: string | null;
             /** Format: uuid */
             id: string;
             message: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         OrderNoteInput: {
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             createdByIsIntegration: boolean;
             createdByName: string | null;
             /** Format: uuid */
             id: string;
             message: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
         };
         OrderRow: {
@@ -5038,10 +6514,18 @@ export interface components {
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             freeShipping: boolean;
             handlerName: string | null;
@@ -5049,26 +6533,62 @@ export interface components {
             /** Format: uuid */
             id: string;
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
             /** @enum {string} */
             status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
@@ -5079,10 +6599,18 @@ export interface components {
             billFullName: string | null;
             billPhone: string | null;
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             customerId: string | null;
             deletedAt: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             discount: string;
             freeShipping: boolean;
             handlerName: string | null;
@@ -5090,26 +6618,62 @@ export interface components {
             /** Format: uuid */
             id: string;
             note: string | null;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             occurredAt: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             paidAmount: string;
             receivedAtShop: boolean;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             returnedAmount: string;
             salesChannelId: string | null;
             salesChannelName: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             shippingFee: string;
             /** @enum {string} */
             status: "new" | "waiting_stock" | "confirmed" | "packing" | "ready_to_ship" | "shipped" | "delivered" | "paid" | "returning" | "partially_returned" | "returned" | "cancelled" | "deleted";
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             surcharge: string;
             tags: {
                 /** Format: uuid */
                 id: string;
                 name: string;
             }[];
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             tax: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalAmount: string;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             totalPrice: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             /** Format: uuid */
             warehouseId: string;
@@ -5160,7 +6724,11 @@ export interface components {
         Product: {
             categoryIds: string[];
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             deletedAt: string | null;
             description: string | null;
@@ -5183,7 +6751,11 @@ export interface components {
         ProductInput: {
             categoryIds: string[];
             code: string;
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             createdAt: string;
             deletedAt: string | null;
             description: string | null;
@@ -5216,7 +6788,11 @@ export interface components {
             priceTo: string | null;
             /** @enum {string} */
             type: "simple" | "service";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             variantCount: number;
         };
@@ -5233,7 +6809,11 @@ export interface components {
             priceTo: string | null;
             /** @enum {string} */
             type: "simple" | "service";
-            /** @description ISO 8601 UTC */
+            /**
+             * Format: date-time
+             * @description ISO 8601 UTC
+             * @example 2025-03-14T09:30:00.000Z
+             */
             updatedAt: string;
             variantCount: number;
         };
@@ -5262,6 +6842,118 @@ export interface components {
             /** Format: uuid */
             id: string;
             name: string;
+        };
+        Shipment: {
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            events: {
+                carrierStatus: string | null;
+                description: string | null;
+                /** Format: uuid */
+                id: string;
+                location: string | null;
+                /** Format: date-time */
+                occurredAt: string;
+                reason: string | null;
+                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped") | null;
+            }[];
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            pickedUpAt: string | null;
+            recipientAddress: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            weightGram: number | null;
+        };
+        ShipmentInput: {
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            events: {
+                carrierStatus: string | null;
+                description: string | null;
+                /** Format: uuid */
+                id: string;
+                location: string | null;
+                /** Format: date-time */
+                occurredAt: string;
+                reason: string | null;
+                status: ("pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped") | null;
+            }[];
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            pickedUpAt: string | null;
+            recipientAddress: string | null;
+            recipientName: string | null;
+            recipientPhone: string | null;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+            weightGram: number | null;
+        };
+        ShipmentRow: {
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        ShipmentRowInput: {
+            /** @enum {string} */
+            carrier: "carrier_a" | "carrier_b";
+            codAmount: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            expectedDeliveryAt: string | null;
+            failReason: string | null;
+            feeTotal: string | null;
+            /** Format: uuid */
+            id: string;
+            orderCode: string;
+            /** Format: uuid */
+            orderId: string;
+            /** @enum {string} */
+            status: "pending" | "delivering" | "delivered" | "delivery_failed" | "returning" | "returned" | "partially_returned" | "cancelled" | "lost" | "damaged" | "exception" | "scrapped";
+            trackingCode: string | null;
+            /** Format: date-time */
+            updatedAt: string;
         };
         Shop: {
             application: {
@@ -5308,17 +7000,33 @@ export interface components {
             name: string;
         };
         StockRow: {
-            /** @description quantity − reserved */
+            /**
+             * @description quantity − reserved
+             * @example 150000
+             */
             available: string;
-            /** @description Arriving at the warehouse (posted transfers not yet received) */
+            /**
+             * @description Arriving at the warehouse (posted transfers not yet received)
+             * @example 150000
+             */
             inTransit: string;
             /** Format: uuid */
             productId: string;
-            /** @description Decimal string, at most three decimals */
+            /**
+             * @description Decimal string, at most three decimals
+             * @example 150000
+             */
             quantity: string;
-            /** @description Held by open orders */
+            /**
+             * @description Held by open orders
+             * @example 150000
+             */
             reserved: string;
-            /** @description Last change of quantity or inTransit; the sort key and the updatedSince mark */
+            /**
+             * Format: date-time
+             * @description Last change of quantity or inTransit; the sort key and the updatedSince mark
+             * @example 2025-03-14T09:30:00.000Z
+             */
             stockChangedAt: string;
             variantCode: string;
             /** Format: uuid */
@@ -5328,17 +7036,33 @@ export interface components {
             warehouseName: string;
         };
         StockRowInput: {
-            /** @description quantity − reserved */
+            /**
+             * @description quantity − reserved
+             * @example 150000
+             */
             available: string;
-            /** @description Arriving at the warehouse (posted transfers not yet received) */
+            /**
+             * @description Arriving at the warehouse (posted transfers not yet received)
+             * @example 150000
+             */
             inTransit: string;
             /** Format: uuid */
             productId: string;
-            /** @description Decimal string, at most three decimals */
+            /**
+             * @description Decimal string, at most three decimals
+             * @example 150000
+             */
             quantity: string;
-            /** @description Held by open orders */
+            /**
+             * @description Held by open orders
+             * @example 150000
+             */
             reserved: string;
-            /** @description Last change of quantity or inTransit; the sort key and the updatedSince mark */
+            /**
+             * Format: date-time
+             * @description Last change of quantity or inTransit; the sort key and the updatedSince mark
+             * @example 2025-03-14T09:30:00.000Z
+             */
             stockChangedAt: string;
             variantCode: string;
             /** Format: uuid */
@@ -5371,6 +7095,10 @@ export interface components {
             /** @description Order-closing keywords */
             keywords: string[];
             lengthCm: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             price: string;
             weightGrams: string | null;
             widthCm: string | null;
@@ -5389,6 +7117,10 @@ export interface components {
             /** @description Order-closing keywords */
             keywords: string[];
             lengthCm: string | null;
+            /**
+             * @description Decimal string (money, quantity or measure), without trailing zeros; keep it as a string or an exact decimal
+             * @example 150000
+             */
             price: string;
             weightGrams: string | null;
             widthCm: string | null;

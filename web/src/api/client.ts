@@ -30,13 +30,23 @@ export class ProblemError extends Error {
   readonly status: number;
   readonly code: string;
   readonly errors: { path: string; message: string }[];
+  /** The code-specific members, such as `usedBy` and `uses` of a removal refused while in use. */
+  readonly extra: Record<string, unknown>;
 
   constructor(status: number, body: unknown) {
-    const problem = (typeof body === 'object' && body !== null ? body : {}) as ProblemBody;
+    const problem = (typeof body === 'object' && body !== null ? body : {}) as ProblemBody & Record<string, unknown>;
     super(problem.detail ?? problem.title ?? `The server answered ${status}`);
     this.status = status;
     this.code = problem.code ?? 'unknown';
     this.errors = problem.errors ?? [];
+    this.extra = problem;
+  }
+}
+
+/** The server could not be reached at all (the browser's bare "Failed to fetch"): the screens offer a retry. */
+export class NetworkError extends Error {
+  constructor(cause: unknown) {
+    super('the server cannot be reached', { cause });
   }
 }
 
@@ -58,9 +68,11 @@ const withCsrf: Middleware = {
 export const api = createClient<paths>({ baseUrl: '', credentials: 'same-origin' });
 api.use(withCsrf);
 
-/** The answer's data, or its problem thrown. */
+/** The answer's data, or its problem thrown (a NetworkError when there was no answer). */
 export async function unwrap<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
+  const { data, error, response } = await call.catch((cause: unknown) => {
+    throw new NetworkError(cause);
+  });
   if (!response.ok) throw new ProblemError(response.status, error);
   return data as T;
 }

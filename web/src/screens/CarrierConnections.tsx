@@ -1,26 +1,30 @@
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../api/client';
 import { useSession } from '../session';
-import { Field, Loaded, ProblemMessage, ShownOnce, SetupPart } from '../ui';
+import { ConfirmButton, Field, Loaded, ProblemMessage, ShownOnce, SetupPart, useFieldErrors } from '../ui';
 
-const TEXT_FIELDS = [
-  ['name', 'Connection name'],
-  ['baseUrl', 'Carrier API address'],
-  ['token', 'API token'],
-  ['account', 'Carrier shop id (A) or client source (B)'],
-  ['pickUpName', 'Pick-up: sender name'],
-  ['phone', 'Pick-up: phone'],
-  ['street', 'Pick-up: street'],
-  ['ward', 'Pick-up: ward'],
-  ['district', 'Pick-up: district'],
-  ['province', 'Pick-up: province'],
-] as const;
+/** The text fields of a connection, each with the path of its value in the request (where a refusal points). */
+const TEXT_FIELDS = {
+  name: 'name',
+  baseUrl: 'baseUrl',
+  token: 'credentials.token',
+  account: 'credentials.shopId',
+  pickUpName: 'pickUp.name',
+  phone: 'pickUp.phone',
+  street: 'pickUp.street',
+  ward: 'pickUp.ward',
+  district: 'pickUp.district',
+  province: 'pickUp.province',
+} as const;
+type TextField = keyof typeof TEXT_FIELDS;
 
-type Form = Record<(typeof TEXT_FIELDS)[number][0], string> & { carrier: 'carrier_a' | 'carrier_b'; warehouseId: string };
+type Form = Record<TextField, string> & { carrier: 'carrier_a' | 'carrier_b'; warehouseId: string };
 
 /** Carrier connections: credentials go in (sealed), never out; the callback URL is shown once. */
 export function CarrierConnections() {
+  const { t } = useTranslation('setup');
   const { holds } = useSession();
   const queryClient = useQueryClient();
   const connections = useQuery({ queryKey: ['setup', 'carriers'], queryFn: () => unwrap(api.GET('/api/admin/carrier-connections')) });
@@ -31,26 +35,33 @@ export function CarrierConnections() {
     onSuccess: done,
   });
   return (
-    <SetupPart title="Carrier connections">
-      <Loaded query={{ ...connections, data: connections.data?.data }} empty="No carrier connected.">
+    <SetupPart title={t('carriers.title')}>
+      <Loaded query={{ ...connections, data: connections.data?.data }} empty={t('carriers.empty')}>
         {(rows) => (
           <ul className="plain">
             {rows.map((connection) => (
-              <li key={connection.id}>
-                {connection.name} <span className="muted">{connection.carrier}</span>{' '}
-                {!connection.active && <span className="badge state-off">off</span>}{' '}
+              <li key={connection.id} className="entry">
+                <span>
+                  {connection.name} <span className="muted">{t(`carriers.names.${connection.carrier}`)}</span>{' '}
+                  {!connection.active && <span className="badge state-off">{t('carriers.off')}</span>}
+                </span>
                 {holds('settings.carriers') && connection.active && (
-                  <button type="button" className="danger" onClick={() => disconnect.mutate(connection.id)}>
-                    Disconnect
-                  </button>
+                  <ConfirmButton
+                    label={t('carriers.disconnectOf', { name: connection.name })}
+                    question={t('carriers.disconnectConfirm', { name: connection.name })}
+                    confirm={t('carriers.disconnect')}
+                    onConfirm={() => disconnect.mutate(connection.id)}
+                  >
+                    {t('carriers.disconnect')}
+                  </ConfirmButton>
                 )}
               </li>
             ))}
           </ul>
         )}
       </Loaded>
-      <ProblemMessage error={disconnect.error} />
-      {callbackUrl && <ShownOnce label="Callback URL to register at the carrier" value={callbackUrl} />}
+      <ProblemMessage error={disconnect.error} onRetry={() => disconnect.mutate(disconnect.variables!)} />
+      {callbackUrl && <ShownOnce label={t('carriers.callbackUrl')} value={callbackUrl} />}
       {holds('settings.carriers') && (
         <ConnectForm
           onConnected={(url) => {
@@ -64,11 +75,12 @@ export function CarrierConnections() {
 }
 
 function ConnectForm({ onConnected }: { onConnected: (callbackUrl: string) => void }) {
+  const { t } = useTranslation(['setup', 'problems']);
   const warehouses = useQuery({ queryKey: ['setup', 'warehouses'], queryFn: () => unwrap(api.GET('/api/admin/warehouses')) });
   const [form, setForm] = useState<Form>({
     carrier: 'carrier_a',
     warehouseId: '',
-    ...Object.fromEntries(TEXT_FIELDS.map(([name]) => [name, ''])),
+    ...Object.fromEntries(Object.keys(TEXT_FIELDS).map((name) => [name, ''])),
   } as Form);
   const connect = useMutation({
     mutationFn: () => {
@@ -93,26 +105,48 @@ function ConnectForm({ onConnected }: { onConnected: (callbackUrl: string) => vo
     },
     onSuccess: (created) => onConnected(created.callbackUrl),
   });
-  const submit = (event: FormEvent) => {
+  const [missing, setMissing] = useState<string[]>([]);
+  const serverError = useFieldErrors(connect.error);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
+    const empty = [
+      ...(form.warehouseId ? [] : ['warehouseId']),
+      ...Object.keys(TEXT_FIELDS).filter((name) => name !== 'ward' && !form[name as TextField].trim()),
+    ];
+    setMissing(empty);
+    if (empty.length > 0) {
+      event.currentTarget.querySelector<HTMLElement>(`[name="${empty[0]}"]`)?.focus();
+      return;
+    }
     connect.mutate();
   };
+  const error = (name: string, path: string) =>
+    missing.includes(name)
+      ? t('problems:field.required')
+      : serverError(name === 'account' && form.carrier === 'carrier_b' ? 'credentials.clientSource' : path);
   return (
     <details>
-      <summary>Connect a carrier</summary>
-      <form onSubmit={submit} className="grid-form">
-        <Field label="Carrier">
+      <summary>{t('carriers.connect')}</summary>
+      <form onSubmit={submit} className="grid-form" noValidate>
+        <Field label={t('carriers.carrier')}>
           {(id) => (
             <select id={id} value={form.carrier} onChange={(event) => setForm({ ...form, carrier: event.target.value as Form['carrier'] })}>
-              <option value="carrier_a">Carrier A (GHN-style)</option>
-              <option value="carrier_b">Carrier B (GHTK-style)</option>
+              <option value="carrier_a">{t('carriers.names.carrier_a')}</option>
+              <option value="carrier_b">{t('carriers.names.carrier_b')}</option>
             </select>
           )}
         </Field>
-        <Field label="Pick-up warehouse">
-          {(id) => (
-            <select id={id} required value={form.warehouseId} onChange={(event) => setForm({ ...form, warehouseId: event.target.value })}>
-              <option value="">Choose a warehouse</option>
+        <Field label={t('carriers.warehouse')} error={error('warehouseId', 'warehouseId')}>
+          {(id, describedBy, invalid) => (
+            <select
+              id={id}
+              name="warehouseId"
+              aria-describedby={describedBy}
+              aria-invalid={invalid || undefined}
+              value={form.warehouseId}
+              onChange={(event) => setForm({ ...form, warehouseId: event.target.value })}
+            >
+              <option value="">{t('carriers.chooseWarehouse')}</option>
               {warehouses.data?.data.map((warehouse) => (
                 <option key={warehouse.id} value={warehouse.id}>
                   {warehouse.name}
@@ -121,12 +155,14 @@ function ConnectForm({ onConnected }: { onConnected: (callbackUrl: string) => vo
             </select>
           )}
         </Field>
-        {TEXT_FIELDS.map(([name, label]) => (
-          <Field key={name} label={label}>
-            {(id) => (
+        {(Object.entries(TEXT_FIELDS) as [TextField, string][]).map(([name, path]) => (
+          <Field key={name} label={t(`carriers.fields.${name}`)} error={error(name, path)}>
+            {(id, describedBy, invalid) => (
               <input
                 id={id}
-                required={name !== 'ward'}
+                name={name}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
                 type={name === 'token' ? 'password' : 'text'}
                 value={form[name]}
                 onChange={(event) => setForm({ ...form, [name]: event.target.value })}
@@ -134,9 +170,9 @@ function ConnectForm({ onConnected }: { onConnected: (callbackUrl: string) => vo
             )}
           </Field>
         ))}
-        <ProblemMessage error={connect.error} />
+        <ProblemMessage error={connect.error} onRetry={() => connect.mutate()} />
         <button type="submit" disabled={connect.isPending}>
-          Connect
+          {t('carriers.submit')}
         </button>
       </form>
     </details>

@@ -1,36 +1,33 @@
 import { useState, type FormEvent } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
 import { catalogueQuery } from '../api/catalogue';
-import { Field, Loaded, ProblemMessage, ShownOnce, When } from '../ui';
-import { PermissionPicker } from './PermissionPicker';
+import { Confirm, ConfirmButton, Field, Loaded, ProblemMessage, ShownOnce, useFieldErrors, When } from '../ui';
+import { PermissionName, PermissionPicker } from './PermissionPicker';
 
 const applicationsQuery = { queryKey: ['applications'], queryFn: () => unwrap(api.GET('/api/admin/applications')) };
 
-const ALERTS: Record<string, string> = {
-  left: 'Its creator has left the shop',
-  disabled: 'Its creator’s account is disabled',
-  locked: 'Its creator’s account is locked',
-  'password-changed': 'Its creator changed their password since',
-};
-
-/** API connections: applications with their keys; create, rotate with overlap, revoke. */
+/** API connections: applications with their keys; create, rename, rotate with overlap (once confirmed), revoke, remove. */
 export function ConnectionsScreen() {
+  const { t } = useTranslation('connections');
   const applications = useQuery(applicationsQuery);
   const [issued, setIssued] = useState<{ label: string; key: string } | null>(null);
+  const [done, setDone] = useState<string | null>(null);
   const limits = applications.data?.limits;
   const count = applications.data?.data.length ?? 0;
   return (
     <section aria-labelledby="connections-title">
-      <h1 id="connections-title">API connections</h1>
-      {limits && (
-        <p className="note">
-          {count} of {limits.applications} applications; at most {limits.liveKeys} live keys each.
+      <h1 id="connections-title">{t('title')}</h1>
+      {limits && <p className="note">{t('limits', { count, max: limits.applications, keys: limits.liveKeys })}</p>}
+      {issued && <ShownOnce label={issued.label} value={issued.key} />}
+      {done && (
+        <p role="status" className="saved">
+          {done}
         </p>
       )}
-      {issued && <ShownOnce label={issued.label} value={issued.key} />}
-      {limits && count < limits.applications && <CreateApplication onCreated={(key) => setIssued({ label: 'New API key', key })} />}
-      <Loaded query={{ ...applications, data: applications.data?.data }} empty="No connection applications yet.">
+      {limits && count < limits.applications && <CreateApplication onCreated={(key) => setIssued({ label: t('newKey'), key })} />}
+      <Loaded query={{ ...applications, data: applications.data?.data }} empty={t('empty')}>
         {(rows) => (
           <ul className="applications">
             {rows.map((application) => (
@@ -38,7 +35,8 @@ export function ConnectionsScreen() {
                 key={application.id}
                 application={application}
                 maxOverlap={limits!.overlapHours}
-                onKey={(key) => setIssued({ label: `New key of ${application.name}`, key })}
+                onKey={(key) => setIssued({ label: t('newKeyOf', { name: application.name }), key })}
+                onDone={setDone}
               />
             ))}
           </ul>
@@ -49,10 +47,12 @@ export function ConnectionsScreen() {
 }
 
 function CreateApplication({ onCreated }: { onCreated: (key: string) => void }) {
+  const { t } = useTranslation(['connections', 'setup']);
   const queryClient = useQueryClient();
   const catalogue = useQuery(catalogueQuery);
   const [name, setName] = useState('');
   const [choice, setChoice] = useState<{ permissions: string[]; pageIds: string[] }>({ permissions: [], pageIds: [] });
+  const [missing, setMissing] = useState<{ name: boolean; permissions: boolean }>({ name: false, permissions: false });
   const create = useMutation({
     mutationFn: () =>
       unwrap(api.POST('/api/admin/applications', { body: { name, permissions: choice.permissions, pages: choice.pageIds } })),
@@ -63,16 +63,29 @@ function CreateApplication({ onCreated }: { onCreated: (key: string) => void }) 
       void queryClient.invalidateQueries({ queryKey: ['applications'] });
     },
   });
-  const submit = (event: FormEvent) => {
+  const serverError = useFieldErrors(create.error);
+  const submit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    create.mutate();
+    const now = { name: name.trim() === '', permissions: choice.permissions.length === 0 };
+    setMissing(now);
+    if (now.name) event.currentTarget.querySelector<HTMLInputElement>('[name="name"]')?.focus();
+    if (!now.name && !now.permissions) create.mutate();
   };
   return (
     <details className="create">
-      <summary>Create a connection application</summary>
-      <form onSubmit={submit}>
-        <Field label="Application name">
-          {(id) => <input id={id} required value={name} onChange={(event) => setName(event.target.value)} />}
+      <summary>{t('create')}</summary>
+      <form onSubmit={submit} noValidate>
+        <Field label={t('appName')} error={missing.name ? t('setup:nameRequired') : serverError('name')}>
+          {(id, describedBy, invalid) => (
+            <input
+              id={id}
+              name="name"
+              aria-describedby={describedBy}
+              aria-invalid={invalid || undefined}
+              value={name}
+              onChange={(event) => setName(event.target.value)}
+            />
+          )}
         </Field>
         {catalogue.data && (
           <PermissionPicker
@@ -83,9 +96,15 @@ function CreateApplication({ onCreated }: { onCreated: (key: string) => void }) 
             onChange={setChoice}
           />
         )}
-        <ProblemMessage error={create.error} />
-        <button type="submit" disabled={create.isPending || choice.permissions.length === 0}>
-          Create and show its key
+        <ProblemMessage error={catalogue.error} onRetry={() => void catalogue.refetch()} />
+        {(missing.permissions || serverError('permissions')) && (
+          <p className="field-error" role="alert">
+            {choice.permissions.length === 0 ? t('permissionsRequired') : serverError('permissions')}
+          </p>
+        )}
+        <ProblemMessage error={create.error} onRetry={() => create.mutate()} />
+        <button type="submit" disabled={create.isPending}>
+          {t('createSubmit')}
         </button>
       </form>
     </details>
@@ -96,19 +115,21 @@ function Application({
   application,
   maxOverlap,
   onKey,
+  onDone,
 }: {
   application: Schemas['AdminApplication'];
   maxOverlap: number;
   onKey: (key: string) => void;
+  onDone: (message: string) => void;
 }) {
+  const { t } = useTranslation(['connections', 'ui']);
   const queryClient = useQueryClient();
   const [overlap, setOverlap] = useState(24);
+  const [asking, setAsking] = useState(false);
   const done = () => queryClient.invalidateQueries({ queryKey: ['applications'] });
+  const id = { params: { path: { id: application.id } } };
   const rotate = useMutation({
-    mutationFn: () =>
-      unwrap(
-        api.POST('/api/admin/applications/{id}/rotate', { params: { path: { id: application.id } }, body: { overlapHours: overlap } }),
-      ),
+    mutationFn: () => unwrap(api.POST('/api/admin/applications/{id}/rotate', { ...id, body: { overlapHours: overlap } })),
     onSuccess: (rotated) => {
       onKey(rotated.key);
       void done();
@@ -118,55 +139,82 @@ function Application({
     mutationFn: (keyId: string) => unwrap(api.POST('/api/admin/keys/{id}/revoke', { params: { path: { id: keyId } } })),
     onSuccess: done,
   });
+  const remove = useMutation({
+    mutationFn: () => unwrap(api.DELETE('/api/admin/applications/{id}', id)),
+    onSuccess: () => {
+      onDone(t('removed', { name: application.name }));
+      void done();
+    },
+  });
+  const heading = `app-${application.id}`;
   return (
-    <li className="application" aria-labelledby={`app-${application.id}`}>
-      <h2 id={`app-${application.id}`}>{application.name}</h2>
+    <li className="application" aria-labelledby={heading}>
+      <div className="title-row">
+        <h2 id={heading}>{application.name}</h2>
+        <Rename application={application} onRenamed={(name) => onDone(t('renamed', { name }))} />
+        <ConfirmButton
+          label={t('removeOf', { name: application.name })}
+          question={t('removeConfirm', { name: application.name })}
+          confirm={t('remove')}
+          onConfirm={() => remove.mutate()}
+        >
+          {t('remove')}
+        </ConfirmButton>
+      </div>
       {application.creatorAlert && (
         <p className="alert-label" role="note">
-          {ALERTS[application.creatorAlert]}: rotate or revoke its keys.
+          {t(`alerts.${application.creatorAlert}`)}: {t('alertAction')}
         </p>
       )}
-      <p className="permissions">{application.permissions.join(', ')}</p>
+      <h3 className="visually-hidden">{t('permissions')}</h3>
+      <ul className="permissions">
+        {application.permissions.map((permission) => (
+          <li key={permission}>
+            <PermissionName code={permission} />
+          </li>
+        ))}
+      </ul>
       <div className="table-wrap">
-        <table>
-          <caption className="visually-hidden">Keys of {application.name}</caption>
+        <table className="reflow">
+          <caption className="visually-hidden">{t('keys.caption', { name: application.name })}</caption>
           <thead>
             <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Created</th>
-              <th scope="col">Last used</th>
-              <th scope="col">Expires</th>
-              <th scope="col">State</th>
+              <th scope="col">{t('keys.key')}</th>
+              <th scope="col">{t('keys.created')}</th>
+              <th scope="col">{t('keys.lastUsed')}</th>
+              <th scope="col">{t('keys.expires')}</th>
+              <th scope="col">{t('keys.state')}</th>
               <th scope="col">
-                <span className="visually-hidden">Actions</span>
+                <span className="visually-hidden">{t('keys.actions')}</span>
               </th>
             </tr>
           </thead>
           <tbody>
             {application.keys.map((key) => (
               <tr key={key.id}>
-                <td>
+                <td data-label={t('keys.key')}>
                   <code>{key.displayPrefix}</code>
                 </td>
-                <td>
+                <td data-label={t('keys.created')}>
                   <When at={key.createdAt} />
                 </td>
-                <td>
+                <td data-label={t('keys.lastUsed')}>
                   <When at={key.lastUsedAt} />
                 </td>
-                <td>
+                <td data-label={t('keys.expires')}>
                   <When at={key.expiresAt} />
                 </td>
-                <td>{key.live ? 'live' : key.revokedAt ? 'revoked' : 'expired'}</td>
+                <td data-label={t('keys.state')}>{t(`keys.states.${key.live ? 'live' : key.revokedAt ? 'revoked' : 'expired'}`)}</td>
                 <td>
                   {key.live && (
-                    <button
-                      type="button"
-                      className="danger"
-                      onClick={() => window.confirm(`Revoke ${key.displayPrefix}? It stops working at once.`) && revoke.mutate(key.id)}
+                    <ConfirmButton
+                      label={t('keys.revokeOf', { prefix: key.displayPrefix })}
+                      question={t('keys.revokeConfirm', { prefix: key.displayPrefix })}
+                      confirm={t('keys.revoke')}
+                      onConfirm={() => revoke.mutate(key.id)}
                     >
-                      Revoke
-                    </button>
+                      {t('keys.revoke')}
+                    </ConfirmButton>
                   )}
                 </td>
               </tr>
@@ -178,13 +226,13 @@ function Application({
         className="rotate"
         onSubmit={(event) => {
           event.preventDefault();
-          rotate.mutate();
+          setAsking(true);
         }}
       >
-        <Field label="Overlap (hours)" hint={`0–${maxOverlap}: how long the current keys keep working`}>
-          {(id, hint) => (
+        <Field label={t('overlap')} hint={t('overlapHint', { max: maxOverlap })}>
+          {(inputId, hint) => (
             <input
-              id={id}
+              id={inputId}
               type="number"
               min={0}
               max={maxOverlap}
@@ -195,10 +243,78 @@ function Application({
           )}
         </Field>
         <button type="submit" className="secondary">
-          Rotate key
+          {t('rotate')}
         </button>
       </form>
-      <ProblemMessage error={rotate.error ?? revoke.error} />
+      <Confirm
+        open={asking}
+        question={
+          overlap > 0 ? t('rotateConfirm', { name: application.name, hours: overlap }) : t('rotateConfirmNow', { name: application.name })
+        }
+        confirm={t('rotate')}
+        onConfirm={() => rotate.mutate()}
+        onClose={() => setAsking(false)}
+      />
+      <ProblemMessage error={rotate.error} onRetry={() => rotate.mutate()} />
+      <ProblemMessage error={revoke.error} onRetry={() => revoke.mutate(revoke.variables!)} />
+      <ProblemMessage error={remove.error} onRetry={() => remove.mutate()} />
     </li>
+  );
+}
+
+/** The application's name, changed in place. */
+function Rename({ application, onRenamed }: { application: Schemas['AdminApplication']; onRenamed: (name: string) => void }) {
+  const { t } = useTranslation(['connections', 'setup', 'common']);
+  const queryClient = useQueryClient();
+  const [name, setName] = useState<string | null>(null);
+  const [missing, setMissing] = useState(false);
+  const rename = useMutation({
+    mutationFn: (next: string) =>
+      unwrap(api.PATCH('/api/admin/applications/{id}', { params: { path: { id: application.id } }, body: { name: next } })),
+    onSuccess: (renamed) => {
+      setName(null);
+      onRenamed(renamed.name);
+      void queryClient.invalidateQueries({ queryKey: ['applications'] });
+    },
+  });
+  const serverError = useFieldErrors(rename.error);
+  if (name === null) {
+    return (
+      <button
+        type="button"
+        className="secondary"
+        aria-label={t('renameOf', { name: application.name })}
+        onClick={() => setName(application.name)}
+      >
+        {t('rename')}
+      </button>
+    );
+  }
+  const submit = (event: FormEvent) => {
+    event.preventDefault();
+    setMissing(name.trim() === '');
+    if (name.trim() !== '') rename.mutate(name);
+  };
+  return (
+    <form className="inline" onSubmit={submit} noValidate aria-label={t('renameOf', { name: application.name })}>
+      <Field label={t('appName')} error={missing ? t('setup:nameRequired') : serverError('name')}>
+        {(id, describedBy, invalid) => (
+          <input
+            id={id}
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
+            value={name}
+            onChange={(event) => setName(event.target.value)}
+          />
+        )}
+      </Field>
+      <button type="submit" disabled={rename.isPending}>
+        {t('common:save')}
+      </button>
+      <button type="button" className="secondary" onClick={() => setName(null)}>
+        {t('common:cancel')}
+      </button>
+      <ProblemMessage error={rename.error} onRetry={() => rename.mutate(name)} />
+    </form>
   );
 }

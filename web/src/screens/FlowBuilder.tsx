@@ -1,59 +1,99 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
+import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, type Answer, type Body } from '../api/client';
+import { api, ProblemError, unwrap, type Answer } from '../api/client';
 import { catalogueQuery } from '../api/catalogue';
 import { useSession } from '../session';
 import { navigate } from '../router';
-import { Field, ProblemMessage } from '../ui';
+import { ConfirmButton, Field, ProblemMessage } from '../ui';
+import { useDeliveryWords } from './delivery-words';
 import { FlowCanvas } from './flow-canvas';
-import { PermissionPicker } from './PermissionPicker';
+import { draftOf, draftProblems, hasChanges, NEW_FLOW, shownState, withTrigger, type Draft, type EventType, type Flow } from './flow-draft';
+import { PermissionName, PermissionPicker, usePermissionName } from './PermissionPicker';
 import { TestRunResult } from './TestRunResult';
+import './flows.css';
 
-type Flow = Answer<'/api/admin/flows/{id}', 'get'>;
-type EventType = Body<'/api/admin/flows', 'post'>['eventType'];
-type Draft = { name: string; eventType: EventType; pageId: string | null; url: string; permissions: string[]; pageIds: string[] };
+type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
 
-const NEW_FLOW: Draft = { name: '', eventType: 'order.created', pageId: null, url: '', permissions: ['pos.orders.read'], pageIds: [] };
+/**
+ * What a new flow's builder hands to the builder of the flow it saved (a new screen, keyed by the
+ * flow's id): the secret to show once and when it was saved. Taken once, then forgotten.
+ */
+const handedOver = new Map<string, { secret: string; savedAt: string }>();
 
 /** Builds or edits one flow; a member without automation.flows.manage sees it read-only. */
 export function FlowBuilder({ flowId }: { flowId: string | null }) {
+  const { t } = useTranslation();
   const flow = useQuery({
     queryKey: ['flow', flowId],
     queryFn: () => unwrap(api.GET('/api/admin/flows/{id}', { params: { path: { id: flowId! } } })),
     enabled: flowId !== null,
   });
   const catalogue = useQuery(catalogueQuery);
-  if ((flowId && flow.isPending) || catalogue.isPending) return <p className="loading">Loading…</p>;
-  if (flow.error || catalogue.error) return <ProblemMessage error={flow.error ?? catalogue.error} />;
+  if ((flowId && flow.isPending) || catalogue.isPending) return <p className="loading">{t('loading')}</p>;
+  if (flow.error || catalogue.error)
+    return (
+      <ProblemMessage error={flow.error ?? catalogue.error} onRetry={() => void (flow.error ? flow.refetch() : catalogue.refetch())} />
+    );
   return <Builder saved={flowId ? flow.data! : null} catalogue={catalogue.data!} />;
 }
 
-function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Answer<'/api/admin/catalogue', 'get'> }) {
+function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogue }) {
   const { holds } = useSession();
+  const { t } = useTranslation('flows');
+  const words = useDeliveryWords();
+  const permissionName = usePermissionName();
   const queryClient = useQueryClient();
   const readOnly = !holds('automation.flows.manage');
+  const [handed] = useState(() => (saved ? handedOver.get(saved.id) : undefined));
+  useEffect(() => void (saved && handedOver.delete(saved.id)), [saved]);
   const [flow, setFlow] = useState<Flow | null>(saved);
-  const [draft, setDraft] = useState<Draft>(saved ? { ...saved, eventType: saved.eventType as EventType } : NEW_FLOW);
-  const [secret, setSecret] = useState<string | null>(null);
+  const [draft, setDraft] = useState<Draft>(saved ? draftOf(saved) : NEW_FLOW);
+  const [secret, setSecret] = useState<string | null>(handed?.secret ?? null);
+  const [savedAt, setSavedAt] = useState<string | null>(handed?.savedAt ?? null);
+  const [showProblems, setShowProblems] = useState(false);
+  const [refusedUrl, setRefusedUrl] = useState<string | null>(null);
+  const [triggerNote, setTriggerNote] = useState<{ added: string[]; removed: string[] } | null>(null);
+  const [resumed, setResumed] = useState(false);
+  const dirty = hasChanges(draft, flow ? draftOf(flow) : NEW_FLOW);
+  const problems = draftProblems(draft, catalogue, refusedUrl);
+  const shown = showProblems ? problems : {};
+  const path = { params: { path: { id: flow?.id ?? '' } } };
   const refresh = (next: Flow) => {
     setFlow(next);
     queryClient.setQueryData(['flow', next.id], next);
     void queryClient.invalidateQueries({ queryKey: ['flows'] });
   };
-  const path = { params: { path: { id: flow?.id ?? '' } } };
+  /** The server refused the address as not public (as a delivery would): said beside the field. */
+  const refusedAddress = (error: unknown, url: string) => {
+    if (!(error instanceof ProblemError && error.errors.some((item) => item.path === 'url'))) return;
+    setRefusedUrl(url);
+    setShowProblems(true);
+  };
 
   const save = useMutation({
-    mutationFn: async () => {
-      const body = { ...draft, pageId: draft.pageId ?? undefined };
-      if (!flow) return unwrap(api.POST('/api/admin/flows', { body: { ...body, state: 'draft' } }));
-      return { flow: await unwrap(api.PATCH('/api/admin/flows/{id}', { ...path, body })), secret: null };
+    mutationFn: async (body: Draft) => {
+      const sent = { ...body, url: body.url.trim(), name: body.name.trim() };
+      // The route decides, not what was saved since: a new flow's form only ever creates.
+      if (!saved) return unwrap(api.POST('/api/admin/flows', { body: { ...sent, state: 'draft' } }));
+      return { flow: await unwrap(api.PATCH('/api/admin/flows/{id}', { ...path, body: sent })), secret: null };
     },
     onSuccess: (answer) => {
+      testRun.reset();
+      const at = new Date().toISOString();
+      if (!saved) {
+        // The saved flow gets its own screen (the app keys the builder by the route's id); the secret goes with it.
+        if (answer.secret) handedOver.set(answer.flow.id, { secret: answer.secret, savedAt: at });
+        queryClient.setQueryData(['flow', answer.flow.id], answer.flow);
+        void queryClient.invalidateQueries({ queryKey: ['flows'] });
+        window.location.replace(`#/flows/${answer.flow.id}`);
+        return;
+      }
       refresh(answer.flow);
-      if (answer.secret) setSecret(answer.secret);
-      // The address now names the saved flow, without leaving the screen (the secret is on it).
-      window.history.replaceState(null, '', `#/flows/${answer.flow.id}`);
+      setDraft(draftOf(answer.flow));
+      setSavedAt(at);
     },
+    onError: (error, body) => refusedAddress(error, body.url.trim()),
   });
   const rotate = useMutation({
     mutationFn: () => unwrap(api.POST('/api/admin/flows/{id}/secret', path)),
@@ -61,7 +101,10 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Answer<'
   });
   const switchTo = useMutation({
     mutationFn: (state: 'on' | 'off') => unwrap(api.POST('/api/admin/flows/{id}/state', { ...path, body: { state } })),
-    onSuccess: refresh,
+    onSuccess: (next) => {
+      setResumed(flow !== null && !flow.httpEnabled && next.httpEnabled);
+      refresh(next);
+    },
   });
   const remove = useMutation({
     mutationFn: () => unwrap(api.DELETE('/api/admin/flows/{id}', path)),
@@ -70,35 +113,86 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Answer<'
       navigate('/flows');
     },
   });
-  const testRun = useMutation({ mutationFn: () => unwrap(api.POST('/api/admin/flows/{id}/test-run', path)) });
-  const changeTrigger = ({ eventType, pageId }: { eventType?: string; pageId?: string | null }) => {
-    if (eventType === undefined) return setDraft({ ...draft, pageId: pageId ?? null, pageIds: pageId ? [pageId] : [] });
-    // A new trigger proposes the permissions its events need, as far as the member holds them.
-    const needed = catalogue.eventTypes.find((type) => type.type === eventType)?.readPermissions ?? [];
-    setDraft({
-      ...draft,
-      eventType: eventType as EventType,
-      permissions: [...new Set([...draft.permissions, ...needed.filter((permission) => holds(permission))])],
-    });
+  // Empty: the event type's made-up example; an id: that real record (still marked as a test).
+  const [recordId, setRecordId] = useState('');
+  const testRun = useMutation({
+    // What is on screen is tested, unsaved edits included: the server tests it without saving it.
+    mutationFn: (body: Draft) => {
+      const { name, eventType, pageId, url, permissions } = body;
+      const onScreen = { name: name.trim() || undefined, eventType, pageId, url: url.trim(), permissions };
+      return unwrap(api.POST('/api/admin/flows/{id}/test-run', { ...path, body: { ...onScreen, ...(recordId ? { recordId } : {}) } }));
+    },
+    onError: (error, body) => refusedAddress(error, body.url.trim()),
+  });
+
+  /** Any edit: what was said of the saved flow and of the last test-run no longer holds. */
+  const edit = (next: Draft) => {
+    setDraft(next);
+    setSavedAt(null);
+    setResumed(false);
+    testRun.reset();
   };
-  const error = save.error ?? rotate.error ?? switchTo.error ?? remove.error;
+  const changeTrigger = ({ eventType, pageId }: { eventType?: string; pageId?: string | null }) => {
+    if (eventType === undefined) return edit({ ...draft, pageId: pageId ?? null, pageIds: pageId ? [pageId] : [] });
+    const changed = withTrigger(draft, eventType as EventType, catalogue, (permission) => holds(permission));
+    setTriggerNote(changed.added.length + changed.removed.length > 0 ? changed : null);
+    edit(changed.draft);
+  };
+  const attempt = (run: (body: Draft) => void, fields: (keyof typeof problems)[]) => {
+    setShowProblems(true);
+    if (fields.some((field) => problems[field])) return;
+    run(draft);
+  };
+  const problemWords = (field: keyof typeof problems) => {
+    const problem = shown[field];
+    return problem ? t(`errors.${problem}`) : undefined;
+  };
+  // What is said beside a field is not said again under the form.
+  const unplaced = (error: unknown) => (error instanceof ProblemError && error.errors.some((item) => item.path === 'url') ? null : error);
+  const recordAbsent = (error: unknown) =>
+    error instanceof ProblemError &&
+    error.code === 'validation-failed' &&
+    (error.message.startsWith('recordId:') || error.errors.some((item) => item.path === 'recordId'));
+  const flowWords = (problem: ProblemError) =>
+    problem.code === 'insufficient-permission' || problem.code === 'limit-reached' ? t(`problems.${problem.code}`) : undefined;
+  const state = flow ? shownState(flow) : null;
 
   return (
     <section aria-labelledby="builder-title" className="builder">
       <div className="title-row">
-        <h1 id="builder-title">{flow ? flow.name : 'New flow'}</h1>
-        {flow && <span className={`badge state-${flow.state}`}>{flow.state}</span>}
-        {flow && <a href={`#/flows/${flow.id}/history`}>Delivery history</a>}
+        <h1 id="builder-title">{flow ? flow.name : t('builder.newTitle')}</h1>
+        {state && <span className={`badge state-${state}`}>{t(`states.${state}`)}</span>}
+        {dirty && !readOnly && <span className="badge dirty">{t('builder.unsaved')}</span>}
+        {flow && <a href={`#/flows/${flow.id}/history`}>{t('builder.history')}</a>}
       </div>
-      {readOnly && <p className="note">You may view flows; changing them needs automation.flows.manage.</p>}
-      <Field label="Flow name">
-        {(id) => (
+      {readOnly && <p className="note">{t('builder.readOnly', { permission: permissionName('automation.flows.manage') })}</p>}
+      {flow && !flow.httpEnabled && (
+        <section className="stopped-banner" aria-labelledby="stopped-title">
+          <h2 id="stopped-title">{t('builder.stoppedTitle')}</h2>
+          <p>{t('builder.stopped')}</p>
+          {flow.state !== 'on' && <p>{t('builder.stoppedOff')}</p>}
+          {!readOnly && flow.state === 'on' && (
+            <button type="button" onClick={() => switchTo.mutate('on')} disabled={switchTo.isPending}>
+              {t('builder.resume')}
+            </button>
+          )}
+        </section>
+      )}
+      {resumed && (
+        <p role="status" className="saved-note">
+          {t('builder.resumed')}
+        </p>
+      )}
+      <Field label={t('builder.name')} error={problemWords('name')}>
+        {(id, describedBy, invalid) => (
           <input
             id={id}
             required
+            aria-describedby={describedBy}
+            aria-invalid={invalid || undefined}
             value={draft.name}
             disabled={readOnly}
-            onChange={(event) => setDraft({ ...draft, name: event.target.value })}
+            onChange={(event) => edit({ ...draft, name: event.target.value })}
           />
         )}
       </Field>
@@ -109,48 +203,113 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Answer<'
           eventTypes: catalogue.eventTypes,
           pages: catalogue.pages,
           disabled: readOnly,
+          pageError: problemWords('pageId'),
           onChange: changeTrigger,
         }}
         httpSend={{
           url: draft.url,
           secret,
           disabled: readOnly,
-          onChange: (url) => setDraft({ ...draft, url }),
+          error: problemWords('url'),
+          onChange: (url) => edit({ ...draft, url }),
           onRotate: flow ? () => rotate.mutate() : undefined,
         }}
       />
+      {triggerNote && (
+        <div role="status" className="change-note">
+          {(['added', 'removed'] as const).map((change) =>
+            triggerNote[change].length === 0 ? null : (
+              <p key={change}>
+                {t(change === 'added' ? 'builder.permissionsAdded' : 'builder.permissionsRemoved')}{' '}
+                {triggerNote[change].map((code, index) => (
+                  <span key={code}>
+                    {index > 0 && ', '}
+                    <PermissionName code={code} />
+                  </span>
+                ))}
+              </p>
+            ),
+          )}
+        </div>
+      )}
       <details className="account" open={!flow}>
-        <summary>The flow’s account: what its deliveries may carry</summary>
+        <summary>{t('builder.account')}</summary>
         <PermissionPicker
           catalogue={catalogue}
           permissions={draft.permissions}
           pageIds={draft.pageIds}
           disabled={readOnly}
-          onChange={(next) => setDraft({ ...draft, ...next })}
+          onChange={(next) => edit({ ...draft, ...next })}
         />
       </details>
-      <ProblemMessage error={error} />
+      {showProblems && Object.keys(problems).length > 0 && (
+        <p role="alert" className="field-error">
+          {t('builder.fixFields')}
+        </p>
+      )}
+      <ProblemMessage error={unplaced(save.error) ?? rotate.error ?? switchTo.error ?? remove.error} words={flowWords} />
+      {savedAt && !dirty && (
+        <p role="status" className="saved-note">
+          {t('builder.savedAt', { time: words.when(savedAt) })}
+        </p>
+      )}
+      {flow && !readOnly && (
+        <Field
+          label={t('builder.testRecord')}
+          hint={t('builder.testRecordHint')}
+          error={recordAbsent(testRun.error) ? t('problems.recordAbsent') : undefined}
+        >
+          {(id, describedBy, invalid) => (
+            <input
+              id={id}
+              aria-describedby={describedBy}
+              aria-invalid={invalid || undefined}
+              value={recordId}
+              onChange={(event) => setRecordId(event.target.value.trim())}
+            />
+          )}
+        </Field>
+      )}
       {!readOnly && (
         <div className="actions">
-          <button type="button" onClick={() => save.mutate()} disabled={save.isPending}>
-            {save.isPending ? 'Saving…' : 'Save'}
+          <button type="button" onClick={() => attempt((body) => save.mutate(body), ['name', 'url', 'pageId'])} disabled={save.isPending}>
+            {save.isPending ? t('builder.saving') : t('builder.save')}
           </button>
           {flow && (
             <>
-              <button type="button" className="secondary" onClick={() => testRun.mutate()} disabled={testRun.isPending}>
-                {testRun.isPending ? 'Test-running…' : 'Test-run'}
+              <button
+                type="button"
+                className="secondary"
+                aria-describedby="test-run-note"
+                onClick={() => attempt((body) => testRun.mutate(body), ['url'])}
+                disabled={testRun.isPending}
+              >
+                {testRun.isPending ? t('builder.testRunning') : t('builder.testRun')}
               </button>
               <button type="button" className="secondary" onClick={() => switchTo.mutate(flow.state === 'on' ? 'off' : 'on')}>
-                {flow.state === 'on' ? 'Switch off' : 'Switch on'}
+                {flow.state === 'on' ? t('builder.switchOff') : t('builder.switchOn')}
               </button>
-              <button type="button" className="danger" onClick={() => window.confirm(`Delete the flow ${flow.name}?`) && remove.mutate()}>
-                Delete
-              </button>
+              <ConfirmButton
+                question={t('builder.confirmDelete', { name: flow.name })}
+                confirm={t('builder.delete')}
+                onConfirm={() => remove.mutate()}
+              >
+                {t('builder.delete')}
+              </ConfirmButton>
             </>
           )}
         </div>
       )}
-      <ProblemMessage error={testRun.error} />
+      {flow && !readOnly && (
+        <p id="test-run-note" className="note">
+          {t('builder.testRunNote')}
+        </p>
+      )}
+      <ProblemMessage
+        error={recordAbsent(testRun.error) ? null : unplaced(testRun.error)}
+        words={flowWords}
+        onRetry={() => testRun.mutate(testRun.variables!)}
+      />
       {testRun.data && <TestRunResult run={testRun.data} />}
     </section>
   );

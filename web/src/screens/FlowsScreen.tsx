@@ -1,7 +1,11 @@
 import { useInfiniteQuery } from '@tanstack/react-query';
+import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../api/client';
 import { useSession } from '../session';
 import { Loaded, ProblemMessage, When } from '../ui';
+import { useDeliveryWords } from './delivery-words';
+import { shownState } from './flow-draft';
+import './flows.css';
 
 /** The shop's flows, oldest first, one page of the list (default limit) after another. */
 function useFlowPages() {
@@ -13,9 +17,11 @@ function useFlowPages() {
   });
 }
 
-/** The shop's flows with their state and latest delivery. */
+/** The shop's flows with their state and latest delivery; a table on a wide screen, one card a flow on a phone. */
 export function FlowsScreen() {
   const { holds } = useSession();
+  const { t } = useTranslation('flows');
+  const words = useDeliveryWords();
   const pages = useFlowPages();
   // A refused next page leaves the rows loaded so far on screen, with the refusal under them.
   const nextPageError = pages.isFetchNextPageError ? pages.error : null;
@@ -23,66 +29,70 @@ export function FlowsScreen() {
   return (
     <section aria-labelledby="flows-title">
       <div className="title-row">
-        <h1 id="flows-title">Flows</h1>
+        <h1 id="flows-title">{t('list.title')}</h1>
         {holds('automation.flows.manage') && (
           <a className="button" href="#/flows/new">
-            New flow
+            {t('list.newFlow')}
           </a>
         )}
       </div>
-      <Loaded query={flows} empty="No flows yet. A flow sends each event of one type, signed, to an HTTPS address.">
+      <Loaded query={flows} empty={t('list.empty')}>
         {(rows) => (
           <div className="table-wrap">
-            <table>
+            <table className="flows-table">
               <thead>
                 <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Trigger</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Last delivery</th>
+                  <th scope="col">{t('list.name')}</th>
+                  <th scope="col">{t('list.trigger')}</th>
+                  <th scope="col">{t('list.state')}</th>
+                  <th scope="col">{t('list.lastDelivery')}</th>
                   <th scope="col">
-                    <span className="visually-hidden">Actions</span>
+                    <span className="visually-hidden">{t('list.actions')}</span>
                   </th>
                 </tr>
               </thead>
               <tbody>
-                {rows.map((flow) => (
-                  <tr key={flow.id}>
-                    <td>
-                      <a href={`#/flows/${flow.id}`}>{flow.name}</a>
-                    </td>
-                    <td>
-                      <code>{flow.eventType}</code>
-                    </td>
-                    <td>
-                      <span className={`badge state-${flow.state}`}>{flow.state}</span>
-                      {!flow.httpEnabled && <span className="badge state-off"> HTTP off (410)</span>}
-                    </td>
-                    <td>
-                      {flow.lastDelivery ? (
-                        <>
-                          <span className={`badge status-${flow.lastDelivery.status}`}>{flow.lastDelivery.status}</span>{' '}
-                          <When at={flow.lastDelivery.createdAt} />
-                        </>
-                      ) : (
-                        'none yet'
-                      )}
-                    </td>
-                    <td>
-                      <a href={`#/flows/${flow.id}/history`}>History</a>
-                    </td>
-                  </tr>
-                ))}
+                {rows.map((flow) => {
+                  const state = shownState(flow);
+                  return (
+                    <tr key={flow.id}>
+                      <td>
+                        <a href={`#/flows/${flow.id}`}>{flow.name}</a>
+                      </td>
+                      <td data-label={t('list.trigger')}>
+                        {words.eventType(flow.eventType)} <code className="code-aside">{flow.eventType}</code>
+                      </td>
+                      <td data-label={t('list.state')}>
+                        <span className={`badge state-${state}`}>{t(`states.${state}`)}</span>
+                      </td>
+                      <td data-label={t('list.lastDelivery')}>
+                        {flow.lastDelivery ? (
+                          <>
+                            <span className={`badge status-${flow.lastDelivery.status}`}>{words.status(flow.lastDelivery.status)}</span>{' '}
+                            <When at={flow.lastDelivery.createdAt} />
+                          </>
+                        ) : (
+                          t('list.noDelivery')
+                        )}
+                      </td>
+                      <td>
+                        <a href={`#/flows/${flow.id}/history`} aria-label={t('list.historyOf', { name: flow.name })}>
+                          {t('list.history')}
+                        </a>
+                      </td>
+                    </tr>
+                  );
+                })}
               </tbody>
             </table>
           </div>
         )}
       </Loaded>
-      <ProblemMessage error={nextPageError} />
+      <ProblemMessage error={nextPageError} onRetry={() => void pages.fetchNextPage()} />
       {pages.hasNextPage && (
-        <nav className="pager" aria-label="Pages">
+        <nav className="pager" aria-label={t('list.pages')}>
           <button type="button" className="secondary" disabled={pages.isFetchingNextPage} onClick={() => void pages.fetchNextPage()}>
-            {pages.isFetchingNextPage ? 'Loading…' : 'Load more'}
+            {pages.isFetchingNextPage ? t('loading', { ns: 'common' }) : t('list.loadMore')}
           </button>
         </nav>
       )}

@@ -1,7 +1,28 @@
+import { useTranslation } from 'react-i18next';
 import type { Answer } from '../api/client';
+import type { permissions } from '../i18n/vi/permissions';
 import { useSession } from '../session';
 
 type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
+
+/**
+ * The plain name of a permission or permission family code, in the app's language (the permissions
+ * namespace is keyed by the codes themselves); a code it does not know yet stays as it is.
+ */
+export function usePermissionName(): (code: string) => string {
+  const { t, i18n } = useTranslation('permissions');
+  return (code) => (i18n.exists(`permissions:${code}`) ? t(code as keyof typeof permissions) : code);
+}
+
+/** A permission as the screens show it: its plain name, and its code for the integrator reading the API documentation. */
+export function PermissionName({ code }: { code: string }) {
+  const name = usePermissionName();
+  return (
+    <span className="permission-name">
+      {name(code)} <code>{code}</code>
+    </span>
+  );
+}
 
 /**
  * Permissions grouped by family, and chat pages when a chat permission is chosen. Only what the
@@ -20,6 +41,7 @@ export function PermissionPicker({
   disabled: boolean;
   onChange: (next: { permissions: string[]; pageIds: string[] }) => void;
 }) {
+  const { t } = useTranslation('connections');
   const { holds } = useSession();
   const toggle = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((other) => other !== item));
   const needsPages = permissions.some((permission) => catalogue.chatPermissions.includes(permission));
@@ -27,24 +49,26 @@ export function PermissionPicker({
     <div className="picker">
       {catalogue.permissionFamilies.map(({ family, permissions: inFamily }) => (
         <fieldset key={family}>
-          <legend>{family}</legend>
+          <legend>
+            <PermissionName code={family} />
+          </legend>
           {inFamily.map((permission) => (
-            <label key={permission} className="check" title={holds(permission) ? undefined : 'You do not hold this permission'}>
+            <label key={permission} className="check" title={holds(permission) ? undefined : t('picker.notHeld')}>
               <input
                 type="checkbox"
                 checked={permissions.includes(permission)}
                 disabled={disabled || !holds(permission)}
                 onChange={(event) => onChange({ permissions: toggle(permissions, permission, event.target.checked), pageIds })}
               />
-              {permission.slice(family.length + 1)}
+              <PermissionName code={permission} />
             </label>
           ))}
         </fieldset>
       ))}
       {needsPages && (
         <fieldset>
-          <legend>Chat pages</legend>
-          {catalogue.pages.length === 0 && <p className="empty">You see no chat pages (social.pages.read).</p>}
+          <legend>{t('picker.chatPages')}</legend>
+          {catalogue.pages.length === 0 && <p className="empty">{t('picker.noPages')}</p>}
           {catalogue.pages.map((page) => (
             <label key={page.id} className="check">
               <input

@@ -1,40 +1,48 @@
+import { useTranslation } from 'react-i18next';
 import type { Answer } from '../api/client';
+import { useDeliveryWords } from './delivery-words';
 
 type TestRun = Answer<'/api/admin/flows/{id}/test-run', 'post'>;
 
 /** The receiver's answer to a test-run, and the signed request that was sent. */
 export function TestRunResult({ run }: { run: TestRun }) {
+  const { t } = useTranslation('flows');
+  const { t: tDeliveries } = useTranslation('deliveries');
+  const words = useDeliveryWords();
   const { attempt, request } = run;
   return (
     <section className="test-run" aria-labelledby="test-run-title" aria-live="polite">
-      <h2 id="test-run-title">Test-run: {run.status}</h2>
+      <h2 id="test-run-title">{t('testRun.title', { status: words.status(run.status) })}</h2>
       <dl>
-        <dt>Receiver’s status</dt>
-        <dd data-testid="test-run-status">{attempt.statusCode ?? 'no answer'}</dd>
-        <dt>Duration</dt>
-        <dd>{attempt.durationMs} ms</dd>
+        <dt>{t('testRun.receiverStatus')}</dt>
+        <dd data-testid="test-run-status">{attempt.statusCode ?? t('testRun.noAnswer')}</dd>
+        <dt>{t('testRun.duration')}</dt>
+        <dd>{t('testRun.ms', { ms: attempt.durationMs })}</dd>
         {attempt.error && (
           <>
-            <dt>Error</dt>
-            <dd>{attempt.error}</dd>
+            <dt>{t('testRun.error')}</dt>
+            <dd>{words.failure(attempt.error)}</dd>
           </>
         )}
-        <dt>Answer (excerpt)</dt>
+        <dt>{tDeliveries('answerExcerpt')}</dt>
         <dd>
           {attempt.responseExcerpt === null ? (
-            <p className="note">The answer is hidden: you may not read this event’s data type.</p>
+            <p className="note">{tDeliveries('answerHidden')}</p>
           ) : (
-            <pre data-testid="test-run-excerpt">{attempt.responseExcerpt || '(empty)'}</pre>
+            // Focusable: a long answer scrolls, by keyboard too.
+            <pre data-testid="test-run-excerpt" tabIndex={0}>
+              {attempt.responseExcerpt || tDeliveries('emptyAnswer')}
+            </pre>
           )}
         </dd>
       </dl>
-      <h3>Signed request sent</h3>
-      <pre className="request" data-testid="test-run-request">
+      <h3>{t('testRun.request')}</h3>
+      <pre className="request" data-testid="test-run-request" tabIndex={0}>
         {`POST ${request.url}\n${Object.entries(request.headers)
           .map(([name, value]) => `${name}: ${value}`)
           .join('\n')}${request.body === null ? '' : `\n\n${request.body}`}`}
       </pre>
-      {request.body === null && <p className="note">The sent data is hidden: you may not read this event’s data type.</p>}
+      {request.body === null && <p className="note">{tDeliveries('dataHidden')}</p>}
     </section>
   );
 }

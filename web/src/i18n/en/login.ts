@@ -1,0 +1,13 @@
+import type { Catalogue } from '../catalogue';
+import type { login as vi } from '../vi/login';
+
+export const login: Catalogue<typeof vi> = {
+  title: 'Shopflow admin login',
+  note: 'Log in with your shop member account.',
+  shop: 'Shop code',
+  shopHint: "The short code in the shop's address, for example: thoi-trang-an",
+  email: 'E-mail',
+  password: 'Password',
+  logIn: 'Log in',
+  loggingIn: 'Logging in…',
+};
