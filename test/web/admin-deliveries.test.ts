@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { ulid } from 'ulidx';
-import { ADMIN_PASSWORD, logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
+import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/index.js';
@@ -10,7 +10,7 @@ import { writeEvent } from '../../domain/events/index.js';
 import { requestsForEvent } from '../../domain/flows/index.js';
 import { deliveryOutcome, deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import type { deliveries as DeliveryWords } from '../../web/src/i18n/vi/deliveries.js';
-import { catalogues, expectSpoken, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, a flow's delivery history in a real Chromium, in Vietnamese and English, on a desktop and
@@ -22,21 +22,10 @@ let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
 
-const RUNS = [
-  { viewport: 'desktop', width: 1280, height: 900, language: 'vi' },
-  { viewport: 'phone', width: 375, height: 812, language: 'vi' },
-  { viewport: 'desktop', width: 1280, height: 900, language: 'en' },
-  { viewport: 'phone', width: 375, height: 812, language: 'en' },
-] as const;
-
 beforeAll(async () => {
   ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  const login = await page.request.post(`${api.baseUrl}/api/admin/session`, {
-    data: { shop: shop.slug, email: 'admin@shop.test', password: ADMIN_PASSWORD },
-  });
-  expect(login.status()).toBe(200);
+  page = await loggedInPage(browser, api.baseUrl, shop.slug);
 });
 
 afterAll(async () => {
@@ -64,7 +53,7 @@ async function deliverOrder(flowId: string, order: { code: string; billFullName:
   return request.eventId;
 }
 
-describe.each(RUNS)('the delivery history ($viewport, $language)', ({ viewport, width, height, language }) => {
+describe.each(SCREEN_RUNS)('the delivery history ($viewport, $language)', ({ viewport, width, height, language }) => {
   let words: typeof DeliveryWords;
   const screen = (label: string) => `${viewport}-${language}-${label}`;
   const delivery = (text: string) => page.getByTestId('delivery').filter({ hasText: text });

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { ADMIN_PASSWORD, logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
+import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
 import type { events as EventWords } from '../../web/src/i18n/vi/events.js';
-import { catalogues, expectSpoken, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, the flow builder and the flows list in a real Chromium, in Vietnamese and English, on a
@@ -18,22 +18,10 @@ let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
 
-const RUNS = [
-  { viewport: 'desktop', width: 1280, height: 900, language: 'vi' },
-  { viewport: 'phone', width: 375, height: 812, language: 'vi' },
-  { viewport: 'desktop', width: 1280, height: 900, language: 'en' },
-  { viewport: 'phone', width: 375, height: 812, language: 'en' },
-] as const;
-
 beforeAll(async () => {
   ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  // The session cookie lands in the page's context: the app opens logged in (the login screen has tests of its own).
-  const login = await page.request.post(`${api.baseUrl}/api/admin/session`, {
-    data: { shop: shop.slug, email: 'admin@shop.test', password: ADMIN_PASSWORD },
-  });
-  expect(login.status()).toBe(200);
+  page = await loggedInPage(browser, api.baseUrl, shop.slug);
 });
 
 afterAll(async () => {
@@ -63,7 +51,7 @@ async function expectNoSidewaysScroll(): Promise<void> {
   expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
 }
 
-describe.each(RUNS)('the flow builder ($viewport, $language)', ({ viewport, width, height, language }) => {
+describe.each(SCREEN_RUNS)('the flow builder ($viewport, $language)', ({ viewport, width, height, language }) => {
   let flows: typeof FlowWords;
   let events: typeof EventWords;
   const name = (label: string) => `${label} ${viewport}-${language}`;

@@ -11,7 +11,7 @@ import type { connections as ConnectionWords } from '../../web/src/i18n/vi/conne
 import type { problems as ProblemWords } from '../../web/src/i18n/vi/problems.js';
 import type { setup as SetupWords } from '../../web/src/i18n/vi/setup.js';
 import type { ui as UiWords } from '../../web/src/i18n/vi/ui.js';
-import { catalogues, expectSpoken, type Language } from './app-words.js';
+import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, type Language } from './app-words.js';
 
 /**
  * Issue 31, bugs 6 and 7 in a real Chromium, in Vietnamese and English, on a desktop and a phone: the
@@ -24,25 +24,13 @@ let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
 
-const RUNS = [
-  { viewport: 'desktop', width: 1280, height: 900, language: 'vi' },
-  { viewport: 'phone', width: 375, height: 812, language: 'vi' },
-  { viewport: 'desktop', width: 1280, height: 900, language: 'en' },
-  { viewport: 'phone', width: 375, height: 812, language: 'en' },
-] as const;
-
 beforeAll(async () => {
   await addAdminAndViewer(db.app, shop.shopId);
   // The test's own checks go through another owner: a person's requests count in one rate-limit window.
   await addMember(db.app, shop.shopId, { email: 'checker@shop.test', name: 'Checker', password: ADMIN_PASSWORD });
   admin = await adminLogIn(api.baseUrl, { shop: shop.slug, email: 'checker@shop.test', password: ADMIN_PASSWORD });
   browser = await launchChromium();
-  page = await (await browser.newContext()).newPage();
-  // The session cookie lands in the page's context: the app opens logged in (the login screen has tests of its own).
-  const login = await page.request.post(`${api.baseUrl}/api/admin/session`, {
-    data: { shop: shop.slug, email: 'admin@shop.test', password: ADMIN_PASSWORD },
-  });
-  expect(login.status()).toBe(200);
+  page = await loggedInPage(browser, api.baseUrl, shop.slug);
 });
 
 afterAll(async () => {
@@ -65,7 +53,7 @@ async function expectNoSidewaysScroll(): Promise<void> {
   expect(overflowing).toBe(0);
 }
 
-describe.each(RUNS)('the shop set-up and API connections ($viewport, $language)', ({ viewport, width, height, language }) => {
+describe.each(SCREEN_RUNS)('the shop set-up and API connections ($viewport, $language)', ({ viewport, width, height, language }) => {
   let common: typeof CommonWords;
   let setup: typeof SetupWords;
   let connections: typeof ConnectionWords;

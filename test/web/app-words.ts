@@ -1,8 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import type { Locator, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { ADMIN_PASSWORD } from '../support/admin-session.js';
 
 /** The admin app's catalogues (web/src/i18n/<language>/<namespace>.ts), as the app loads them. */
 export type Language = 'vi' | 'en';
@@ -82,4 +83,22 @@ export async function expectSpoken(root: Page | Locator, language: Language): Pr
     .flatMap(([key, value]) => value.split(/\{\{\w+\}\}/).map((part) => [key, part.trim()] as const))
     .filter(([, part]) => part.length >= 6 && /[a-z]{3}/.test(part));
   expect(english.filter(([, part]) => text.includes(part)).map(([key, part]) => `${key}: ${part}`)).toEqual([]);
+}
+
+/** Every screen is tested at a desktop's and a phone's width, in both languages. */
+export const SCREEN_RUNS = [
+  { viewport: 'desktop', width: 1280, height: 900, language: 'vi' },
+  { viewport: 'phone', width: 375, height: 812, language: 'vi' },
+  { viewport: 'desktop', width: 1280, height: 900, language: 'en' },
+  { viewport: 'phone', width: 375, height: 812, language: 'en' },
+] as const;
+
+/** A page whose context holds the shop admin's session cookie: the app opens logged in (the login screen has tests of its own). */
+export async function loggedInPage(browser: Browser, baseUrl: string, shopSlug: string): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  const login = await page.request.post(`${baseUrl}/api/admin/session`, {
+    data: { shop: shopSlug, email: 'admin@shop.test', password: ADMIN_PASSWORD },
+  });
+  expect(login.status()).toBe(200);
+  return page;
 }

@@ -102,6 +102,14 @@ const readOneProblems = problemResponses(ADMIN_READ_PROBLEMS, 'insufficient-perm
 const changeProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found');
 /** …and a shop holding its cap of flows already is refused another (409 `limit-reached`). */
 const createProblems = problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'limit-reached');
+/** A step on one delivery of a flow (resend, retry now): which one, and the run it started. */
+const DELIVERY_ACTION = {
+  params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
+  response: {
+    202: z.object({ deliveryId: z.string(), workflowId: z.string() }),
+    ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
+  },
+};
 
 /** Flows of the admin web app: the Trigger → HTTP-send builder, test-run, history and resend. */
 export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app, deps) => {
@@ -324,11 +332,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       schema: {
         tags,
         summary: 'Resend a failed delivery: same webhook-id, new attempts',
-        params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
-        response: {
-          202: z.object({ deliveryId: z.string(), workflowId: z.string() }),
-          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
-        },
+        ...DELIVERY_ACTION,
       },
     },
     async (request, reply) => {
@@ -345,11 +349,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       schema: {
         tags,
         summary: 'Retry a retrying delivery now: its wait ends, and its next attempt is made at once',
-        params: IdParams.extend({ deliveryId: z.string().regex(/^msg_[0-9A-Z]{26}$/) }),
-        response: {
-          202: z.object({ deliveryId: z.string(), workflowId: z.string() }),
-          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
-        },
+        ...DELIVERY_ACTION,
       },
     },
     async (request, reply) => {
