@@ -1,5 +1,5 @@
 import { PROBLEM_GUIDANCE, PROBLEMS, type ProblemCode } from '../../../domain/kernel/index.js';
-import { codeBlock, html, prose } from './html.js';
+import { codeBlock, html, prose, tableHead } from './html.js';
 import { pagePath } from './layout.js';
 import type { Page } from './site.js';
 
@@ -59,12 +59,7 @@ export const errors: Page = {
       <h2 id="body">The body</h2>
       ${codeBlock(EXAMPLE(site.baseUrl), 'A 400 answer · JSON', 'json')}
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Meaning</th>
-          </tr>
-        </thead>
+        ${tableHead('Field', 'Meaning')}
         <tbody>
           <tr>
             <td><code>code</code></td>
@@ -99,12 +94,7 @@ export const errors: Page = {
 
       <h2 id="statuses">By status</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Status</th>
-            <th scope="col">What to do</th>
-          </tr>
-        </thead>
+        ${tableHead('Status', 'What to do')}
         <tbody>
           ${STATUS_GROUPS.map(
             (group) =>

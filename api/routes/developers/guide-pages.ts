@@ -8,7 +8,7 @@ import {
   MAX_OVERLAP_HOURS,
   PEOPLE_ONLY_PERMISSIONS,
 } from '../../../domain/access/index.js';
-import { html } from './html.js';
+import { html, tableHead } from './html.js';
 import { pagePath } from './layout.js';
 import { codeList, errorLink, operationName, sample, type Page, type Site } from './site.js';
 
@@ -60,12 +60,7 @@ export const gettingStarted: Page = {
 
       <h2 id="conventions">Conventions</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Topic</th>
-            <th scope="col">Rule</th>
-          </tr>
-        </thead>
+        ${tableHead('Topic', 'Rule')}
         <tbody>
           <tr>
             <td>Money and quantities</td>
@@ -159,12 +154,7 @@ export const authentication: Page = {
         ${codeList(PEOPLE_ONLY_PERMISSIONS)}.
       </p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Permission</th>
-            <th scope="col">Operations that need it</th>
-          </tr>
-        </thead>
+        ${tableHead('Permission', 'Operations that need it')}
         <tbody>
           ${permissionRows(site)}
         </tbody>
@@ -210,12 +200,7 @@ export const authentication: Page = {
 
       <h2 id="shop-state">When the shop cannot use the API</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">The shop</th>
-            <th scope="col">What you get</th>
-          </tr>
-        </thead>
+        ${tableHead('The shop', 'What you get')}
         <tbody>
           <tr>
             <td>is suspended</td>

@@ -31,6 +31,15 @@ export function prose(text: string): Html {
   );
 }
 
+/** A table's head row, one column header each. */
+export function tableHead(...columns: string[]): Html {
+  return html`<thead>
+    <tr>
+      ${columns.map((column) => html`<th scope="col">${column}</th>`)}
+    </tr>
+  </thead>`;
+}
+
 /** A block of code, with the file it comes from (every sample is a file the suite runs); it scrolls sideways, so it takes the focus. */
 export function codeBlock(code: string, caption: string, language: string): Html {
   return html`<figure class="code">

@@ -5,7 +5,7 @@ import {
   RATE_WINDOW_SECONDS,
   type RateCounter,
 } from '../../../domain/access/index.js';
-import { duration, html } from './html.js';
+import { duration, html, tableHead } from './html.js';
 import { pagePath } from './layout.js';
 import { codeList, errorLink, operationName, operationsTaking, sample, type Page, type Site } from './site.js';
 
@@ -39,14 +39,7 @@ export const rateLimits: Page = {
 
       <h2 id="counters">The counters</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Counter</th>
-            <th scope="col">Requests a window</th>
-            <th scope="col">Counted</th>
-            <th scope="col">Operations</th>
-          </tr>
-        </thead>
+        ${tableHead('Counter', 'Requests a window', 'Counted', 'Operations')}
         <tbody>
           ${counterRows(site)}
         </tbody>
@@ -56,12 +49,7 @@ export const rateLimits: Page = {
       <h2 id="headers">The headers</h2>
       <p>Every answer under <code>${site.apiPrefix}</code>, refusals included, carries the state of the counter the request counted in:</p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Header</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
+        ${tableHead('Header', 'Value')}
         <tbody>
           <tr>
             <td><code>X-RateLimit-Limit</code></td>
@@ -117,12 +105,7 @@ export const idempotency: Page = {
         <li>A request is the same when its method, path and JSON body are the same (the order of keys in the body does not matter).</li>
       </ul>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">You send the key again…</th>
-            <th scope="col">You get</th>
-          </tr>
-        </thead>
+        ${tableHead('You send the key again…', 'You get')}
         <tbody>
           <tr>
             <td>with the same request, within ${IDEMPOTENCY_WINDOW_HOURS} hours of the first</td>

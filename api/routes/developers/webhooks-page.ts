@@ -2,7 +2,7 @@ import { GRANTABLE_PERMISSIONS } from '../../../domain/access/index.js';
 import { envelope, EVENT_READ_PERMISSIONS, EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { ATTEMPT_TIMEOUT_MS, CONNECT_TIMEOUT_MS, EVENT_EXAMPLES, EXAMPLE_SHOP, SECRET_OVERLAP_HOURS } from '../../../domain/flows/index.js';
 import { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from '../../../workflows/deliveries/delivery-starter.js';
-import { codeBlock, duration, html, prose } from './html.js';
+import { codeBlock, duration, html, prose, tableHead } from './html.js';
 import { pagePath } from './layout.js';
 import { codeList, sample, type Page, type Site } from './site.js';
 
@@ -77,12 +77,7 @@ export const webhooks: Page = {
 
       <h2 id="envelope">The envelope</h2>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Field</th>
-            <th scope="col">Meaning</th>
-          </tr>
-        </thead>
+        ${tableHead('Field', 'Meaning')}
         <tbody>
           <tr>
             <td><code>id</code></td>
@@ -138,12 +133,7 @@ export const webhooks: Page = {
       <h2 id="verify">Verifying the signature</h2>
       <p>Every delivery carries three headers:</p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Header</th>
-            <th scope="col">Value</th>
-          </tr>
-        </thead>
+        ${tableHead('Header', 'Value')}
         <tbody>
           <tr>
             <td><code>webhook-id</code></td>
@@ -205,13 +195,7 @@ export const webhooks: Page = {
         ${duration(totalRetrySeconds)} in all):
       </p>
       <table>
-        <thead>
-          <tr>
-            <th scope="col">Attempt</th>
-            <th scope="col">Wait before it</th>
-            <th scope="col">Since the first attempt</th>
-          </tr>
-        </thead>
+        ${tableHead('Attempt', 'Wait before it', 'Since the first attempt')}
         <tbody>
           ${scheduleRows()}
         </tbody>
