@@ -19,13 +19,3 @@ export function formatDateTime(value: string | Date, language: Language): string
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((item) => item.type === type)?.value ?? '';
   return `${part('day')}/${part('month')}/${part('year')} ${part('hour')}:${part('minute')}`;
 }
-
-/** `25/11/2026` in the shop's zone. */
-export function formatDate(value: string | Date, language: Language): string {
-  return formatDateTime(value, language).slice(0, 10);
-}
-
-/** A decimal string of đồng as `1.250.000 ₫`. */
-export function formatMoney(amount: string | number, language: Language): string {
-  return new Intl.NumberFormat(locales[language], { style: 'currency', currency: 'VND', maximumFractionDigits: 0 }).format(Number(amount));
-}
