@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { type Connection } from '@temporalio/client';
 import type { Sql } from '../db/client.js';
+import type { Retention } from '../config/settings.js';
 import { problemsPlugin } from './plugins/problems.js';
 import { methodNotAllowedPlugin } from './plugins/method-not-allowed.js';
 import { validatorCompiler } from './plugins/validator.js';
@@ -27,6 +28,8 @@ import type { ShipmentStarter } from '../workflows/shipments/shipment-starter.js
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
+import { flowRecoveryRoutes } from './routes/flows/flow-recovery.js';
+import { flowHealthRoutes } from './routes/flows/flow-health.js';
 import { adminCarrierConnectionRoutes } from './routes/shipments/admin-carrier-connections.js';
 import { adminApplicationRoutes } from './routes/access/admin-applications.js';
 import { adminCatalogueRoutes } from './routes/access/admin-catalogue.js';
@@ -94,6 +97,8 @@ export interface AppDeps {
   requestTimeoutMs?: number;
   /** Every answer timed and counted for `/metrics` (telemetry/http-metrics.ts); settings `METRICS`. */
   requestMetrics?: boolean;
+  /** What housekeeping keeps (settings `DELIVERY_RETENTION_DAYS`, `EVENT_RETENTION_DAYS`): how far back a batch resend may reach. */
+  retention?: Retention;
   logger: FastifyServerOptions['logger'];
 }
 
@@ -235,6 +240,15 @@ export async function buildApp(deps: AppDeps) {
     cursorSecret: deps.cursorSecret,
     outbound: deps.outbound,
   });
+  const recoveryStarter = { client: temporal, taskQueue: deps.temporalTaskQueue, requestKey: deps.deliveryRequestKey };
+  await app.register(flowRecoveryRoutes, {
+    prefix: ADMIN_PREFIX,
+    deliveries: recoveryStarter,
+    namespace: deps.temporalNamespace,
+    temporalUiUrl: deps.temporalUiUrl,
+    ...(deps.retention ? { retention: deps.retention } : {}),
+  });
+  await app.register(flowHealthRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminCarrierConnectionRoutes, {
     prefix: ADMIN_PREFIX,
     secretsKey: deps.secretsKey,

@@ -31,6 +31,7 @@ const app = await buildApp({
   outbound: outboundPolicyFrom(settings),
   carrierEndpoints: settings.carrierEndpoints,
   requestMetrics: settings.METRICS === 'on',
+  retention: settings.retention,
   logger: { level: settings.LOG_LEVEL },
 });
 

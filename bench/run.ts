@@ -20,13 +20,27 @@ import { deliveryScenario } from './scenarios/delivery.js';
 import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
 import { chatScenario } from './scenarios/chat.js';
 import { shipmentsScenario } from './scenarios/shipments.js';
+import { flowMatchingScenario } from './scenarios/flow-matching.js';
+import { flowHealthScenario } from './scenarios/flow-health.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health) runs a subset.
  */
-const SCENARIOS = ['shop', 'metrics', 'products', 'big-products', 'orders', 'delivery', 'delivery-pair', 'chat', 'shipments'] as const;
+const SCENARIOS = [
+  'shop',
+  'metrics',
+  'products',
+  'big-products',
+  'orders',
+  'delivery',
+  'delivery-pair',
+  'chat',
+  'shipments',
+  'flow-matching',
+  'flow-health',
+] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
   .filter(Boolean);
@@ -154,19 +168,15 @@ if (only?.includes('delivery-pair')) {
   );
 }
 
-if (selected('chat')) {
-  say('\n== Chat: sends through the API against the simulator directly; inbound messages to their event ==');
-  results.chat = await chatScenario(context, sql);
+if (selected('flow-matching')) {
+  say('\n== Matching an event to 50 flows: with 5-rule conditions against none ==');
+  results.flowMatching = await flowMatchingScenario(sql);
 }
 
-if (selected('shipments')) {
-  const temporal = await bootstrapTemporal();
-  say('\n== Shipments: pushes through the API against the carrier simulator directly; callbacks to the shipment state ==');
-  try {
-    results.shipments = await shipmentsScenario(context, sql, { temporalAddress: temporal.address, appUrl: database.appUrl });
-  } finally {
-    await temporal.stop();
-  }
+if (selected('flow-health')) {
+  // BENCH_HEALTH_ATTEMPTS (default 10,000,000): the attempts written over the last 7 days.
+  say("\n== Flows' health at 10 million attempts: a busy flow's 7 days and the list's sparklines, against a count of its last hour ==");
+  results.flowHealth = await flowHealthScenario(sql, ownerSql);
 }
 
 const outFile = join(dataDir, 'bench', `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);

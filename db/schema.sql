@@ -200,7 +200,7 @@ $$;
 
 CREATE FUNCTION public.listening_flows(p_event_type text) RETURNS TABLE(id uuid)
     LANGUAGE sql STABLE
-    AS $$ SELECT f.id FROM flows f WHERE f.state = 'on' AND f.event_type = p_event_type $$;
+    AS $$ SELECT f.id FROM flows f WHERE f.state = 'on' AND p_event_type = ANY (f.event_types) $$;
 
 
 --
@@ -666,6 +666,38 @@ ALTER TABLE ONLY public.events FORCE ROW LEVEL SECURITY;
 
 
 --
+-- Name: flow_health_hours; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.flow_health_hours (
+    shop_id uuid NOT NULL,
+    flow_id uuid NOT NULL,
+    hour timestamp with time zone NOT NULL,
+    deliveries integer NOT NULL,
+    attempts integer NOT NULL,
+    succeeded integer NOT NULL,
+    latency_buckets integer[] NOT NULL,
+    last_failure_at timestamp with time zone,
+    last_failure_status integer,
+    last_failure_error text
+);
+
+ALTER TABLE ONLY public.flow_health_hours FORCE ROW LEVEL SECURITY;
+
+
+--
+-- Name: flow_health_rollups; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.flow_health_rollups (
+    shop_id uuid NOT NULL,
+    rolled_up_to timestamp with time zone NOT NULL
+);
+
+ALTER TABLE ONLY public.flow_health_rollups FORCE ROW LEVEL SECURITY;
+
+
+--
 -- Name: flows; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -673,7 +705,6 @@ CREATE TABLE public.flows (
     id uuid DEFAULT gen_random_uuid() NOT NULL,
     shop_id uuid NOT NULL,
     name text NOT NULL,
-    event_type text NOT NULL,
     page_id uuid,
     url text NOT NULL,
     http_enabled boolean DEFAULT true NOT NULL,
@@ -684,7 +715,10 @@ CREATE TABLE public.flows (
     saved_by uuid,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT flows_check CHECK (((event_type !~~ 'message.%'::text) OR (page_id IS NOT NULL))),
+    event_types text[] NOT NULL,
+    condition jsonb,
+    CONSTRAINT flows_event_types_check CHECK (((cardinality(event_types) >= 1) AND (cardinality(event_types) <= 30))),
+    CONSTRAINT flows_message_page_check CHECK (((page_id IS NOT NULL) OR (array_to_string(event_types, ' '::text) !~~ '%message.%'::text))),
     CONSTRAINT flows_name_check CHECK (((length(name) >= 1) AND (length(name) <= 255))),
     CONSTRAINT flows_state_check CHECK ((state = ANY (ARRAY['draft'::text, 'on'::text, 'off'::text]))),
     CONSTRAINT flows_url_check CHECK ((url ~ '^https://'::text))
@@ -1589,6 +1623,22 @@ ALTER TABLE ONLY public.events
 
 
 --
+-- Name: flow_health_hours flow_health_hours_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.flow_health_hours
+    ADD CONSTRAINT flow_health_hours_pkey PRIMARY KEY (flow_id, hour);
+
+
+--
+-- Name: flow_health_rollups flow_health_rollups_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.flow_health_rollups
+    ADD CONSTRAINT flow_health_rollups_pkey PRIMARY KEY (shop_id);
+
+
+--
 -- Name: flows flows_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2055,10 +2105,17 @@ CREATE INDEX events_created_idx ON public.events USING btree (created_at);
 
 
 --
+-- Name: flow_health_hours_shop_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX flow_health_hours_shop_idx ON public.flow_health_hours USING btree (shop_id, hour);
+
+
+--
 -- Name: flows_matching_idx; Type: INDEX; Schema: public; Owner: -
 --
 
-CREATE INDEX flows_matching_idx ON public.flows USING btree (shop_id, event_type) WHERE (state = 'on'::text);
+CREATE INDEX flows_matching_idx ON public.flows USING btree (shop_id) WHERE (state = 'on'::text);
 
 
 --
@@ -2589,6 +2646,30 @@ ALTER TABLE ONLY public.event_queue
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_shop_id_fkey FOREIGN KEY (shop_id) REFERENCES public.shops(id) ON DELETE CASCADE;
+
+
+--
+-- Name: flow_health_hours flow_health_hours_flow_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.flow_health_hours
+    ADD CONSTRAINT flow_health_hours_flow_id_fkey FOREIGN KEY (flow_id) REFERENCES public.flows(id) ON DELETE CASCADE;
+
+
+--
+-- Name: flow_health_hours flow_health_hours_shop_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.flow_health_hours
+    ADD CONSTRAINT flow_health_hours_shop_id_fkey FOREIGN KEY (shop_id) REFERENCES public.shops(id) ON DELETE CASCADE;
+
+
+--
+-- Name: flow_health_rollups flow_health_rollups_shop_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.flow_health_rollups
+    ADD CONSTRAINT flow_health_rollups_shop_id_fkey FOREIGN KEY (shop_id) REFERENCES public.shops(id) ON DELETE CASCADE;
 
 
 --
@@ -3293,6 +3374,18 @@ ALTER TABLE public.delivery_attempts ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.events ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: flow_health_hours; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.flow_health_hours ENABLE ROW LEVEL SECURITY;
+
+--
+-- Name: flow_health_rollups; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.flow_health_rollups ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: flows; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -3363,6 +3456,13 @@ CREATE POLICY housekeeping_read ON public.delivery_attempts FOR SELECT USING (((
 CREATE POLICY housekeeping_read ON public.events FOR SELECT USING (((current_setting('app.housekeeping'::text, true) = 'on'::text) AND (created_at < (now() - '1 day'::interval)) AND (NOT (EXISTS ( SELECT 1
    FROM public.event_queue q
   WHERE (q.event_id = events.id)))) AND (NOT public.delivery_needs_event(id))));
+
+
+--
+-- Name: flows housekeeping_read; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY housekeeping_read ON public.flows FOR SELECT USING ((current_setting('app.housekeeping'::text, true) = 'on'::text));
 
 
 --
@@ -3638,6 +3738,20 @@ CREATE POLICY shop_isolation ON public.delivery_attempts USING ((shop_id = publi
 --
 
 CREATE POLICY shop_isolation ON public.events USING ((shop_id = public.current_shop_id())) WITH CHECK ((shop_id = public.current_shop_id()));
+
+
+--
+-- Name: flow_health_hours shop_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY shop_isolation ON public.flow_health_hours USING ((shop_id = public.current_shop_id())) WITH CHECK ((shop_id = public.current_shop_id()));
+
+
+--
+-- Name: flow_health_rollups shop_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY shop_isolation ON public.flow_health_rollups USING ((shop_id = public.current_shop_id())) WITH CHECK ((shop_id = public.current_shop_id()));
 
 
 --
@@ -3957,4 +4071,6 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261128003100'),
     ('20261128003200'),
     ('20261129003101'),
-    ('20261129003111');
+    ('20261129003111'),
+    ('20261130000100'),
+    ('20261130000300');

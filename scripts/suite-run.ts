@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import { bootstrap, type Services } from './bootstrap/index.js';
+import { bootstrap, bootstrapTemporal, type Services } from './bootstrap/index.js';
+import { ensureTemporalClusterBuild, TEMPORAL_ENGINE_VARIABLE, temporalEngine } from './bootstrap/temporal-cluster.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { stopCommands } from './bootstrap/run-command.js';
@@ -20,11 +21,14 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * the tools tests run (the fuzzer, the Python and Go client generators); then vitest with `vitestArgs`
  * and the services' environment, then the plain closing line CI reads. A failure or a signal stops
  * every command it started and leaves the services. Exits.
+ *
+ * `clusterPass`: test files run a second time, on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster),
+ * after a whole run (no `vitestArgs`) on the dev server with this machine's services.
  */
 export async function runSuite(
   command: string,
   vitestArgs: string[],
-  options: { work?: () => Promise<unknown>; env?: Record<string, string> } = {},
+  options: { work?: () => Promise<unknown>; env?: Record<string, string>; clusterPass?: string[] } = {},
 ): Promise<never> {
   const started = Date.now();
   // A signal ends the commands at once; the run then leaves the services as on any other end.
@@ -46,14 +50,23 @@ export async function runSuite(
     process.exit(interrupted ? 128 + constants.signals[interrupted] : code);
   };
 
-  // Before anything starts: a wrong SHOPFLOW_TEST_SERVICES is told at once.
+  // Before anything starts: a wrong SHOPFLOW_TEST_SERVICES or SHOPFLOW_TEMPORAL is told at once.
   let choice: TestServicesChoice;
+  let clusterPass: string[] = [];
   try {
     choice = testServicesChoice();
+    const whole = vitestArgs.length === 0 && temporalEngine() === 'dev';
+    // The cluster runs on this machine's PostgreSQL, beside its own Temporal: not with given services.
+    if (whole && options.clusterPass && choice === 'local' && !process.env.TEMPORAL_ADDRESS) clusterPass = options.clusterPass;
   } catch (error) {
     return end(1, undefined, error);
   }
-  const work = Promise.all([options.work?.(), ensurePythonTools(), ensureOapiCodegen()]);
+  const work = Promise.all([
+    options.work?.(),
+    ensurePythonTools(),
+    ensureOapiCodegen(),
+    clusterPass.length > 0 ? ensureTemporalClusterBuild() : undefined,
+  ]);
   // Handled here, awaited below: a failed bootstrap ends the run before it is awaited.
   work.catch(() => undefined);
   // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
@@ -70,33 +83,55 @@ export async function runSuite(
   if (interrupted) await end(1, services);
   say(`› services ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running the suite`);
 
+  const env = {
+    ...process.env,
+    ...services.env,
+    ...options.env,
+    NODE_ENV: 'test',
+    SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
+    SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
+  };
   const resultsFile = join(dataDir, 'test-results.json');
-  rmSync(resultsFile, { force: true });
-  const vitest = spawn(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...vitestArgs], {
-    cwd: projectRoot,
-    stdio: 'inherit',
-    env: {
-      ...process.env,
-      ...services.env,
-      ...options.env,
-      NODE_ENV: 'test',
-      SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
-      SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
-    },
-  });
-  for (const signal of SIGNALS) process.on(signal, () => vitest.kill(signal));
-  const code = await new Promise<number>((resolve) => vitest.once('exit', (exitCode) => resolve(exitCode ?? 1)));
+  let code = await runVitest(vitestArgs, env, resultsFile);
+  const results = [resultsFile];
+  if (clusterPass.length > 0 && !interrupted) {
+    say(`\n› the workflow, delivery, shipment and housekeeping tests again, on the Temporal cluster (${TEMPORAL_ENGINE_VARIABLE}=cluster)`);
+    const cluster = await bootstrapTemporal('cluster').catch((error: unknown) => end(1, services, error));
+    const clusterResults = join(dataDir, 'test-results-cluster.json');
+    const clusterCode = await runVitest(
+      clusterPass,
+      { ...env, TEMPORAL_ADDRESS: cluster.address, TEMPORAL_UI_URL: cluster.uiUrl },
+      clusterResults,
+    );
+    await cluster.stop();
+    code ||= clusterCode;
+    results.push(clusterResults);
+  }
   await services.stop();
   await containers?.stop();
-  // The plain closing line CI reads: "N passed, N failed".
-  if (existsSync(resultsFile)) {
-    const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as {
-      numPassedTests: number;
-      numFailedTests: number;
-      numPendingTests: number;
-    };
-    console.log(`Tests: ${results.numPassedTests} passed, ${results.numFailedTests} failed, ${results.numPendingTests} skipped`);
+  // The plain closing line CI reads: "N passed, N failed" (both passes).
+  const counts = results
+    .filter((file) => existsSync(file))
+    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number });
+  if (counts.length > 0) {
+    const sum = (key: keyof (typeof counts)[number]) => counts.reduce((total, count) => total + count[key], 0);
+    console.log(`Tests: ${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed, ${sum('numPendingTests')} skipped`);
   }
   say(`${code === 0 ? '✓' : '✗'} ${command} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   process.exit(code);
+}
+
+/** One vitest run with `args` and `env`; its JSON report in `resultsFile`; resolves to its exit code. */
+async function runVitest(args: string[], env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
+  rmSync(resultsFile, { force: true });
+  const vitest = spawn(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...args], {
+    cwd: projectRoot,
+    stdio: 'inherit',
+    env,
+  });
+  const forward = (signal: NodeJS.Signals) => vitest.kill(signal);
+  for (const signal of SIGNALS) process.on(signal, forward);
+  const code = await new Promise<number>((resolve) => vitest.once('exit', (exitCode) => resolve(exitCode ?? 1)));
+  for (const signal of SIGNALS) process.off(signal, forward);
+  return code;
 }

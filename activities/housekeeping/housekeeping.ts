@@ -2,8 +2,8 @@ import type { Sql } from '../../db/client.js';
 import type { Retention } from '../../config/settings.js';
 import { purgeRequestGuards, type RequestGuardPurge } from '../../domain/access/index.js';
 import { purgeOldEvents } from '../../domain/events/index.js';
-import { purgeOldAttempts, purgeOldDeliveries } from '../../domain/flows/index.js';
-import { asHousekeeping } from '../../domain/kernel/index.js';
+import { purgeOldAttempts, purgeOldDeliveries, rollUpFlowHealth, shopsWithFlowsOn } from '../../domain/flows/index.js';
+import { asHousekeeping, withShop } from '../../domain/kernel/index.js';
 
 /**
  * Rows of each table one pass deletes at most: a pass holds its locks briefly, and a backlog (the
@@ -33,6 +33,12 @@ export function createHousekeepingActivities(deps: { sql: Sql; retention: Retent
         deliveries: await purgeOldDeliveries(tx, deliveryDays, PURGE_BATCH),
         events: await purgeOldEvents(tx, eventDays, PURGE_BATCH),
       }));
+    },
+    /** Each shop's flow health summed up to five minutes ago (domain/flows/flow-health.ts), one transaction a shop. */
+    async rollUpFlowHealth(): Promise<{ shops: number }> {
+      const shops = await asHousekeeping(deps.sql, shopsWithFlowsOn);
+      for (const shopId of shops) await withShop(deps.sql, shopId, rollUpFlowHealth);
+      return { shops: shops.length };
     },
   };
 }

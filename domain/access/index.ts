@@ -38,6 +38,6 @@ export { assertHolds, assertMayGrant, CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS, P
 export { countHit, enforceRate, RATE_LIMITS, RATE_WINDOW_SECONDS, rateLimited, rateState, type RateCounter } from './rate-limits.js';
 export { purgeRequestGuards, type RequestGuardPurge } from './housekeeping.js';
 export { authenticateRequest, type AuthenticatedRequest } from './request-authentication.js';
-export { writeShopLog } from './shop-log.js';
+export { writeShopLog, writeShopLogs } from './shop-log.js';
 export { createShop, findShop, OWNER_ROLE, shopIdentity, shopLocksPrices, shopOwning, shopSlugOf, updateShopSettings } from './shops.js';
 export { addMember, findMemberByEmail, memberPermissions, updateMember, type MemberStatus } from './users.js';

@@ -18,3 +18,17 @@ export async function writeShopLog(tx: Tx, entry: ShopLogEntry): Promise<void> {
     values (${entry.shopId}, ${entry.actorUserId}, ${entry.actorApplicationId ?? null}, ${entry.action},
             ${entry.subjectType ?? null}, ${entry.subjectId ?? null}, ${tx.json((entry.details ?? {}) as never)})`;
 }
+
+/** Several entries in one statement: a relay skipping an event for many flows writes them at once. */
+export async function writeShopLogs(tx: Tx, entries: readonly ShopLogEntry[]): Promise<void> {
+  if (entries.length === 0) return;
+  const column = <T>(pick: (entry: ShopLogEntry) => T) => entries.map(pick);
+  await tx`
+    insert into shop_log (shop_id, actor_user_id, actor_application_id, action, subject_type, subject_id, details)
+    select shop_id, actor_user_id, actor_application_id, action, subject_type, subject_id, details::jsonb from unnest(
+      ${column((entry) => entry.shopId)}::uuid[], ${column((entry) => entry.actorUserId)}::uuid[],
+      ${column((entry) => entry.actorApplicationId ?? null)}::uuid[], ${column((entry) => entry.action)}::text[],
+      ${column((entry) => entry.subjectType ?? null)}::text[], ${column((entry) => entry.subjectId ?? null)}::text[],
+      ${column((entry) => JSON.stringify(entry.details ?? {}))}::text[]
+    ) as entry (shop_id, actor_user_id, actor_application_id, action, subject_type, subject_id, details)`;
+}

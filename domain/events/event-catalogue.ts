@@ -61,7 +61,7 @@ export function readableOrder<T extends object>(order: T, permissions: readonly 
 }
 
 /** `data` as the flow's account may read it: fields it lacks permission for are absent. */
-function renderForAccount(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
+export function readableEventData(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
   return event.type.startsWith('order.') ? readableOrder(event.data, permissions) : event.data;
 }
 
@@ -78,6 +78,6 @@ export function envelope(event: StoredEvent, shop: { id: string; slug: string },
     shop: { id: shop.id, slug: shop.slug },
     ...(event.test ? { test: true } : {}),
     ...(event.changes ? { changes: event.changes } : {}),
-    data: renderForAccount(event, permissions),
+    data: readableEventData(event, permissions),
   });
 }

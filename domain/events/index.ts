@@ -10,6 +10,7 @@ export {
   EVENT_TYPES,
   isEventType,
   needsPage,
+  readableEventData,
   readableOrder,
   type EventType,
   type StoredEvent,

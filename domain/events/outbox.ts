@@ -1,6 +1,6 @@
 import { monotonicFactory } from 'ulidx';
 import { canonicalJson } from '../kernel/index.js';
-import { writeShopLog } from '../access/index.js';
+import { writeShopLogs } from '../access/index.js';
 import type { Tx } from '../kernel/index.js';
 
 const ulid = monotonicFactory();
@@ -93,15 +93,16 @@ export async function recordUpdate(
   // Nothing in `data` changed: each flow listening stops at its Trigger block, and the shop log says so.
   // listening_flows() is the flows module's (db/migrations/20261122000022_listening_flows.sql): events cannot import flows.
   const listening = await tx<{ id: string }[]>`select id from listening_flows(${type})`;
-  for (const flow of listening) {
-    await writeShopLog(tx, {
+  await writeShopLogs(
+    tx,
+    listening.map((flow) => ({
       shopId: input.shopId,
       actorUserId: null,
       action: 'flow.run_skipped',
       subjectType: 'flow',
       subjectId: flow.id,
       details: { eventType: type, resourceId: input.resourceId, reason: 'the change touched no field of the event data' },
-    });
-  }
+    })),
+  );
   return null;
 }

@@ -1,9 +1,11 @@
-import { shopIdentity } from '../access/index.js';
+import { shopIdentity, writeShopLogs } from '../access/index.js';
 import { Problem, seal, type Sealed } from '../kernel/index.js';
-import { envelope, EVENT_READ_PERMISSIONS, storedEvent, type EventType, type StoredEvent } from '../events/index.js';
+import { envelope, EVENT_READ_PERMISSIONS, isEventType, readableEventData, storedEvent } from '../events/index.js';
+import type { EventType, StoredEvent } from '../events/index.js';
+import { compileCondition, conditionVerdict } from './flow-conditions.js';
 import { mayReadContent } from './deliveries.js';
 import { testEvent } from './flow-samples.js';
-import { deliveryIdFor, getFlow, matchingFlows, type Flow } from './flows.js';
+import { deliveryIdFor, getFlow, matchingFlows, type Flow, type MatchedFlow } from './flows.js';
 import { recordLabel } from './record-labels.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -56,16 +58,61 @@ function deliveryRequest(
   };
 }
 
-/** The relay's work for one outbox event (the current shop's): one request per matching flow; none once the event is gone. */
+/** What a flow's condition reads of an event: `data` as the flow's account may read it (a condition reveals nothing more), and `changes`. */
+const conditionSubject = (event: StoredEvent, permissions: readonly string[]) => ({
+  data: readableEventData(event, permissions),
+  changes: event.changes,
+});
+
+/** The flows whose condition holds for the event, each tested on what its account reads (rendered once per distinct account). */
+function flowsLetThrough(flows: MatchedFlow[], event: StoredEvent): Set<MatchedFlow> {
+  const subjects = new Map<string, ReturnType<typeof conditionSubject>>();
+  const subjectFor = (permissions: readonly string[]) => {
+    const key = permissions.join(' ');
+    if (!subjects.has(key)) subjects.set(key, conditionSubject(event, permissions));
+    return subjects.get(key)!;
+  };
+  return new Set(flows.filter((flow) => flow.condition === null || compileCondition(flow.condition)(subjectFor(flow.permissions))));
+}
+
+/**
+ * The relay's work for one outbox event (the current shop's): one request per matching flow whose
+ * condition holds; none once the event is gone. A flow whose condition does not hold stops at its
+ * Condition block before any workflow starts, and the shop log records the skipped run.
+ */
 export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
   const event = await storedEvent(tx, eventId);
   if (!event) return [];
   const shop = { id: event.shopId, slug: event.shopSlug };
-  return (await matchingFlows(tx, event)).map((flow) => deliveryRequest(shop, flow, event));
+  const flows = await matchingFlows(tx, event);
+  const letThrough = flowsLetThrough(flows, event);
+  await writeShopLogs(
+    tx,
+    flows
+      .filter((flow) => !letThrough.has(flow))
+      .map((flow) => ({
+        shopId: shop.id,
+        actorUserId: null,
+        action: 'flow.run_skipped',
+        subjectType: 'flow',
+        subjectId: flow.id,
+        details: { eventType: event.type, eventId: event.id, reason: 'the condition did not hold' },
+      })),
+  );
+  return [...letThrough].map((flow) => deliveryRequest(shop, flow, event));
 }
 
-/** The builder's unsaved edits a test-run uses instead of the saved flow's (the address checked by the caller, as on save). */
-export type TestRunDraft = Partial<Pick<Flow, 'name' | 'url' | 'eventType' | 'pageId' | 'permissions'>>;
+/**
+ * The builder's unsaved edits a test-run uses instead of the saved flow's (the address checked by the
+ * caller, as on save); `eventType` is the type to test, one of the (drafted) `eventTypes` when they are given.
+ */
+export type TestRunDraft = Partial<Pick<Flow, 'name' | 'url' | 'eventType' | 'eventTypes' | 'condition' | 'pageId' | 'permissions'>>;
+
+/** A test-run's request, and whether the test event passes the flow's condition (null: no condition): a real event like it would be skipped when not. */
+export interface TestRun {
+  request: DeliveryRequest;
+  condition: { holds: boolean; rules: boolean[] } | null;
+}
 
 /**
  * A test-run: a test event of the flow's trigger type (made up, or the record `recordId` names),
@@ -81,16 +128,22 @@ export async function testRunRequest(
   viewer: readonly string[] | 'operator',
   recordId?: string,
   draft: TestRunDraft = {},
-): Promise<DeliveryRequest> {
+): Promise<TestRun> {
   const edits = Object.fromEntries(Object.entries(draft).filter(([, value]) => value !== undefined)) as TestRunDraft;
-  const flow = { ...(await getFlow(tx, flowId)), ...edits };
+  const saved = await getFlow(tx, flowId);
+  const flow = { ...saved, ...edits, eventType: edits.eventType ?? edits.eventTypes?.[0] ?? saved.eventType };
+  if (!isEventType(flow.eventType) || (edits.eventTypes && !edits.eventTypes.includes(flow.eventType)))
+    throw new Problem('validation-failed', `${flow.eventType} is not one of the flow's event types`, {
+      errors: [{ path: 'eventType', message: "must be one of the flow's event types" }],
+    });
   const permissions = viewer === 'operator' ? flow.permissions : flow.permissions.filter((permission) => viewer.includes(permission));
   if (recordId !== undefined && !mayReadContent(flow.eventType, permissions)) {
     const needed = EVENT_READ_PERMISSIONS[flow.eventType as EventType].join(' and ');
     throw new Problem('insufficient-permission', `a test-run with a real record needs ${needed}, for you and for the flow's account`);
   }
   const event = await testEvent(tx, flow, recordId);
-  return deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
+  const request = deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
+  return { request, condition: flow.condition && conditionVerdict(flow.condition, conditionSubject(event, flow.permissions)) };
 }
 
 /**

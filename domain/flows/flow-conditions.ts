@@ -31,7 +31,8 @@ export const conditionRuleSchema = z.discriminatedUnion('operator', [
     value: z.union([z.number().finite(), z.string().regex(/^-?\d+(\.\d+)?$/)]),
   }),
   z.object({ path: conditionPathSchema, operator: z.enum(['in', 'notIn']), value: z.array(scalar).min(1).max(50) }),
-  z.object({ path: conditionPathSchema, operator: z.enum(['exists', 'missing']) }),
+  z.object({ path: conditionPathSchema, operator: z.literal('exists') }),
+  z.object({ path: conditionPathSchema, operator: z.literal('missing') }),
 ]);
 export type ConditionRule = z.infer<typeof conditionRuleSchema>;
 
@@ -70,42 +71,64 @@ function asDecimal(value: unknown): Decimal | undefined {
   return undefined;
 }
 
-/** -1, 0, 1, or undefined when the two do not compare (not both decimals, nor both strings or booleans). */
-function compare(left: unknown, right: Scalar): number | undefined {
-  const [a, b] = [asDecimal(left), asDecimal(right)];
-  if (a && b) return a.comparedTo(b);
-  if (typeof left === typeof right && (typeof left === 'string' || typeof left === 'boolean')) {
-    return left === right ? 0 : String(left) < String(right) ? -1 : 1;
-  }
-  return undefined;
+/**
+ * A comparison with `right`, read once: -1, 0, 1, or undefined when the two do not compare (not both
+ * decimals, nor both strings or booleans).
+ */
+function comparisonWith(right: Scalar): (left: unknown) => number | undefined {
+  const rightDecimal = asDecimal(right);
+  return (left) => {
+    const leftDecimal = rightDecimal && asDecimal(left);
+    if (leftDecimal) return leftDecimal.comparedTo(rightDecimal);
+    if (typeof left === typeof right && (typeof left === 'string' || typeof left === 'boolean')) {
+      return left === right ? 0 : String(left) < String(right) ? -1 : 1;
+    }
+    return undefined;
+  };
 }
 
-const equal = (left: unknown, right: Scalar) => compare(left, right) === 0;
+const equalTo = (right: Scalar) => {
+  const compare = comparisonWith(right);
+  return (left: unknown) => compare(left) === 0;
+};
 
-function holdsFor(value: unknown, rule: ConditionRule): boolean {
+/** A rule's test of one value, its right-hand side read once. */
+function valueTest(rule: Exclude<ConditionRule, { operator: 'missing' }>): (value: unknown) => boolean {
   switch (rule.operator) {
     case 'eq':
-      return equal(value, rule.value);
-    case 'ne':
-      return compare(value, rule.value) !== undefined && !equal(value, rule.value);
+      return equalTo(rule.value);
+    case 'ne': {
+      const compare = comparisonWith(rule.value);
+      return (value) => (compare(value) ?? 0) !== 0;
+    }
     case 'gt':
-      return (compare(value, rule.value) ?? 0) > 0;
     case 'gte':
-      return compare(value, rule.value) !== undefined && compare(value, rule.value)! >= 0;
     case 'lt':
-      return (compare(value, rule.value) ?? 0) < 0;
-    case 'lte':
-      return compare(value, rule.value) !== undefined && compare(value, rule.value)! <= 0;
+    case 'lte': {
+      const compare = comparisonWith(rule.value);
+      const accepts = {
+        gt: (order: number) => order > 0,
+        gte: (order: number) => order >= 0,
+        lt: (order: number) => order < 0,
+        lte: (order: number) => order <= 0,
+      }[rule.operator];
+      return (value) => {
+        const order = compare(value);
+        return order !== undefined && accepts(order);
+      };
+    }
     case 'in':
-      return rule.value.some((candidate) => equal(value, candidate));
-    case 'notIn':
-      return !rule.value.some((candidate) => equal(value, candidate));
-    case 'contains':
-      return typeof value === 'string' && value.includes(rule.value);
+    case 'notIn': {
+      const candidates = rule.value.map(equalTo);
+      const among = (value: unknown) => candidates.some((candidate) => candidate(value));
+      return rule.operator === 'in' ? among : (value) => !among(value);
+    }
+    case 'contains': {
+      const part = rule.value;
+      return (value) => typeof value === 'string' && value.includes(part);
+    }
     case 'exists':
-      return true;
-    case 'missing':
-      return false;
+      return () => true;
   }
 }
 
@@ -113,11 +136,18 @@ function holdsFor(value: unknown, rule: ConditionRule): boolean {
 function compileRule(rule: ConditionRule): (subject: ConditionSubject) => boolean {
   const path = rule.path.split('.');
   if (rule.operator === 'missing') return (subject) => valuesAt(subject, path).length === 0;
-  return (subject) => valuesAt(subject, path).some((value) => holdsFor(value, rule));
+  const test = valueTest(rule);
+  return (subject) => valuesAt(subject, path).some(test);
 }
 
 /** A condition as a test, built once per flow and run for every event matched to it. */
 export function compileCondition(condition: FlowCondition): (subject: ConditionSubject) => boolean {
   const rules = condition.rules.map(compileRule);
   return condition.match === 'all' ? (subject) => rules.every((rule) => rule(subject)) : (subject) => rules.some((rule) => rule(subject));
+}
+
+/** Whether a condition holds for a subject, and each rule's part in it: what a test-run shows. */
+export function conditionVerdict(condition: FlowCondition, subject: ConditionSubject): { holds: boolean; rules: boolean[] } {
+  const rules = condition.rules.map((rule) => compileRule(rule)(subject));
+  return { holds: condition.match === 'all' ? rules.every(Boolean) : rules.some(Boolean), rules };
 }

@@ -2,17 +2,23 @@ import { createHash, randomUUID, type KeyObject } from 'node:crypto';
 import { decodeTime, encodeTime } from 'ulidx';
 import type { Actor } from '../access/index.js';
 import { assertMayGrant, existingPageIds, memberPermissions, writeShopLog } from '../access/index.js';
-import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type StoredEvent } from '../events/index.js';
+import { EVENT_READ_PERMISSIONS, isEventType, needsPage, type EventType, type StoredEvent } from '../events/index.js';
 import { isUuid, Problem, refuseAbsent, refuseAtCap, syncedPage } from '../kernel/index.js';
 import type { CursorBinding, Page, Tx } from '../kernel/index.js';
+import { assertConditionFits } from './condition-fields.js';
 import { lastDeliveryOf } from './deliveries.js';
+import type { FlowCondition } from './flow-conditions.js';
 import { addSigningSecret } from './webhook-secrets.js';
 
 export type FlowState = 'draft' | 'on' | 'off';
 
 export interface FlowInput {
   name: string;
-  eventType: string;
+  /** The Trigger's event types; `eventType` names one (the form of one-type flows), never both unless they agree. */
+  eventTypes?: string[];
+  eventType?: string;
+  /** The Condition block; null or absent: every event of the types goes. */
+  condition?: FlowCondition | null;
   pageId?: string | null;
   url: string;
   /** The flow's account; by default exactly what the event type needs. */
@@ -26,6 +32,7 @@ export interface MatchedFlow {
   name: string;
   url: string;
   permissions: string[];
+  condition: FlowCondition | null;
 }
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
@@ -71,6 +78,31 @@ async function assertShopPages(tx: Tx, pages: { pageId?: string | null | undefin
   refuseAbsent(named.filter((page) => !known.includes(page.id.toLowerCase())).map((page) => ({ ...page, noun: 'page' })));
 }
 
+/** 400 `validation-failed` with `detail`, and `message` on the field at `path`. */
+const triggerError = (path: string, message: string, detail = message) =>
+  new Problem('validation-failed', detail, { errors: [{ path, message }] });
+
+/** The event types an input names (`eventTypes`, or `eventType` for one), in order, once each; undefined when it names none. */
+function chosenTypes(input: { eventType?: string | undefined; eventTypes?: string[] | undefined }): EventType[] | undefined {
+  const { eventType, eventTypes } = input;
+  if (eventType !== undefined && eventTypes !== undefined && (eventTypes.length !== 1 || eventTypes[0] !== eventType))
+    throw triggerError('eventType', 'name the event types once: eventTypes, or eventType for a single one');
+  const types = eventTypes ?? (eventType === undefined ? undefined : [eventType]);
+  if (types === undefined) return undefined;
+  const unknown = types.findIndex((type) => !isEventType(type));
+  if (unknown >= 0)
+    throw triggerError(eventTypes ? `eventTypes.${unknown}` : 'eventType', 'unknown event type', `unknown event type ${types[unknown]}`);
+  if (types.length === 0) throw triggerError('eventTypes', 'the Trigger needs at least one event type');
+  return [...new Set(types as EventType[])];
+}
+
+/** A Trigger listening to message events must name the chat page; the Condition must fit the types' fields. */
+function assertTrigger(types: readonly EventType[], pageId: string | null | undefined, condition: FlowCondition | null | undefined): void {
+  if (types.some(needsPage) && !pageId)
+    throw triggerError('pageId', 'required for message events', 'a message event needs the chat page the flow listens to');
+  if (condition) assertConditionFits(condition, types);
+}
+
 /** A flow with its HTTP-send block and first signing secret (sealed with `secretsKey`; the plaintext is shown once, here). */
 export async function createFlow(
   tx: Tx,
@@ -79,28 +111,22 @@ export async function createFlow(
   actor: Actor,
   secretsKey: KeyObject,
 ): Promise<{ flowId: string; secret: string }> {
-  if (!isEventType(input.eventType)) {
-    throw new Problem('validation-failed', `unknown event type ${input.eventType}`, {
-      errors: [{ path: 'eventType', message: 'unknown event type' }],
-    });
-  }
-  if (needsPage(input.eventType) && !input.pageId) {
-    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', {
-      errors: [{ path: 'pageId', message: 'required for message events' }],
-    });
-  }
+  const eventTypes = chosenTypes(input);
+  if (!eventTypes) throw triggerError('eventTypes', 'the Trigger needs at least one event type');
+  assertTrigger(eventTypes, input.pageId, input.condition);
   validateDestination(input.url);
   await assertShopPages(tx, input);
-  const permissions = [...new Set(input.permissions ?? EVENT_READ_PERMISSIONS[input.eventType])].sort();
+  const permissions = [...new Set(input.permissions ?? eventTypes.flatMap((type) => EVENT_READ_PERMISSIONS[type]))].sort();
   assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
   const pageIds = input.pageIds ?? (input.pageId ? [input.pageId] : []);
   await refuseAtCap(tx, shopId, 'flows', tx`select from flows`);
   const flowId = randomUUID();
   const state = input.state ?? 'draft';
   await tx`
-    insert into flows (id, shop_id, name, event_type, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
-    values (${flowId}, ${shopId}, ${input.name}, ${input.eventType}, ${input.pageId ?? null}, ${input.url}, ${state},
-            ${permissions}, ${pageIds}, ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
+    insert into flows (id, shop_id, name, event_types, condition, page_id, url, state, permissions, page_ids, switched_on_at, saved_by)
+    values (${flowId}, ${shopId}, ${input.name}, ${eventTypes}, ${input.condition ? tx.json(input.condition as never) : null},
+            ${input.pageId ?? null}, ${input.url}, ${state}, ${permissions}, ${pageIds},
+            ${state === 'on' ? tx`clock_timestamp()` : null}, ${actor})`;
   const secret = await addSigningSecret(tx, flowId, shopId, secretsKey);
   await writeShopLog(tx, {
     shopId,
@@ -108,7 +134,7 @@ export async function createFlow(
     action: 'flow.created',
     subjectType: 'flow',
     subjectId: flowId,
-    details: { eventType: input.eventType, state },
+    details: { eventTypes, state },
   });
   return { flowId, secret };
 }
@@ -137,7 +163,8 @@ export async function setFlowState(tx: Tx, flowId: string, state: FlowState, act
 /**
  * The flows an event goes to (in the event's shop): on, HTTP-send block enabled, listening to the
  * event's type since before the event, whose account holds every read permission of the type, and
- * for message events listening to the event's page, which the account may use.
+ * for message events listening to the event's page, which the account may use. Their conditions are
+ * the caller's to test.
  */
 export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<MatchedFlow[]> {
   const needed = EVENT_READ_PERMISSIONS[event.type] as readonly string[];
@@ -146,8 +173,8 @@ export async function matchingFlows(tx: Tx, event: StoredEvent): Promise<Matched
     ? tx`page_id = ${(event.data.pageId as string | undefined) ?? null}::uuid and page_id = any(page_ids)`
     : tx`true`;
   return tx<MatchedFlow[]>`
-    select id, name, url, permissions from flows
-    where state = 'on' and http_enabled and event_type = ${event.type}
+    select id, name, url, permissions, condition from flows
+    where state = 'on' and http_enabled and ${event.type} = any(event_types)
       and switched_on_at <= ${event.createdAt}
       and permissions @> ${needed as string[]}::text[]
       and ${pageCondition}`;
@@ -172,7 +199,10 @@ export async function switchOffHttpSend(tx: Tx, flowId: string, reason: string):
 export interface Flow {
   id: string;
   name: string;
+  /** The first of `eventTypes`: what one-type clients read. */
   eventType: string;
+  eventTypes: EventType[];
+  condition: FlowCondition | null;
   pageId: string | null;
   url: string;
   httpEnabled: boolean;
@@ -185,7 +215,7 @@ export interface Flow {
 }
 
 const FLOW_COLUMNS = (tx: Tx) => tx`
-  id, name, event_type, page_id, url, http_enabled, state, permissions, page_ids,
+  id, name, event_types[1] as event_type, event_types, condition, page_id, url, http_enabled, state, permissions, page_ids,
   api_time(switched_on_at) as switched_on_at, api_time(created_at) as created_at, api_time(updated_at) as updated_at`;
 
 /** A flow in the admin list, with its latest run. */
@@ -216,16 +246,10 @@ export async function getFlow(tx: Tx, flowId: string): Promise<Flow> {
 /** Edits a flow; its account is re-checked against the saving person's permissions. */
 export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<FlowInput, 'state'>>, actor: Actor): Promise<Flow> {
   const current = await getFlow(tx, flowId);
-  const eventType = changes.eventType ?? current.eventType;
-  if (!isEventType(eventType))
-    throw new Problem('validation-failed', `unknown event type ${eventType}`, {
-      errors: [{ path: 'eventType', message: 'unknown event type' }],
-    });
+  const eventTypes = chosenTypes(changes) ?? current.eventTypes;
   const pageId = changes.pageId === undefined ? current.pageId : changes.pageId;
-  if (needsPage(eventType) && !pageId)
-    throw new Problem('validation-failed', 'a message event needs the chat page the flow listens to', {
-      errors: [{ path: 'pageId', message: 'required for message events' }],
-    });
+  const condition = changes.condition === undefined ? current.condition : changes.condition;
+  assertTrigger(eventTypes, pageId, condition);
   const url = changes.url ?? current.url;
   validateDestination(url);
   await assertShopPages(tx, changes);
@@ -234,7 +258,8 @@ export async function updateFlow(tx: Tx, flowId: string, changes: Partial<Omit<F
   // The account's pages follow the trigger page only when the edit names one; otherwise they stay.
   const pageIds = changes.pageIds ?? (changes.pageId === undefined ? current.pageIds : pageId ? [pageId] : []);
   const [updated] = await tx<{ shopId: string }[]>`
-    update flows set name = ${changes.name ?? current.name}, event_type = ${eventType}, page_id = ${pageId}, url = ${url},
+    update flows set name = ${changes.name ?? current.name}, event_types = ${eventTypes},
+      condition = ${condition ? tx.json(condition as never) : null}, page_id = ${pageId}, url = ${url},
       permissions = ${permissions}, page_ids = ${pageIds}, saved_by = ${actor}, updated_at = now()
     where id = ${flowId}
     returning shop_id`;

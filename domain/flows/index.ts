@@ -26,10 +26,23 @@ export {
   sealDeliveryRequest,
   testRunRequest,
   type DeliveryRequest,
+  type TestRun,
   type TestRunDraft,
 } from './delivery-requests.js';
+export { conditionFieldsOf, operatorsFor, type ConditionField, type ConditionFieldKind } from './condition-fields.js';
+export { flowConditionSchema, MAX_CONDITION_RULES, type FlowCondition } from './flow-conditions.js';
+export {
+  checkRecoverySince,
+  countFailedDeliveries,
+  logRecoveryStarted,
+  nextFailedDeliveries,
+  RECOVERY_PACE,
+  type RecoveryCursor,
+  type RecoveryWindow,
+} from './delivery-recovery.js';
 export { EVENT_EXAMPLES, EXAMPLE_SHOP } from './event-samples.js';
 export { shopOfFlow } from './flow-lookup.js';
+export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlowsOn } from './flow-health.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';
 export {

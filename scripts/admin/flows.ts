@@ -10,17 +10,17 @@ import { fail, list, oneOf, required, shopFlag, type Command } from './flags.js'
 /** Automation flows, their test-runs and resends of failed deliveries (flows). */
 export const flowCommands: Record<string, Command> = {
   'flow:create': {
-    usage: '--shop S --event T --url U [--name N] [--page P] [--permissions p1,p2] [--on]',
+    usage: '--shop S --event T[,T2…] --url U [--name N] [--page P] [--permissions p1,p2] [--on]',
     run: async (sql, f) => {
       const shop = await shopFlag(sql, f);
-      const eventType = required(f, 'event');
+      const events = required(f, 'event');
       return withShop(sql, shop.id, (tx) =>
         createFlow(
           tx,
           shop.id,
           {
-            name: f.name ?? `${eventType} → ${required(f, 'url')}`,
-            eventType,
+            name: f.name ?? `${events} → ${required(f, 'url')}`,
+            eventTypes: list(events),
             url: required(f, 'url'),
             pageId: f.page,
             permissions: f.permissions === undefined ? undefined : list(f.permissions),
@@ -47,7 +47,7 @@ export const flowCommands: Record<string, Command> = {
     run: async (sql, f) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
-      const testRun = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator', f.record));
+      const { request: testRun } = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator', f.record));
       return withTemporal(async (deliveries) => {
         const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };

@@ -1,5 +1,6 @@
 import { ensurePostgres, stopLocalPostgres, withDatabase } from './postgres.js';
-import { ensureTemporal, stopLocalTemporal, type TemporalService } from './temporal.js';
+import { ensureTemporal, stopLocalDevServer, type TemporalService } from './temporal.js';
+import { stopTemporalCluster, temporalEngine, type TemporalEngine } from './temporal-cluster.js';
 import { joinRun } from './shared-services.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
@@ -32,7 +33,7 @@ export async function bootstrapDatabase(database: string): Promise<Database> {
   const pg = await ensurePostgres();
   if (pg.started) run.markStarted('postgres');
   const stop = async () => {
-    await run.leave({ postgres: stopLocalPostgres });
+    await run.leave({ postgres: STOPS.postgres });
   };
   try {
     return { ...(await prepareDatabase(pg.adminUrl, database)), stop };
@@ -42,30 +43,63 @@ export async function bootstrapDatabase(database: string): Promise<Database> {
   }
 }
 
-/** The Temporal dev server (or `TEMPORAL_ADDRESS`) alone, for the bench; `stop` leaves it as `bootstrap`'s does. */
-export async function bootstrapTemporal(): Promise<TemporalService & { stop: () => Promise<void> }> {
+/**
+ * The local Temporal server `engine` names (SHOPFLOW_TEMPORAL; or `TEMPORAL_ADDRESS`) alone, for the
+ * bench and the suite's second pass on the cluster; `stop` leaves it as `bootstrap`'s does (and
+ * PostgreSQL when this call started it, for the cluster to run on).
+ */
+export async function bootstrapTemporal(engine = temporalEngine()): Promise<TemporalService & { stop: () => Promise<void> }> {
   const run = joinRun();
-  const temporal = await ensureTemporal();
-  if (temporal.started) run.markStarted('temporal');
+  const service = engine === 'cluster' ? 'temporal-cluster' : 'temporal';
+  // Only what this call may have started: the process may hold the database's lease still (the bench).
+  const stops: Partial<typeof STOPS> = { [service]: STOPS[service] };
   const stop = async () => {
-    await run.leave({ temporal: stopLocalTemporal });
+    await run.leave(stops);
   };
-  return { ...temporal, stop };
+  try {
+    if (engine === 'cluster' && (await ensurePostgres()).started) {
+      run.markStarted('postgres');
+      stops.postgres = STOPS.postgres;
+    }
+    const temporal = await ensureTemporal(engine);
+    if (temporal.started) run.markStarted(service);
+    return { ...temporal, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
 }
 
 /**
- * Everything both README commands need before they start processes: PostgreSQL, the Temporal dev
- * server, the migrated database `database`, and the local receiver's certificate. Idempotent: what is
- * already in place is reused, and then this is quick and prints nothing.
+ * What the last run out stops of what runs marked as started. The cluster first when PostgreSQL
+ * stops: it runs on it, and nothing else uses it then.
  */
-export async function bootstrap(database: string): Promise<Services> {
+const STOPS = {
+  postgres: async () => {
+    await stopTemporalCluster();
+    await stopLocalPostgres();
+  },
+  temporal: stopLocalDevServer,
+  'temporal-cluster': stopTemporalCluster,
+};
+
+/**
+ * Everything both README commands need before they start processes: PostgreSQL, the Temporal server
+ * (the dev server, or the cluster with SHOPFLOW_TEMPORAL=cluster), the migrated database `database`,
+ * and the local receiver's certificate. Idempotent: what is already in place is reused, and then this
+ * is quick and prints nothing.
+ */
+export async function bootstrap(database: string, engine: TemporalEngine = temporalEngine()): Promise<Services> {
   const run = joinRun();
+  const postgresUp = ensurePostgres();
+  // The cluster runs on PostgreSQL: it waits for it (either failing, the other still settles).
+  const temporalUp = engine === 'cluster' ? postgresUp.then(() => ensureTemporal(engine)) : ensureTemporal(engine);
   // Every one settled first: when one fails, a service another has started is still marked, so `stop` stops it.
-  const [pg, temporal, certificate] = await Promise.allSettled([ensurePostgres(), ensureTemporal(), ensureDevCertificate()]);
+  const [pg, temporal, certificate] = await Promise.allSettled([postgresUp, temporalUp, ensureDevCertificate()]);
   if (pg.status === 'fulfilled' && pg.value.started) run.markStarted('postgres');
-  if (temporal.status === 'fulfilled' && temporal.value.started) run.markStarted('temporal');
+  if (temporal.status === 'fulfilled' && temporal.value.started) run.markStarted(engine === 'cluster' ? 'temporal-cluster' : 'temporal');
   const stop = async () => {
-    await run.leave({ postgres: stopLocalPostgres, temporal: stopLocalTemporal });
+    await run.leave(STOPS);
   };
   try {
     const [server, { address, uiUrl, cli }, devCertificate] = [settled(pg), settled(temporal), settled(certificate)];

@@ -1,6 +1,7 @@
-import { mkdirSync, readdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { linkSync, mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { dataDir } from './paths.js';
+import { say } from './progress.js';
 
 export interface Run {
   /** This run started `service`: the last run out stops it. */
@@ -69,5 +70,42 @@ function claim(mark: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * `work` while holding `lockFile` (its holder's pid), so that runs of this machine never do it at
+ * once; the others wait, saying for what. A lock whose process is gone is taken over.
+ */
+export async function withLock<T>(lockFile: string, what: string, work: () => Promise<T>): Promise<T> {
+  mkdirSync(dirname(lockFile), { recursive: true });
+  // Made whole, then linked: the lock never exists without its pid in it.
+  const mine = `${lockFile}.${process.pid}`;
+  writeFileSync(mine, String(process.pid));
+  let told = false;
+  try {
+    for (;;) {
+      try {
+        linkSync(mine, lockFile);
+        break;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      const holder = Number(readFileSync(lockFile, 'utf8'));
+      if (!isAlive(holder)) {
+        rmSync(lockFile, { force: true });
+        continue;
+      }
+      if (!told) say(`› waiting for ${what} another run (pid ${holder}) has under way…`);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+  } finally {
+    rmSync(mine, { force: true });
+  }
+  try {
+    return await work();
+  } finally {
+    rmSync(lockFile, { force: true });
   }
 }

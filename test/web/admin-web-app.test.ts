@@ -70,7 +70,8 @@ describe('the admin web app', () => {
     await page.getByRole('link', { name: 'New flow' }).click();
     await page.getByLabel('Flow name').fill('Products to ERP');
     const trigger = page.getByRole('group', { name: 'Trigger block' });
-    await trigger.getByLabel('Event type').selectOption('product.created');
+    await trigger.getByRole('checkbox', { name: /product\.created$/ }).check();
+    await trigger.getByRole('checkbox', { name: /order\.created$/ }).uncheck();
     await page.getByRole('group', { name: 'HTTP-send block' }).getByLabel('HTTPS address').fill(receiver.url('browser'));
     await page.getByRole('button', { name: 'Save' }).click();
     await expect(page.getByTestId('shown-once').textContent()).resolves.toMatch(/^whsec_/);

@@ -39,7 +39,8 @@ export function shown(text: string): RegExp {
 
 /**
  * What a person reads of `root`: its text (shown or folded away, options included), and the names
- * and hints its controls carry; not the data and codes shown as such (`pre`, `code`).
+ * and hints its controls carry; not the data and codes shown as such (`pre`, `code`, and where no
+ * element can hold a `code`, as in an option, `translate="no"`).
  */
 async function readable(root: Page | Locator): Promise<string> {
   const locator = 'goto' in root ? root.locator('body') : root;
@@ -48,7 +49,7 @@ async function readable(root: Page | Locator): Promise<string> {
     // 4: NodeFilter.SHOW_TEXT (this file is compiled without the DOM's names).
     const walker = element.ownerDocument.createTreeWalker(element, 4);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (!node.parentElement?.closest('pre, code, script, style, noscript')) texts.push(node.textContent ?? '');
+      if (!node.parentElement?.closest('pre, code, script, style, noscript, [translate="no"]')) texts.push(node.textContent ?? '');
     }
     const attributes = [...element.querySelectorAll('[aria-label], [title], [placeholder]')].flatMap((node) =>
       ['aria-label', 'title', 'placeholder'].map((name) => node.getAttribute(name) ?? ''),
@@ -93,9 +94,12 @@ export const SCREEN_RUNS = [
   { viewport: 'phone', width: 375, height: 812, language: 'en' },
 ] as const;
 
-/** A page whose context holds the shop admin's session cookie: the app opens logged in (the login screen has tests of its own). */
-export async function loggedInPage(browser: Browser, baseUrl: string, shopSlug: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
+/**
+ * A page whose context holds the shop admin's session cookie: the app opens logged in (the login screen
+ * has tests of its own). `locale`: the browser's own language (navigator.language), else the system's.
+ */
+export async function loggedInPage(browser: Browser, baseUrl: string, shopSlug: string, locale?: string): Promise<Page> {
+  const page = await (await browser.newContext({ locale })).newPage();
   const login = await page.request.post(`${baseUrl}/api/admin/session`, {
     data: { shop: shopSlug, email: 'admin@shop.test', password: ADMIN_PASSWORD },
   });

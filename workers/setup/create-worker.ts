@@ -8,6 +8,7 @@ import { withShop } from '../../domain/kernel/index.js';
 import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
 import { createDeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
+import { createRecoveryActivities } from '../../activities/deliveries/delivery-recovery.js';
 import { createHousekeepingActivities } from '../../activities/housekeeping/housekeeping.js';
 import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
@@ -60,6 +61,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   };
   const activities = {
     ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
+    ...createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
     ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
     ...createCarrierActivities({
       sql: options.sql,

@@ -7,12 +7,12 @@ import {
   type ConnectionLike,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
+import { ApplicationFailure } from '@temporalio/common';
 import type { Settings } from '../../config/settings.js';
 import { sealDeliveryRequest } from '../../domain/flows/index.js';
 import { Problem } from '../../domain/kernel/index.js';
 import { deliveryWorkflow, retryNowSignal, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
-import { DeliveryStatusKey, EventIdKey, EventTypeKey, FlowIdKey, ShopIdKey, ShopSlugKey, TestRunKey } from '../search-attributes.js';
+import { deliveryWorkflowId, runMetadata, searchAttributes, type UnsealedDeliveryInput } from './delivery-run-options.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 
 // The schedule as the developer site states it: the API reads workflow code only through a starter.
@@ -37,52 +37,8 @@ export function deliveryStarter(
   };
 }
 
-/** A delivery request before it is sealed: what the relay, the admin API and the CLI build. */
-export type UnsealedDeliveryInput = Omit<DeliveryInput, 'seal'>;
-
-/** The one delivery of an event to a flow (DESIGN.md: `delivery:<flowId>:<eventId>`). */
-export function deliveryWorkflowId(flowId: string, eventId: string): string {
-  return `delivery:${flowId}:${eventId}`;
-}
-
-/**
- * What an operator filters deliveries by in the Temporal Web UI; `DeliveryStatus` starts as
- * `delivering`, `TestRun` tells a flow builder's test-runs from deliveries of real events.
- */
-export function searchAttributes(
-  input: Pick<DeliveryInput, 'shopId' | 'flowId' | 'eventType' | 'eventId' | 'testRun' | 'about'>,
-): TypedSearchAttributes {
-  return new TypedSearchAttributes([
-    { key: ShopIdKey, value: input.shopId },
-    ...(input.about ? [{ key: ShopSlugKey, value: input.about.shopSlug }] : []),
-    { key: FlowIdKey, value: input.flowId },
-    { key: EventTypeKey, value: input.eventType },
-    { key: EventIdKey, value: input.eventId },
-    { key: DeliveryStatusKey, value: 'delivering' },
-    { key: TestRunKey, value: input.testRun === true },
-  ]);
-}
-
-/**
- * The run's summary and details in the Temporal UI (user metadata, encrypted by the payload codec
- * like any payload): the flow, the event and its record on one line; the shop and the ids below.
- */
-export function runMetadata(input: UnsealedDeliveryInput): { staticSummary: string; staticDetails: string } {
-  const { about } = input;
-  const kind = input.testRun ? 'test-run of ' : '';
-  const record = about?.record ? ` ${about.record}` : '';
-  return {
-    staticSummary: `${kind}${about ? `${about.flowName}: ` : ''}${input.eventType}${record}`,
-    staticDetails: [
-      about && `**Shop** ${about.shopSlug}`,
-      about && `**Flow** ${about.flowName} (${input.flowId})`,
-      `**Event** ${input.eventType} ${input.eventId}`,
-      `**Delivery** ${input.deliveryId}`,
-    ]
-      .filter(Boolean)
-      .join('\n'),
-  };
-}
+// Workflow code, so that a recovery batch gives its children the same id, search attributes and summary.
+export { deliveryWorkflowId, runMetadata, searchAttributes, type UnsealedDeliveryInput } from './delivery-run-options.js';
 
 /** What every start of a delivery carries: the queue, the id, the sealed request, its search attributes and summary. */
 function startOptions(starter: DeliveryStarter, workflowId: string, input: UnsealedDeliveryInput) {

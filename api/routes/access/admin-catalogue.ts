@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS, listShopPages } from '../../../domain/access/index.js';
 import { EVENT_READ_PERMISSIONS, EVENT_TYPES, needsPage } from '../../../domain/events/index.js';
+import { conditionFieldsOf, operatorsFor } from '../../../domain/flows/index.js';
 import { ChatPage } from '../reference-lists.js';
 import { ADMIN_READ_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
@@ -19,6 +20,16 @@ const Catalogue = z.object({
       type: z.string(),
       needsPage: z.boolean().describe('A message event belongs to a chat page'),
       readPermissions: z.array(z.string()).describe("What the flow's account needs to receive it"),
+      conditionFields: z
+        .array(
+          z.object({
+            path: z.string().describe('`data.<field>…` or `changes.<field>…`'),
+            kind: z.enum(['number', 'text', 'boolean', 'time']),
+            list: z.boolean().describe('Reached through a list: a rule holds when it holds for any element'),
+            operators: z.array(z.string()).describe('The comparisons that apply to it'),
+          }),
+        )
+        .describe("What a Condition block may test in this type's events"),
     }),
   ),
   permissionFamilies: z.array(z.object({ family: z.string(), permissions: z.array(z.string()) })),
@@ -32,7 +43,12 @@ export const adminCatalogueRoutes: FastifyPluginAsyncZod = async (app) => {
     '/catalogue',
     { schema: { tags: ['Admin: session'], response: { 200: Catalogue, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
     async (request) => ({
-      eventTypes: EVENT_TYPES.map((type) => ({ type, needsPage: needsPage(type), readPermissions: [...EVENT_READ_PERMISSIONS[type]] })),
+      eventTypes: EVENT_TYPES.map((type) => ({
+        type,
+        needsPage: needsPage(type),
+        readPermissions: [...EVENT_READ_PERMISSIONS[type]],
+        conditionFields: conditionFieldsOf(type).map((field) => ({ ...field, operators: [...operatorsFor(field.kind)] })),
+      })),
       permissionFamilies: PERMISSION_FAMILIES,
       chatPermissions: [...CHAT_PERMISSIONS],
       pages: request.admin.permissions.includes('social.pages.read') ? await request.inShop(listShopPages) : [],

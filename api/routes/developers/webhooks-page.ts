@@ -59,9 +59,9 @@ export const webhooks: Page = {
       <h2 id="flows">Receiving events</h2>
       <ul>
         <li>
-          The shop builds a flow in its automation application: a <strong>Trigger</strong> block with the event type (and, for message
-          events, the chat page) wired to an <strong>HTTP-send</strong> block with your address. The HTTP-send block shows the flow’s
-          <strong>signing secret</strong>, <code>whsec_…</code>: your receiver needs it.
+          The shop builds a flow in its automation application: a <strong>Trigger</strong> block with one or several event types (and, for
+          message events, the chat page) wired to an <strong>HTTP-send</strong> block with your address. The HTTP-send block shows the
+          flow’s <strong>signing secret</strong>, <code>whsec_…</code>: your receiver needs it.
         </li>
         <li>The address must be <code>https</code> on a public IP address.</li>
         <li>
@@ -74,6 +74,27 @@ export const webhooks: Page = {
           receiver may have missed.
         </li>
       </ul>
+
+      <h2 id="several-types">One flow for several event types</h2>
+      <p>
+        An order sync needs <code>order.created</code>, <code>order.updated</code>, <code>order.status_changed</code> and
+        <code>order.deleted</code>: ask the shop for <strong>one flow</strong> whose Trigger lists all four. You get one address and one
+        signing secret; each event is still its own delivery, with its own <code>webhook-id</code>, and the envelope’s <code>type</code>
+        tells them apart. The flow’s account needs the read permission of every type it lists (the builder grants them by default): an event
+        of a type whose permission was taken away is not sent. A flow listing a message type also names its chat page. Types can be added to
+        or removed from a flow later without a new secret; one-type flows work as before.
+      </p>
+
+      <h2 id="conditions">Conditions</h2>
+      <p>
+        A flow may carry a <strong>Condition</strong> block between its Trigger and its HTTP-send block: rules on the envelope, all or any
+        of which must hold, for example “<code>changes.status.to</code> is <code>shipped</code> and <code>data.salesChannelName</code> is
+        Facebook” or “<code>data.totalAmount</code> ≥ 1,000,000”. An event the condition turns away is not sent at all (the shop log records
+        the skipped run): you receive only the events you asked for, and the <code>webhook-id</code> of those you receive is the same as
+        without a condition. Rules read only what the flow’s account may read, so a condition reveals nothing the flow could not send. Keep
+        your <a href="${pagePath('sync')}">sync pass</a>: it does not filter, and it is how you catch what a condition changed while you
+        were not listening.
+      </p>
 
       <h2 id="envelope">The envelope</h2>
       <table>

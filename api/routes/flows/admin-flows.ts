@@ -20,13 +20,13 @@ import {
   testRunRequest,
   updateFlow,
 } from '../../../domain/flows/index.js';
-import { EVENT_TYPES, type EventType } from '../../../domain/events/index.js';
 import { assertHolds } from '../../../domain/access/index.js';
 import { resendDelivery, retryDeliveryNow, runTestDelivery, type DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
-import { IdParams, Name, NoContent, Problem, SHOP_CAPS } from '../../../domain/kernel/index.js';
+import { IdParams, NoContent, Problem, SHOP_CAPS } from '../../../domain/kernel/index.js';
 import { assertDestinationAllowed, DestinationRefused, type OutboundPolicy } from '../../../adapters/outbound/outbound-http.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
+import { ConditionVerdict, Flow, FlowInput, FlowState, HistoryQuery, ListedFlow, TestRunBody } from './flow-shapes.js';
 
 export interface AdminFlowDeps {
   deliveries: DeliveryStarter;
@@ -39,60 +39,6 @@ export interface AdminFlowDeps {
   /** Where deliveries may go: a flow's address is checked on save and test-run as a delivery checks it. */
   outbound: OutboundPolicy;
 }
-
-const FlowState = z.enum(['draft', 'on', 'off']);
-const Flow = z
-  .object({
-    id: z.uuid(),
-    name: z.string(),
-    eventType: z.string(),
-    pageId: z.uuid().nullable(),
-    url: z.string(),
-    httpEnabled: z
-      .boolean()
-      .describe(
-        'false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too)',
-      ),
-    state: FlowState,
-    permissions: z.array(z.string()).describe("The flow's account: what it may read"),
-    pageIds: z.array(z.uuid()),
-    switchedOnAt: z.string().nullable(),
-    createdAt: z.string(),
-    updatedAt: z.string(),
-  })
-  .meta({ id: 'AdminFlow' });
-
-const ListedFlow = Flow.extend({
-  lastDelivery: z.object({ status: z.string(), createdAt: z.string() }).nullable().describe("The flow's latest run"),
-}).meta({ id: 'AdminListedFlow' });
-
-const HistoryQuery = z.strictObject({
-  status: z.enum(['delivered', 'retrying', 'failed', 'gone']).optional(),
-  eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]).optional(),
-  offset: z.coerce.number().int().min(0).max(100_000).default(0),
-  limit: z.coerce.number().int().min(1).max(100).default(20),
-});
-
-const FlowInput = z.strictObject({
-  name: Name,
-  eventType: z.enum(EVENT_TYPES as [EventType, ...EventType[]]),
-  pageId: z.uuid().nullish(),
-  url: z
-    .url({ protocol: /^https$/, error: 'must be an https:// address' })
-    .max(2000)
-    .describe('https only, to a public internet address (as each delivery checks it)'),
-  permissions: z.array(z.string()).max(50).optional(),
-  pageIds: z.array(z.uuid()).max(100).optional(),
-  state: FlowState.optional(),
-});
-
-/**
- * A test-run's choice: a real record of the trigger's family (for stock, a variant), instead of the
- * made-up example; and the builder's unsaved edits, tested instead of the saved flow's.
- */
-const TestRunBody = FlowInput.pick({ name: true, eventType: true, pageId: true, url: true, permissions: true })
-  .partial()
-  .extend({ recordId: z.uuid().optional().describe('An order, product, customer, shipment or message id, or a variant id for stock') });
 
 const tags = ['Admin: flows'];
 /** Reading needs automation.flows.view or manage; a change needs manage. */
@@ -246,6 +192,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
                 body: z.string().nullable().describe("Only for a person who may read the event's data type (as in the history)"),
               })
               .describe('The signed request that was sent'),
+            condition: ConditionVerdict,
           }),
           ...changeProblems,
         },
@@ -256,7 +203,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       const { permissions } = request.admin;
       const { recordId, ...draft } = request.body ?? {};
       checkAddress(draft.url);
-      const testRun = await request.inShop((tx) =>
+      const { request: testRun, condition } = await request.inShop((tx) =>
         testRunRequest(tx, request.admin.shopId, request.params.id, permissions, recordId, draft),
       );
       const { workflowId, result } = await runTestDelivery(deps.deliveries, testRun);
@@ -271,7 +218,14 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
         headers: { ...headers, 'content-type': 'application/json' },
         body: mayRead ? testRun.payload : null,
       };
-      return { eventId: testRun.eventId, workflowId, status: result.status, attempt: shownAttempt(attempt, mayRead), request: sent };
+      return {
+        eventId: testRun.eventId,
+        workflowId,
+        status: result.status,
+        attempt: shownAttempt(attempt, mayRead),
+        request: sent,
+        condition,
+      };
     },
   );
 

@@ -1071,6 +1071,17 @@ export interface paths {
                             /** @description The permissions that need chat pages */
                             chatPermissions: string[];
                             eventTypes: {
+                                /** @description What a Condition block may test in this type's events */
+                                conditionFields: {
+                                    /** @enum {string} */
+                                    kind: "number" | "text" | "boolean" | "time";
+                                    /** @description Reached through a list: a rule holds when it holds for any element */
+                                    list: boolean;
+                                    /** @description The comparisons that apply to it */
+                                    operators: string[];
+                                    /** @description `data.<field>…` or `changes.<field>…` */
+                                    path: string;
+                                }[];
                                 /** @description A message event belongs to a chat page */
                                 needsPage: boolean;
                                 /** @description What the flow's account needs to receive it */
@@ -1476,8 +1487,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
-                        eventType: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        /** @description Null or absent: every event of the types is delivered */
+                        condition?: components["schemas"]["AdminFlowConditionInput"] | null;
+                        /**
+                         * @description One event type: the same as `eventTypes` of one
+                         * @enum {string}
+                         */
+                        eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        /** @description The Trigger's event types (give this or `eventType`); the account's default is every type's read permissions */
+                        eventTypes?: ("order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent")[];
                         name: string;
                         pageId?: string | null;
                         pageIds?: string[];
@@ -1786,8 +1804,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /** @description Null or absent: every event of the types is delivered */
+                        condition?: components["schemas"]["AdminFlowConditionInput"] | null;
+                        /**
+                         * @description One event type: the same as `eventTypes` of one
+                         * @enum {string}
+                         */
                         eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        /** @description The Trigger's event types (give this or `eventType`); the account's default is every type's read permissions */
+                        eventTypes?: ("order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent")[];
                         name?: string;
                         pageId?: string | null;
                         pageIds?: string[];
@@ -2259,6 +2284,337 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/flows/{id}/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The flow's health: attempts, success rate and answer times per hour, over 24 hours and 7 days; the last failure
+         * @description From the recorded attempts, test-runs left out. p50 and p99 are of the attempts the receiver answered, read from fixed latency buckets (`latencyErrorPercent`).
+         */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminFlowHealth"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/{id}/recovery": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A batch's progress: found, resent, delivered, still failing
+         * @description The batch of `since`, or without it the flow's latest (a running one first). 404 when there is none.
+         */
+        get: {
+            parameters: {
+                query?: {
+                    /** @example 2025-03-14T16:30:00+07:00 */
+                    since?: string;
+                };
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": components["schemas"]["AdminDeliveryRecovery"];
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        /**
+         * Resend every failed delivery of the flow since a time, as one paced batch
+         * @description Each resend is what a single resend does (the same `webhook-id`, new attempts). A batch is one per flow and `since`: starting it again while it runs joins it (`joined`, its own pace kept); a delivery resent by hand meanwhile is not sent twice. Needs automation.flows.manage, as a resend.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /**
+                         * @description Resends a minute: the receiver is not flooded (at most 600)
+                         * @default 60
+                         */
+                        perMinute?: number;
+                        /**
+                         * Format: date-time
+                         * @description Resend the failed deliveries created since then: not in the future, within the retention
+                         * @example 2025-03-14T16:30:00+07:00
+                         */
+                        since: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                202: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description Resends delivered */
+                            delivered: number;
+                            /** @description Failed deliveries the batch found */
+                            found: number;
+                            /** @description true: the batch was already running, and this is its progress */
+                            joined: boolean;
+                            perMinute: number;
+                            /** @description Resends started */
+                            resent: number;
+                            since: string;
+                            /** @description Found but not resent by the batch: resent by hand meanwhile, delivered since, or their event purged */
+                            skipped: number;
+                            /**
+                             * @description `stopped`: ended otherwise than by resending all (terminated by an operator)
+                             * @enum {string}
+                             */
+                            state: "running" | "done" | "stopped";
+                            /** @description Resends whose attempt failed again (retrying on their schedule, or failed) */
+                            stillFailing: number;
+                            temporalUrl: string;
+                            /** @description When the batch started: it resends the deliveries that had failed by then */
+                            until: string;
+                            /** @description `delivery-recovery:<flowId>:<since>`: the parent workflow in the Temporal UI, whose children are the resends */
+                            workflowId: string;
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description csrf-token-invalid, insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description not-found */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description payload-too-large */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description unsupported-media-type */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/flows/{id}/secret": {
         parameters: {
             query?: never;
@@ -2512,8 +2868,15 @@ export interface paths {
             requestBody: {
                 content: {
                     "application/json": {
-                        /** @enum {string} */
+                        /** @description Null or absent: every event of the types is delivered */
+                        condition?: components["schemas"]["AdminFlowConditionInput"] | null;
+                        /**
+                         * @description The event type to test: one of the flow's (by default its first)
+                         * @enum {string}
+                         */
                         eventType?: "order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent";
+                        /** @description The Trigger's event types (give this or `eventType`); the account's default is every type's read permissions */
+                        eventTypes?: ("order.created" | "order.updated" | "order.status_changed" | "order.deleted" | "product.created" | "product.updated" | "product.deleted" | "inventory.stock_changed" | "customer.created" | "customer.updated" | "customer.deleted" | "shipment.created" | "shipment.status_changed" | "message.received" | "message.sent")[];
                         name?: string;
                         pageId?: string | null;
                         permissions?: string[];
@@ -2547,6 +2910,13 @@ export interface paths {
                                 /** @enum {string} */
                                 verdict: "delivered" | "gone" | "retry";
                             };
+                            /** @description Whether the test event passes the flow's condition; null when the flow has none */
+                            condition: {
+                                /** @description false: a real event like this one would be skipped */
+                                holds: boolean;
+                                /** @description Each rule, in order: whether it held */
+                                rules: boolean[];
+                            } | null;
                             eventId: string;
                             /** @description The signed request that was sent */
                             request: {
@@ -2638,6 +3008,89 @@ export interface paths {
                 };
             };
         };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/flows/health": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every flow's attempts per hour over the last 24 hours (the flows list's sparklines) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            data: components["schemas"]["AdminFlowSparkline"][];
+                        };
+                    };
+                };
+                /** @description validation-failed */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description invalid-api-key, not-logged-in */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description insufficient-permission */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description rate-limited */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description internal-error */
+                500: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -5615,9 +6068,61 @@ export interface components {
             pageIds: string[];
             permissions: string[];
         };
+        AdminDeliveryRecovery: {
+            /** @description Resends delivered */
+            delivered: number;
+            /** @description Failed deliveries the batch found */
+            found: number;
+            perMinute: number;
+            /** @description Resends started */
+            resent: number;
+            since: string;
+            /** @description Found but not resent by the batch: resent by hand meanwhile, delivered since, or their event purged */
+            skipped: number;
+            /**
+             * @description `stopped`: ended otherwise than by resending all (terminated by an operator)
+             * @enum {string}
+             */
+            state: "running" | "done" | "stopped";
+            /** @description Resends whose attempt failed again (retrying on their schedule, or failed) */
+            stillFailing: number;
+            temporalUrl: string;
+            /** @description When the batch started: it resends the deliveries that had failed by then */
+            until: string;
+            /** @description `delivery-recovery:<flowId>:<since>`: the parent workflow in the Temporal UI, whose children are the resends */
+            workflowId: string;
+        };
+        AdminDeliveryRecoveryInput: {
+            /** @description Resends delivered */
+            delivered: number;
+            /** @description Failed deliveries the batch found */
+            found: number;
+            perMinute: number;
+            /** @description Resends started */
+            resent: number;
+            since: string;
+            /** @description Found but not resent by the batch: resent by hand meanwhile, delivered since, or their event purged */
+            skipped: number;
+            /**
+             * @description `stopped`: ended otherwise than by resending all (terminated by an operator)
+             * @enum {string}
+             */
+            state: "running" | "done" | "stopped";
+            /** @description Resends whose attempt failed again (retrying on their schedule, or failed) */
+            stillFailing: number;
+            temporalUrl: string;
+            /** @description When the batch started: it resends the deliveries that had failed by then */
+            until: string;
+            /** @description `delivery-recovery:<flowId>:<since>`: the parent workflow in the Temporal UI, whose children are the resends */
+            workflowId: string;
+        };
         AdminFlow: {
+            condition: components["schemas"]["AdminFlowCondition"] | null;
             createdAt: string;
+            /** @description The first of `eventTypes` (what a one-type client reads) */
             eventType: string;
+            /** @description The Trigger's event types: one address and one secret for all of them */
+            eventTypes: string[];
             /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
@@ -5632,10 +6137,158 @@ export interface components {
             switchedOnAt: string | null;
             updatedAt: string;
             url: string;
+        };
+        /** @description The Condition block between Trigger and HTTP-send: rules on the envelope (`data.<field>…`, `changes.fields`, `changes.status.to`), all or any of which must hold. An event it turns away starts no delivery; the shop log records the skipped run. */
+        AdminFlowCondition: {
+            /** @enum {string} */
+            match: "all" | "any";
+            rules: ({
+                /** @enum {string} */
+                operator: "eq" | "ne";
+                path: string;
+                value: string | number | boolean;
+            } | {
+                /** @constant */
+                operator: "contains";
+                path: string;
+                value: string;
+            } | {
+                /** @enum {string} */
+                operator: "gt" | "gte" | "lt" | "lte";
+                path: string;
+                value: number | string;
+            } | {
+                /** @enum {string} */
+                operator: "in" | "notIn";
+                path: string;
+                value: (string | number | boolean)[];
+            } | {
+                /** @constant */
+                operator: "exists";
+                path: string;
+            } | {
+                /** @constant */
+                operator: "missing";
+                path: string;
+            })[];
+        };
+        /** @description The Condition block between Trigger and HTTP-send: rules on the envelope (`data.<field>…`, `changes.fields`, `changes.status.to`), all or any of which must hold. An event it turns away starts no delivery; the shop log records the skipped run. */
+        AdminFlowConditionInput: {
+            /** @enum {string} */
+            match: "all" | "any";
+            rules: ({
+                /** @enum {string} */
+                operator: "eq" | "ne";
+                path: string;
+                value: string | number | boolean;
+            } | {
+                /** @constant */
+                operator: "contains";
+                path: string;
+                value: string;
+            } | {
+                /** @enum {string} */
+                operator: "gt" | "gte" | "lt" | "lte";
+                path: string;
+                value: number | string;
+            } | {
+                /** @enum {string} */
+                operator: "in" | "notIn";
+                path: string;
+                value: (string | number | boolean)[];
+            } | {
+                /** @constant */
+                operator: "exists";
+                path: string;
+            } | {
+                /** @constant */
+                operator: "missing";
+                path: string;
+            })[];
+        };
+        AdminFlowHealth: {
+            /** Format: uuid */
+            flowId: string;
+            /** @description The last 168 hours, oldest first, the current one last (so far) */
+            hours: components["schemas"]["AdminFlowHealthHour"][];
+            last7Days: components["schemas"]["AdminFlowHealthWindow"];
+            last24Hours: components["schemas"]["AdminFlowHealthWindow"];
+            /** @description The latest attempt that was not a 2xx, in the last 7 days */
+            lastFailure: {
+                at: string;
+                /** @description Why no answer came (timeout, refused connection…) */
+                error: string | null;
+                /** @description The receiver's status; null when no answer came */
+                statusCode: number | null;
+            } | null;
+            /** @description p50 and p99 are read from fixed buckets: within this many percent of the exact value */
+            latencyErrorPercent: number;
+        };
+        AdminFlowHealthHour: {
+            attempts: number;
+            /** @description Deliveries with an attempt in the hour (one retried over several hours counts in each) */
+            deliveries: number;
+            /** @description When the hour began */
+            hour: string;
+            /** @description Median answer time of the answered attempts; null without any */
+            p50Ms: number | null;
+            p99Ms: number | null;
+            /** @description Attempts the receiver answered 2xx */
+            succeeded: number;
+        };
+        AdminFlowHealthHourInput: {
+            attempts: number;
+            /** @description Deliveries with an attempt in the hour (one retried over several hours counts in each) */
+            deliveries: number;
+            /** @description When the hour began */
+            hour: string;
+            /** @description Median answer time of the answered attempts; null without any */
+            p50Ms: number | null;
+            p99Ms: number | null;
+            /** @description Attempts the receiver answered 2xx */
+            succeeded: number;
+        };
+        AdminFlowHealthInput: {
+            /** Format: uuid */
+            flowId: string;
+            /** @description The last 168 hours, oldest first, the current one last (so far) */
+            hours: components["schemas"]["AdminFlowHealthHourInput"][];
+            last7Days: components["schemas"]["AdminFlowHealthWindowInput"];
+            last24Hours: components["schemas"]["AdminFlowHealthWindowInput"];
+            /** @description The latest attempt that was not a 2xx, in the last 7 days */
+            lastFailure: {
+                at: string;
+                /** @description Why no answer came (timeout, refused connection…) */
+                error: string | null;
+                /** @description The receiver's status; null when no answer came */
+                statusCode: number | null;
+            } | null;
+            /** @description p50 and p99 are read from fixed buckets: within this many percent of the exact value */
+            latencyErrorPercent: number;
+        };
+        AdminFlowHealthWindow: {
+            attempts: number;
+            p50Ms: number | null;
+            p99Ms: number | null;
+            succeeded: number;
+            /** @description succeeded / attempts; null without attempts */
+            successRate: number | null;
+        };
+        AdminFlowHealthWindowInput: {
+            attempts: number;
+            p50Ms: number | null;
+            p99Ms: number | null;
+            succeeded: number;
+            /** @description succeeded / attempts; null without attempts */
+            successRate: number | null;
         };
         AdminFlowInput: {
+            condition: components["schemas"]["AdminFlowConditionInput"] | null;
             createdAt: string;
+            /** @description The first of `eventTypes` (what a one-type client reads) */
             eventType: string;
+            /** @description The Trigger's event types: one address and one secret for all of them */
+            eventTypes: string[];
             /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
@@ -5651,9 +6304,29 @@ export interface components {
             updatedAt: string;
             url: string;
         };
+        AdminFlowSparkline: {
+            /** @description Attempts per hour over the last 24 hours, oldest first, the current one last */
+            attempts: number[];
+            /** Format: uuid */
+            flowId: string;
+            /** @description Of them, answered 2xx */
+            succeeded: number;
+        };
+        AdminFlowSparklineInput: {
+            /** @description Attempts per hour over the last 24 hours, oldest first, the current one last */
+            attempts: number[];
+            /** Format: uuid */
+            flowId: string;
+            /** @description Of them, answered 2xx */
+            succeeded: number;
+        };
         AdminListedFlow: {
+            condition: components["schemas"]["AdminFlowCondition"] | null;
             createdAt: string;
+            /** @description The first of `eventTypes` (what a one-type client reads) */
             eventType: string;
+            /** @description The Trigger's event types: one address and one secret for all of them */
+            eventTypes: string[];
             /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */
@@ -5675,8 +6348,12 @@ export interface components {
             url: string;
         };
         AdminListedFlowInput: {
+            condition: components["schemas"]["AdminFlowConditionInput"] | null;
             createdAt: string;
+            /** @description The first of `eventTypes` (what a one-type client reads) */
             eventType: string;
+            /** @description The Trigger's event types: one address and one secret for all of them */
+            eventTypes: string[];
             /** @description false after the receiver answered 410 Gone, until the flow is switched on again (`POST /flows/{id}/state` `on`, a flow already on too) */
             httpEnabled: boolean;
             /** Format: uuid */

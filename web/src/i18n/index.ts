@@ -20,6 +20,12 @@ import { deliveries as viDeliveries } from './vi/deliveries';
 import { deliveries as enDeliveries } from './en/deliveries';
 import { events as viEvents } from './vi/events';
 import { events as enEvents } from './en/events';
+import { conditions as viConditions } from './vi/conditions';
+import { conditions as enConditions } from './en/conditions';
+import { recovery as viRecovery } from './vi/recovery';
+import { recovery as enRecovery } from './en/recovery';
+import { health as viHealth } from './vi/health';
+import { health as enHealth } from './en/health';
 
 /**
  * The admin app's languages: Vietnamese first (the shops are Vietnamese), English on choice. Each
@@ -33,8 +39,11 @@ export const resources = {
   vi: {
     common: viCommon,
     flows: viFlows,
+    conditions: viConditions,
     deliveries: viDeliveries,
+    recovery: viRecovery,
     events: viEvents,
+    health: viHealth,
     login: viLogin,
     setup: viSetup,
     connections: viConnections,
@@ -45,8 +54,11 @@ export const resources = {
   en: {
     common: enCommon,
     flows: enFlows,
+    conditions: enConditions,
     deliveries: enDeliveries,
+    recovery: enRecovery,
     events: enEvents,
+    health: enHealth,
     login: enLogin,
     setup: enSetup,
     connections: enConnections,

@@ -6,6 +6,7 @@ import { catalogueQuery } from '../api/catalogue';
 import { useSession } from '../session';
 import { Field, Loaded, ProblemMessage, When } from '../ui';
 import { useDeliveryWords } from './delivery-words';
+import { FlowRecovery } from './FlowRecovery';
 import './flows.css';
 
 const STATUSES = ['delivered', 'retrying', 'failed', 'gone'] as const;
@@ -59,6 +60,7 @@ export function DeliveryHistory({ flowId }: { flowId: string }) {
         <h1 id="history-title">{flow.data ? t('title', { name: flow.data.name }) : t('titleAnyFlow')}</h1>
         <a href={`#/flows/${flowId}`}>{t('back')}</a>
       </div>
+      <FlowRecovery flowId={flowId} />
       <form className="filters" aria-label={t('filters.label')} onSubmit={(event) => event.preventDefault()}>
         <Field label={t('filters.status')}>
           {(id) => (

@@ -8,9 +8,23 @@ import { navigate } from '../router';
 import { ConfirmButton, Field, ProblemMessage } from '../ui';
 import { useDeliveryWords } from './delivery-words';
 import { FlowCanvas } from './flow-canvas';
-import { draftOf, draftProblems, hasChanges, NEW_FLOW, shownState, withTrigger, type Draft, type EventType, type Flow } from './flow-draft';
+import {
+  draftOf,
+  draftProblems,
+  flowBody,
+  hasChanges,
+  NEW_FLOW,
+  shownState,
+  withTrigger,
+  type Draft,
+  type EventType,
+  type Flow,
+} from './flow-draft';
+import { conditionFields, conditionProblems, isRuleError, refusedRules, standingRefusals, type RefusedRules } from './condition-draft';
+import { ConditionVerdict } from './ConditionVerdict';
 import { PermissionName, PermissionPicker, usePermissionName } from './PermissionPicker';
 import { TestRunResult } from './TestRunResult';
+import { FlowHealth } from './FlowHealth';
 import './flows.css';
 
 type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
@@ -53,27 +67,34 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
   const [savedAt, setSavedAt] = useState<string | null>(handed?.savedAt ?? null);
   const [showProblems, setShowProblems] = useState(false);
   const [refusedUrl, setRefusedUrl] = useState<string | null>(null);
+  const [refused, setRefused] = useState<RefusedRules | null>(null);
+  const [testType, setTestType] = useState<EventType | null>(null);
   const [triggerNote, setTriggerNote] = useState<{ added: string[]; removed: string[] } | null>(null);
   const [resumed, setResumed] = useState(false);
   const dirty = hasChanges(draft, flow ? draftOf(flow) : NEW_FLOW);
-  const problems = draftProblems(draft, catalogue, refusedUrl);
+  const fields = conditionFields(draft.eventTypes, catalogue);
+  const problems = draftProblems(draft, catalogue, fields, refusedUrl);
   const shown = showProblems ? problems : {};
+  const refusals = standingRefusals(refused, draft.eventTypes, draft.condition);
+  const tested = testType && draft.eventTypes.includes(testType) ? testType : draft.eventTypes[0];
   const path = { params: { path: { id: flow?.id ?? '' } } };
   const refresh = (next: Flow) => {
     setFlow(next);
     queryClient.setQueryData(['flow', next.id], next);
     void queryClient.invalidateQueries({ queryKey: ['flows'] });
   };
-  /** The server refused the address as not public (as a delivery would): said beside the field. */
-  const refusedAddress = (error: unknown, url: string) => {
+  /** The server refused the address as not public (as a delivery would), or rules: said beside the field or rule. */
+  const refusedFields = (error: unknown, body: Draft) => {
+    setRefused(refusedRules(error, body.eventTypes, body.condition));
     if (!(error instanceof ProblemError && error.errors.some((item) => item.path === 'url'))) return;
-    setRefusedUrl(url);
+    setRefusedUrl(body.url.trim());
     setShowProblems(true);
   };
+  const bodyOf = (body: Draft) => flowBody(body, conditionFields(body.eventTypes, catalogue));
 
   const save = useMutation({
     mutationFn: async (body: Draft) => {
-      const sent = { ...body, url: body.url.trim(), name: body.name.trim() };
+      const sent = bodyOf(body);
       // The route decides, not what was saved since: a new flow's form only ever creates.
       if (!saved) return unwrap(api.POST('/api/admin/flows', { body: { ...sent, state: 'draft' } }));
       return { flow: await unwrap(api.PATCH('/api/admin/flows/{id}', { ...path, body: sent })), secret: null };
@@ -91,9 +112,10 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
       }
       refresh(answer.flow);
       setDraft(draftOf(answer.flow));
+      setRefused(null);
       setSavedAt(at);
     },
-    onError: (error, body) => refusedAddress(error, body.url.trim()),
+    onError: refusedFields,
   });
   const rotate = useMutation({
     mutationFn: () => unwrap(api.POST('/api/admin/flows/{id}/secret', path)),
@@ -117,12 +139,12 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
   const [recordId, setRecordId] = useState('');
   const testRun = useMutation({
     // What is on screen is tested, unsaved edits included: the server tests it without saving it.
-    mutationFn: (body: Draft) => {
-      const { name, eventType, pageId, url, permissions } = body;
-      const onScreen = { name: name.trim() || undefined, eventType, pageId, url: url.trim(), permissions };
+    mutationFn: ({ body, eventType }: { body: Draft; eventType: EventType }) => {
+      const { name, eventTypes, condition, pageId, url, permissions } = bodyOf(body);
+      const onScreen = { name: name || undefined, eventTypes, eventType, condition, pageId, url, permissions };
       return unwrap(api.POST('/api/admin/flows/{id}/test-run', { ...path, body: { ...onScreen, ...(recordId ? { recordId } : {}) } }));
     },
-    onError: (error, body) => refusedAddress(error, body.url.trim()),
+    onError: (error, { body }) => refusedFields(error, body),
   });
 
   /** Any edit: what was said of the saved flow and of the last test-run no longer holds. */
@@ -132,9 +154,9 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
     setResumed(false);
     testRun.reset();
   };
-  const changeTrigger = ({ eventType, pageId }: { eventType?: string; pageId?: string | null }) => {
-    if (eventType === undefined) return edit({ ...draft, pageId: pageId ?? null, pageIds: pageId ? [pageId] : [] });
-    const changed = withTrigger(draft, eventType as EventType, catalogue, (permission) => holds(permission));
+  const changeTrigger = ({ eventTypes, pageId }: { eventTypes?: EventType[]; pageId?: string | null }) => {
+    if (eventTypes === undefined) return edit({ ...draft, pageId: pageId ?? null, pageIds: pageId ? [pageId] : [] });
+    const changed = withTrigger(draft, eventTypes, catalogue, (permission) => holds(permission));
     setTriggerNote(changed.added.length + changed.removed.length > 0 ? changed : null);
     edit(changed.draft);
   };
@@ -148,7 +170,8 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
     return problem ? t(`errors.${problem}`) : undefined;
   };
   // What is said beside a field is not said again under the form.
-  const unplaced = (error: unknown) => (error instanceof ProblemError && error.errors.some((item) => item.path === 'url') ? null : error);
+  const unplaced = (error: unknown) =>
+    error instanceof ProblemError && error.errors.some((item) => item.path === 'url' || isRuleError(item.path)) ? null : error;
   const recordAbsent = (error: unknown) =>
     error instanceof ProblemError &&
     error.code === 'validation-failed' &&
@@ -198,13 +221,24 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
       </Field>
       <FlowCanvas
         trigger={{
-          eventType: draft.eventType,
+          chosen: draft.eventTypes,
           pageId: draft.pageId,
           eventTypes: catalogue.eventTypes,
           pages: catalogue.pages,
           disabled: readOnly,
+          typesError: problemWords('eventTypes'),
           pageError: problemWords('pageId'),
           onChange: changeTrigger,
+        }}
+        condition={{
+          condition: draft.condition,
+          fields,
+          eventTypes: draft.eventTypes,
+          problems: showProblems ? conditionProblems(draft.condition, fields) : [],
+          error: problemWords('condition'),
+          refusals,
+          disabled: readOnly,
+          onChange: (condition) => edit({ ...draft, condition }),
         }}
         httpSend={{
           url: draft.url,
@@ -242,7 +276,7 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
           onChange={(next) => edit({ ...draft, ...next })}
         />
       </details>
-      {showProblems && Object.keys(problems).length > 0 && (
+      {((showProblems && Object.keys(problems).length > 0) || refusals.some(Boolean)) && (
         <p role="alert" className="field-error">
           {t('builder.fixFields')}
         </p>
@@ -252,6 +286,27 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
         <p role="status" className="saved-note">
           {t('builder.savedAt', { time: words.when(savedAt) })}
         </p>
+      )}
+      {flow && !readOnly && draft.eventTypes.length > 1 && (
+        <Field label={t('testType', { ns: 'conditions' })}>
+          {(id) => (
+            <select
+              id={id}
+              value={tested}
+              onChange={(event) => {
+                // The last result was of another type: it no longer says what a test-run would.
+                setTestType(event.target.value as EventType);
+                testRun.reset();
+              }}
+            >
+              {draft.eventTypes.map((type) => (
+                <option key={type} value={type}>
+                  {`${words.eventType(type)} (${type})`}
+                </option>
+              ))}
+            </select>
+          )}
+        </Field>
       )}
       {flow && !readOnly && (
         <Field
@@ -272,7 +327,11 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
       )}
       {!readOnly && (
         <div className="actions">
-          <button type="button" onClick={() => attempt((body) => save.mutate(body), ['name', 'url', 'pageId'])} disabled={save.isPending}>
+          <button
+            type="button"
+            onClick={() => attempt((body) => save.mutate(body), ['name', 'url', 'pageId', 'eventTypes', 'condition'])}
+            disabled={save.isPending}
+          >
             {save.isPending ? t('builder.saving') : t('builder.save')}
           </button>
           {flow && (
@@ -281,7 +340,7 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
                 type="button"
                 className="secondary"
                 aria-describedby="test-run-note"
-                onClick={() => attempt((body) => testRun.mutate(body), ['url'])}
+                onClick={() => attempt((body) => testRun.mutate({ body, eventType: tested! }), ['url', 'eventTypes', 'condition'])}
                 disabled={testRun.isPending}
               >
                 {testRun.isPending ? t('builder.testRunning') : t('builder.testRun')}
@@ -310,7 +369,16 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
         words={flowWords}
         onRetry={() => testRun.mutate(testRun.variables!)}
       />
-      {testRun.data && <TestRunResult run={testRun.data} />}
+      {testRun.data && (
+        <TestRunResult run={testRun.data}>
+          <ConditionVerdict
+            eventType={testRun.variables.eventType}
+            condition={testRun.variables.body.condition}
+            verdict={testRun.data.condition}
+          />
+        </TestRunResult>
+      )}
+      {flow && <FlowHealth flowId={flow.id} />}
     </section>
   );
 }

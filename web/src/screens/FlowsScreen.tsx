@@ -5,6 +5,7 @@ import { useSession } from '../session';
 import { Loaded, ProblemMessage, When } from '../ui';
 import { useDeliveryWords } from './delivery-words';
 import { shownState } from './flow-draft';
+import { FlowSparkline } from './FlowSparkline';
 import './flows.css';
 
 /** The shop's flows, oldest first, one page of the list (default limit) after another. */
@@ -46,6 +47,7 @@ export function FlowsScreen() {
                   <th scope="col">{t('list.trigger')}</th>
                   <th scope="col">{t('list.state')}</th>
                   <th scope="col">{t('list.lastDelivery')}</th>
+                  <th scope="col">{t('sparkline.column', { ns: 'health' })}</th>
                   <th scope="col">
                     <span className="visually-hidden">{t('list.actions')}</span>
                   </th>
@@ -60,7 +62,9 @@ export function FlowsScreen() {
                         <a href={`#/flows/${flow.id}`}>{flow.name}</a>
                       </td>
                       <td data-label={t('list.trigger')}>
-                        {words.eventType(flow.eventType)} <code className="code-aside">{flow.eventType}</code>
+                        {words.eventType(flow.eventType)}
+                        {flow.eventTypes.length > 1 && ` ${t('list.moreTypes', { count: flow.eventTypes.length - 1 })}`}{' '}
+                        <code className="code-aside">{flow.eventTypes.join(', ')}</code>
                       </td>
                       <td data-label={t('list.state')}>
                         <span className={`badge state-${state}`}>{t(`states.${state}`)}</span>
@@ -74,6 +78,9 @@ export function FlowsScreen() {
                         ) : (
                           t('list.noDelivery')
                         )}
+                      </td>
+                      <td data-label={t('sparkline.column', { ns: 'health' })}>
+                        <FlowSparkline flowId={flow.id} />
                       </td>
                       <td>
                         <a href={`#/flows/${flow.id}/history`} aria-label={t('list.historyOf', { name: flow.name })}>

@@ -1,11 +1,12 @@
+import type { ReactNode } from 'react';
 import { useTranslation } from 'react-i18next';
 import type { Answer } from '../api/client';
 import { useDeliveryWords } from './delivery-words';
 
 type TestRun = Answer<'/api/admin/flows/{id}/test-run', 'post'>;
 
-/** The receiver's answer to a test-run, and the signed request that was sent. */
-export function TestRunResult({ run }: { run: TestRun }) {
+/** The receiver's answer to a test-run, and the signed request that was sent; `children`: what is said of the flow's blocks. */
+export function TestRunResult({ run, children }: { run: TestRun; children?: ReactNode }) {
   const { t } = useTranslation('flows');
   const { t: tDeliveries } = useTranslation('deliveries');
   const words = useDeliveryWords();
@@ -13,6 +14,7 @@ export function TestRunResult({ run }: { run: TestRun }) {
   return (
     <section className="test-run" aria-labelledby="test-run-title" aria-live="polite">
       <h2 id="test-run-title">{t('testRun.title', { status: words.status(run.status) })}</h2>
+      {children}
       <dl>
         <dt>{t('testRun.receiverStatus')}</dt>
         <dd data-testid="test-run-status">{attempt.statusCode ?? t('testRun.noAnswer')}</dd>

@@ -1,24 +1,27 @@
 import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { Background, Handle, Position, ReactFlow, useReactFlow, type Edge, type Node, type NodeProps } from '@xyflow/react';
+import {
+  Background,
+  BaseEdge,
+  EdgeLabelRenderer,
+  getBezierPath,
+  Handle,
+  Position,
+  ReactFlow,
+  useReactFlow,
+  useStore,
+  type Edge,
+  type EdgeProps,
+  type Node,
+  type NodeChange,
+  type NodeProps,
+} from '@xyflow/react';
 import '@xyflow/react/dist/style.css';
-import type { Answer } from '../api/client';
+import './conditions.css';
 import { Field, ShownOnce } from '../ui';
-import { useDeliveryWords } from './delivery-words';
-
-type EventTypes = Answer<'/api/admin/catalogue', 'get'>['eventTypes'];
-type Pages = Answer<'/api/admin/catalogue', 'get'>['pages'];
-
-export interface TriggerData extends Record<string, unknown> {
-  eventType: string;
-  pageId: string | null;
-  eventTypes: EventTypes;
-  pages: Pages;
-  disabled: boolean;
-  /** Beside the chat page, in plain words. */
-  pageError?: string | undefined;
-  onChange: (change: { eventType?: string; pageId?: string | null }) => void;
-}
+import { ConditionBlock, type ConditionData, type ConditionSettings } from './ConditionBlock';
+import { NEW_CONDITION, type ConditionDraft } from './condition-draft';
+import { TriggerBlock, type TriggerData } from './TriggerBlock';
 
 export interface HttpSendData extends Record<string, unknown> {
   url: string;
@@ -29,55 +32,6 @@ export interface HttpSendData extends Record<string, unknown> {
   /** Absent until the flow is saved. */
   onRotate?: () => void;
   onChange: (url: string) => void;
-}
-
-/** The Trigger block: an event type of the catalogue (its plain name, its code beside it), and the chat page of a message event. */
-function Trigger({ data }: { data: TriggerData }) {
-  const { t } = useTranslation('flows');
-  const words = useDeliveryWords();
-  const needsPage = data.eventTypes.find((type) => type.type === data.eventType)?.needsPage ?? false;
-  return (
-    <div className="block nodrag" role="group" aria-label={t('canvas.trigger')}>
-      <h2>{t('canvas.triggerTitle')}</h2>
-      <Field label={t('canvas.eventType')}>
-        {(id) => (
-          <select
-            id={id}
-            value={data.eventType}
-            disabled={data.disabled}
-            onChange={(event) => data.onChange({ eventType: event.target.value })}
-          >
-            {data.eventTypes.map((type) => (
-              <option key={type.type} value={type.type}>
-                {`${words.eventType(type.type)} (${type.type})`}
-              </option>
-            ))}
-          </select>
-        )}
-      </Field>
-      {needsPage && (
-        <Field label={t('canvas.chatPage')} hint={t('canvas.chatPageHint')} error={data.pageError}>
-          {(id, hint, invalid) => (
-            <select
-              id={id}
-              aria-describedby={hint}
-              aria-invalid={invalid || undefined}
-              value={data.pageId ?? ''}
-              disabled={data.disabled}
-              onChange={(event) => data.onChange({ pageId: event.target.value || null })}
-            >
-              <option value="">{t('canvas.choosePage')}</option>
-              {data.pages.map((page) => (
-                <option key={page.id} value={page.id}>
-                  {page.name}
-                </option>
-              ))}
-            </select>
-          )}
-        </Field>
-      )}
-    </div>
-  );
 }
 
 /** The HTTP-send block: POST to an HTTPS address, signed with the flow's secret. */
@@ -117,7 +71,17 @@ function HttpSend({ data }: { data: HttpSendData }) {
 function TriggerNode({ data }: NodeProps<Node<TriggerData>>) {
   return (
     <>
-      <Trigger data={data} />
+      <TriggerBlock data={data} />
+      <Handle type="source" position={Position.Right} isConnectable={false} />
+    </>
+  );
+}
+
+function ConditionNode({ data }: NodeProps<Node<ConditionData>>) {
+  return (
+    <>
+      <Handle type="target" position={Position.Left} isConnectable={false} />
+      <ConditionBlock data={data} />
       <Handle type="source" position={Position.Right} isConnectable={false} />
     </>
   );
@@ -132,22 +96,75 @@ function HttpSendNode({ data }: NodeProps<Node<HttpSendData>>) {
   );
 }
 
-const nodeTypes = { trigger: TriggerNode, httpSend: HttpSendNode };
+const nodeTypes = { trigger: TriggerNode, condition: ConditionNode, httpSend: HttpSendNode };
 
-const FIT = { padding: 0.1, maxZoom: 1 };
+interface AddConditionData extends Record<string, unknown> {
+  onAdd: () => void;
+}
 
-/** Fits the blocks in view again when one grows (the secret shown once, a field's error, the chat page), without a new canvas: the field being typed in keeps the focus. */
-function FitWhenGrown({ fit }: { fit: string }) {
+/** The direct wire from the Trigger to the HTTP-send, with the button that puts a Condition block on it. */
+function AddConditionEdge({ id, data, ...ends }: EdgeProps<Edge<AddConditionData>>) {
+  const { t } = useTranslation('conditions');
+  const [path, labelX, labelY] = getBezierPath(ends);
+  return (
+    <>
+      <BaseEdge id={id} path={path} />
+      {data && (
+        <EdgeLabelRenderer>
+          <button
+            type="button"
+            className="secondary add-condition nodrag nopan"
+            style={{ transform: `translate(-50%, -50%) translate(${labelX}px, ${labelY}px)` }}
+            onClick={data.onAdd}
+          >
+            {t('add')}
+          </button>
+        </EdgeLabelRenderer>
+      )}
+    </>
+  );
+}
+
+const edgeTypes = { addCondition: AddConditionEdge };
+
+/** At most life size, the blocks in full view: the canvas is as tall as the tallest block. */
+const FIT = { padding: '16px', maxZoom: 1 } as const;
+const FIT_MARGIN = 40;
+
+/**
+ * Fits the blocks in view again when one grows or shrinks (the secret shown once, a field's error, the
+ * chat page, a rule), a block comes or goes, or the canvas grows with them, without a new canvas: the
+ * field being typed in keeps the focus.
+ */
+function FitWhenResized({ blocks }: { blocks: string }) {
   const { fitView } = useReactFlow();
+  const height = useStore((state) => state.height);
   useEffect(() => {
-    // The next frame: the grown block has been measured by then.
+    // The next frame: the canvas has its new size by then.
     const frame = requestAnimationFrame(() => void fitView(FIT));
     return () => cancelAnimationFrame(frame);
-  }, [fit, fitView]);
+  }, [blocks, height, fitView]);
   return null;
 }
 
-/** Below this width the blocks stand one under the other, at full size, instead of on a scaled-down canvas. */
+type Size = { width: number; height: number };
+
+/**
+ * Each block's measured size, kept across renders: the blocks are new objects on every render (their
+ * fields change), and a block given without its size would be measured, and hidden, all over again.
+ */
+function useBlockSizes(): [Record<string, Size>, (changes: NodeChange[]) => void] {
+  const [sizes, setSizes] = useState<Record<string, Size>>({});
+  const measured = (changes: NodeChange[]) => {
+    const sized = changes.flatMap((change) =>
+      change.type === 'dimensions' && change.dimensions ? [[change.id, change.dimensions] as const] : [],
+    );
+    if (sized.length > 0) setSizes((before) => ({ ...before, ...Object.fromEntries(sized) }));
+  };
+  return [sizes, measured];
+}
+
+/** Below this width the blocks stand one under the other, at full size, instead of on a canvas. */
 const NARROW = '(max-width: 719px)';
 
 function useNarrow(): boolean {
@@ -161,37 +178,81 @@ function useNarrow(): boolean {
   return narrow;
 }
 
-/** The flow on a canvas: the Trigger block wired to the HTTP-send block (side by side; stacked on a phone). */
-export function FlowCanvas({ trigger, httpSend }: { trigger: TriggerData; httpSend: HttpSendData }) {
+/** Where the blocks stand on the canvas, side by side, left to right. */
+const X = { trigger: 0, condition: 390, httpSend: 780, httpSendWired: 560 };
+
+/**
+ * The flow on a canvas: the Trigger block wired to the Condition block, if there is one, wired to the
+ * HTTP-send block (side by side; stacked on a phone). `condition` null: the flow has none; one can be
+ * added unless the screen is read-only.
+ */
+export function FlowCanvas({
+  trigger,
+  condition,
+  httpSend,
+}: {
+  trigger: TriggerData;
+  condition: ConditionSettings & { condition: ConditionDraft | null };
+  httpSend: HttpSendData;
+}) {
   const { t } = useTranslation('flows');
+  const { t: tConditions } = useTranslation('conditions');
   const narrow = useNarrow();
+  const [sizes, measured] = useBlockSizes();
+  const conditionData = condition.condition ? { ...condition, condition: condition.condition } : null;
+  const add = condition.disabled ? undefined : () => condition.onChange(NEW_CONDITION);
   if (narrow)
     return (
       <div className="canvas-stack" role="group" aria-label={t('canvas.label')}>
-        <Trigger data={trigger} />
+        <TriggerBlock data={trigger} />
         <div className="then" aria-hidden="true">
           ↓ {t('canvas.then')}
         </div>
+        {conditionData && (
+          <>
+            <ConditionBlock data={conditionData} />
+            <div className="then" aria-hidden="true">
+              ↓ {t('canvas.then')}
+            </div>
+          </>
+        )}
+        {!conditionData && add && (
+          <button type="button" className="secondary add-condition" onClick={add}>
+            {tConditions('add')}
+          </button>
+        )}
         <HttpSend data={httpSend} />
       </div>
     );
-  const nodes: Node[] = [
-    { id: 'trigger', type: 'trigger', position: { x: 0, y: 0 }, data: trigger, draggable: false, selectable: false },
-    { id: 'http', type: 'httpSend', position: { x: 380, y: 0 }, data: httpSend, draggable: false, selectable: false },
-  ];
-  const edges: Edge[] = [{ id: 'trigger-http', source: 'trigger', target: 'http', animated: true }];
-  const fit = [
-    httpSend.secret !== null,
-    Boolean(httpSend.error),
-    Boolean(trigger.pageError),
-    trigger.eventType.startsWith('message.'),
-  ].join();
+  const block = (id: string, type: keyof typeof nodeTypes, x: number, data: Record<string, unknown>): Node => ({
+    id,
+    type,
+    position: { x, y: 0 },
+    data,
+    draggable: false,
+    selectable: false,
+    measured: sizes[id],
+  });
+  const nodes: Node[] = conditionData
+    ? [block('trigger', 'trigger', X.trigger, trigger), block('condition', 'condition', X.condition, conditionData)]
+    : [block('trigger', 'trigger', X.trigger, trigger)];
+  nodes.push(block('http', 'httpSend', conditionData ? X.httpSend : X.httpSendWired, httpSend));
+  const edges: Edge[] = conditionData
+    ? [
+        { id: 'trigger-condition', source: 'trigger', target: 'condition', animated: true },
+        { id: 'condition-http', source: 'condition', target: 'http', animated: true },
+      ]
+    : [{ id: 'trigger-http', source: 'trigger', target: 'http', animated: true, type: 'addCondition', data: add && { onAdd: add } }];
+  // The canvas is as tall as the tallest block: every block at life size.
+  const tallest = Math.max(0, ...nodes.map((node) => node.measured?.height ?? 0));
   return (
-    <div className="canvas" role="group" aria-label={t('canvas.label')}>
+    <div className="canvas" role="group" aria-label={t('canvas.label')} style={tallest > 0 ? { height: tallest + FIT_MARGIN } : undefined}>
       <ReactFlow
         nodes={nodes}
+        onNodesChange={measured}
         edges={edges}
         nodeTypes={nodeTypes}
+        edgeTypes={edgeTypes}
         fitView
         fitViewOptions={FIT}
         nodesFocusable={false}
@@ -209,7 +270,7 @@ export function FlowCanvas({ trigger, httpSend }: { trigger: TriggerData; httpSe
         proOptions={{ hideAttribution: true }}
       >
         <Background />
-        <FitWhenGrown fit={fit} />
+        <FitWhenResized blocks={nodes.map((node) => `${node.id}:${node.measured?.height ?? 0}`).join()} />
       </ReactFlow>
     </div>
   );

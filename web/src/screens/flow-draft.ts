@@ -1,7 +1,8 @@
 import type { Answer, Body } from '../api/client';
+import { conditionDraftOf, conditionOf, conditionProblems, type ConditionDraft, type ConditionField } from './condition-draft';
 
 export type Flow = Answer<'/api/admin/flows/{id}', 'get'>;
-export type EventType = Body<'/api/admin/flows', 'post'>['eventType'];
+export type EventType = NonNullable<Body<'/api/admin/flows', 'post'>['eventType']>;
 type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
 
 /** A flow's state as the shop admin reads it: one whose receiver answered 410 is not "on", it sends nothing. */
@@ -12,7 +13,8 @@ export function shownState(flow: Pick<Flow, 'state' | 'httpEnabled'>): 'draft' |
 /** The flow as the builder shows it, saved or not. */
 export interface Draft {
   name: string;
-  eventType: EventType;
+  eventTypes: EventType[];
+  condition: ConditionDraft | null;
   pageId: string | null;
   url: string;
   permissions: string[];
@@ -21,7 +23,8 @@ export interface Draft {
 
 export const NEW_FLOW: Draft = {
   name: '',
-  eventType: 'order.created',
+  eventTypes: ['order.created'],
+  condition: null,
   pageId: null,
   url: '',
   permissions: ['pos.orders.read'],
@@ -29,8 +32,22 @@ export const NEW_FLOW: Draft = {
 };
 
 export function draftOf(flow: Flow): Draft {
-  const { name, eventType, pageId, url, permissions, pageIds } = flow;
-  return { name, eventType: eventType as EventType, pageId, url, permissions, pageIds };
+  const { name, eventTypes, condition, pageId, url, permissions, pageIds } = flow;
+  return { name, eventTypes: eventTypes as EventType[], condition: conditionDraftOf(condition), pageId, url, permissions, pageIds };
+}
+
+/** The draft as the API takes it (a new flow, an edit, a test-run). */
+export function flowBody(draft: Draft, fields: Map<string, ConditionField>) {
+  const { name, eventTypes, condition, pageId, url, permissions, pageIds } = draft;
+  return {
+    name: name.trim(),
+    eventTypes,
+    condition: condition && conditionOf(condition, fields),
+    pageId,
+    url: url.trim(),
+    permissions,
+    pageIds,
+  };
 }
 
 const sorted = (list: string[]) => [...list].sort().join(' ');
@@ -39,7 +56,8 @@ const sorted = (list: string[]) => [...list].sort().join(' ');
 export function hasChanges(draft: Draft, saved: Draft): boolean {
   return (
     draft.name !== saved.name ||
-    draft.eventType !== saved.eventType ||
+    sorted(draft.eventTypes) !== sorted(saved.eventTypes) ||
+    JSON.stringify(draft.condition) !== JSON.stringify(saved.condition) ||
     draft.pageId !== saved.pageId ||
     draft.url.trim() !== saved.url ||
     sorted(draft.permissions) !== sorted(saved.permissions) ||
@@ -49,8 +67,21 @@ export function hasChanges(draft: Draft, saved: Draft): boolean {
 
 /** A field's problem, by its catalogue entry (flows `errors.*`). */
 export type FieldProblem =
-  'nameRequired' | 'nameTooLong' | 'urlRequired' | 'urlInvalid' | 'urlNotHttps' | 'urlNotPublic' | 'urlTooLong' | 'pageRequired';
-export type FieldProblems = Partial<Record<'name' | 'url' | 'pageId', FieldProblem>>;
+  | 'nameRequired'
+  | 'nameTooLong'
+  | 'urlRequired'
+  | 'urlInvalid'
+  | 'urlNotHttps'
+  | 'urlNotPublic'
+  | 'urlTooLong'
+  | 'pageRequired'
+  | 'typesRequired'
+  | 'conditionIncomplete';
+export type FieldProblems = Partial<Record<'name' | 'url' | 'pageId' | 'eventTypes' | 'condition', FieldProblem>>;
+
+/** Whether a message event is among the types: it belongs to a chat page. */
+export const needsPageFor = (types: readonly string[], catalogue: Catalogue) =>
+  catalogue.eventTypes.some((entry) => entry.needsPage && types.includes(entry.type));
 
 /** The address's problem the screen can tell by itself; whether it is a public address only the server knows (as at delivery). */
 export function addressProblem(url: string): FieldProblem | undefined {
@@ -68,43 +99,50 @@ export function addressProblem(url: string): FieldProblem | undefined {
 }
 
 /** The draft's problems before anything is sent; `refusedUrl` is the address the server refused as not public. */
-export function draftProblems(draft: Draft, catalogue: Catalogue, refusedUrl: string | null): FieldProblems {
+export function draftProblems(
+  draft: Draft,
+  catalogue: Catalogue,
+  fields: Map<string, ConditionField>,
+  refusedUrl: string | null,
+): FieldProblems {
   const name = draft.name.trim();
-  const needsPage = catalogue.eventTypes.find((type) => type.type === draft.eventType)?.needsPage ?? false;
   const url = addressProblem(draft.url) ?? (refusedUrl !== null && draft.url.trim() === refusedUrl ? 'urlNotPublic' : undefined);
   const problems: FieldProblems = {};
   if (name === '') problems.name = 'nameRequired';
   else if (name.length > 255) problems.name = 'nameTooLong';
   if (url) problems.url = url;
-  if (needsPage && !draft.pageId) problems.pageId = 'pageRequired';
+  if (needsPageFor(draft.eventTypes, catalogue) && !draft.pageId) problems.pageId = 'pageRequired';
+  if (draft.eventTypes.length === 0) problems.eventTypes = 'typesRequired';
+  if (conditionProblems(draft.condition, fields).some((rule) => Object.keys(rule).length > 0)) problems.condition = 'conditionIncomplete';
   return problems;
 }
 
 /**
- * A new trigger's permissions: what the old trigger needed and the new one does not is dropped, what
- * the new one needs is added as far as the member holds it (the server refuses more); chat pages go
- * when no chat permission is left.
+ * A new set of trigger types' permissions: what the old types needed and the new ones do not is
+ * dropped, what the new ones need is added as far as the member holds it (the server refuses more);
+ * chat pages go when no chat permission is left, the trigger's page when no type needs one.
  */
 export function withTrigger(
   draft: Draft,
-  eventType: EventType,
+  eventTypes: EventType[],
   catalogue: Catalogue,
   holds: (permission: string) => boolean,
 ): { draft: Draft; added: string[]; removed: string[] } {
-  const needs = (type: string) => catalogue.eventTypes.find((entry) => entry.type === type)?.readPermissions ?? [];
-  const before = needs(draft.eventType);
-  const after = needs(eventType);
+  const needs = (types: readonly string[]) => [
+    ...new Set(catalogue.eventTypes.filter((entry) => types.includes(entry.type)).flatMap((entry) => entry.readPermissions)),
+  ];
+  const before = needs(draft.eventTypes);
+  const after = needs(eventTypes);
   const removed = before.filter((permission) => !after.includes(permission) && draft.permissions.includes(permission));
   const added = after.filter((permission) => holds(permission) && !draft.permissions.includes(permission));
   const permissions = [...draft.permissions.filter((permission) => !removed.includes(permission)), ...added];
   const keepsPages = permissions.some((permission) => catalogue.chatPermissions.includes(permission));
-  const needsPage = catalogue.eventTypes.find((entry) => entry.type === eventType)?.needsPage ?? false;
   return {
     draft: {
       ...draft,
-      eventType,
+      eventTypes,
       permissions,
-      pageId: needsPage ? draft.pageId : null,
+      pageId: needsPageFor(eventTypes, catalogue) ? draft.pageId : null,
       pageIds: keepsPages ? draft.pageIds : [],
     },
     added,

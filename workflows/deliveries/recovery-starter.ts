@@ -1,0 +1,97 @@
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
+import type { RecoveryRequest } from '../../activities/deliveries/delivery-recovery.js';
+import { seal } from '../../domain/kernel/index.js';
+import { deliveryRecoveryWorkflow, recoveryProgressQuery, type RecoveryProgress } from './recovery-workflow.js';
+import type { DeliveryStarter } from './delivery-starter.js';
+import { FlowIdKey, ShopIdKey, ShopSlugKey } from '../search-attributes.js';
+
+/** A batch before it is sealed: what the admin API builds. */
+export type RecoveryStart = Omit<RecoveryRequest, 'seal'>;
+
+/**
+ * `delivery-recovery:<flowId>:<since>` (`since` as an ISO instant in UTC): one batch per flow and
+ * starting time, so a second start of the same batch while it runs finds it.
+ */
+export function recoveryWorkflowId(flowId: string, since: string): string {
+  return `delivery-recovery:${flowId}:${new Date(since).toISOString()}`;
+}
+
+/** Where a batch is, as the admin API shows it: the batch's own count, and what its children (the resends) have come to. */
+export interface RecoveryState extends RecoveryProgress {
+  workflowId: string;
+  state: 'running' | 'done' | 'stopped';
+  /** Resends delivered. */
+  delivered: number;
+  /** Resends whose attempt failed again: retrying on their schedule, or failed or gone for good. */
+  stillFailing: number;
+}
+
+/**
+ * Starts the batch, or joins it: a batch of the same flow and `since` still running is the one the
+ * caller gets (`joined`), with its own pace; one that has ended may run again (what has failed since).
+ */
+export async function startRecovery(starter: DeliveryStarter, start: RecoveryStart): Promise<{ workflowId: string; joined: boolean }> {
+  const workflowId = recoveryWorkflowId(start.flowId, start.since);
+  try {
+    await starter.client.workflow.start(deliveryRecoveryWorkflow, {
+      taskQueue: starter.taskQueue,
+      workflowId,
+      args: [{ request: seal(starter.requestKey, start, workflowId) }],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      typedSearchAttributes: [
+        { key: ShopIdKey, value: start.shopId },
+        { key: ShopSlugKey, value: start.about.shopSlug },
+        { key: FlowIdKey, value: start.flowId },
+      ],
+      staticSummary: `resend of ${start.about.flowName}: ${start.found} failed deliveries since ${start.since}, ${start.perMinute} a minute`,
+      staticDetails: [
+        `**Shop** ${start.about.shopSlug}`,
+        `**Flow** ${start.about.flowName} (${start.flowId})`,
+        `**Failed deliveries** created since ${start.since}, failed by ${start.until}: ${start.found}`,
+        `**Pace** ${start.perMinute} a minute`,
+      ].join('\n'),
+    });
+    return { workflowId, joined: false };
+  } catch (error) {
+    if (error instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, joined: true };
+    throw error;
+  }
+}
+
+/** The latest batch of the flow (a running one first, else the one that ended last), or null when it has none. */
+export async function latestRecovery(starter: DeliveryStarter, shopId: string, flowId: string): Promise<string | null> {
+  const query = `WorkflowType = '${deliveryRecoveryWorkflow.name}' AND ShopId = '${shopId}' AND FlowId = '${flowId}'`;
+  for await (const run of starter.client.workflow.list({ query, pageSize: 1 })) return run.workflowId;
+  return null;
+}
+
+/**
+ * A batch's progress: its own count (asked of its latest run), and its children's outcomes from the
+ * visibility store (their `DeliveryStatus`, by their parent's id, across the batch's runs). Null when
+ * there is no such batch.
+ */
+export async function recoveryState(starter: DeliveryStarter, workflowId: string): Promise<RecoveryState | null> {
+  const handle = starter.client.workflow.getHandle(workflowId);
+  let description;
+  try {
+    description = await handle.describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return null;
+    throw error;
+  }
+  const children = (statuses: string) =>
+    starter.client.workflow.count(`ParentWorkflowId = '${workflowId}' AND DeliveryStatus IN (${statuses})`).then(({ count }) => count);
+  const [progress, delivered, stillFailing] = await Promise.all([
+    handle.query(recoveryProgressQuery),
+    children(`'delivered'`),
+    children(`'retrying', 'failed', 'gone'`),
+  ]);
+  const status = description.status.name;
+  return {
+    ...progress,
+    workflowId,
+    state: status === 'RUNNING' ? 'running' : status === 'COMPLETED' ? 'done' : 'stopped',
+    delivered,
+    stillFailing,
+  };
+}
