@@ -168,6 +168,21 @@ if (only?.includes('delivery-pair')) {
   );
 }
 
+if (selected('chat')) {
+  say('\n== Chat: sends through the API against the simulator directly; inbound messages to their event ==');
+  results.chat = await chatScenario(context, sql);
+}
+
+if (selected('shipments')) {
+  const temporal = await bootstrapTemporal();
+  say('\n== Shipments: pushes through the API against the carrier simulator directly; callbacks to the shipment state ==');
+  try {
+    results.shipments = await shipmentsScenario(context, sql, { temporalAddress: temporal.address, appUrl: database.appUrl });
+  } finally {
+    await temporal.stop();
+  }
+}
+
 if (selected('flow-matching')) {
   say('\n== Matching an event to 50 flows: with 5-rule conditions against none ==');
   results.flowMatching = await flowMatchingScenario(sql);

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { ulid } from 'ulidx';
-import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
-import { checkScreen, launchChromium } from '../support/browser.js';
+import type { AdminRequest } from '../support/admin-session.js';
+import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { writeEvent } from '../../domain/events/index.js';
 import { requestsForEvent } from '../../domain/flows/index.js';
 import { deliveryOutcome, deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import type { deliveries as DeliveryWords } from '../../web/src/i18n/vi/deliveries.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, a flow's delivery history in a real Chromium, in Vietnamese and English, on a desktop and
@@ -18,19 +18,9 @@ import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Langua
  * one is retried now; a failed test-run offers no resend, shows its content, and ends "failed".
  */
 const { db, api, shop, receiver, temporal } = useSuite({ api: { secureCookies: false }, shop: true, receiver: true, worker: true });
-let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
-
-beforeAll(async () => {
-  ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
-  browser = await launchChromium();
-  page = await loggedInPage(browser, api.baseUrl, shop.slug);
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+openAdminApp({ db, api, shop }, (app) => ({ page, admin } = app));
 
 async function newFlow(body: Record<string, unknown>): Promise<{ id: string }> {
   const response = await admin('POST', '/flows', { eventType: 'order.created', ...body });

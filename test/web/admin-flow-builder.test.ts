@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
-import { checkScreen, launchChromium } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { AdminRequest } from '../support/admin-session.js';
+import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
 import type { events as EventWords } from '../../web/src/i18n/vi/events.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, the flow builder and the flows list in a real Chromium, in Vietnamese and English, on a
@@ -14,19 +14,9 @@ import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Langua
  * a flow stopped by a 410 says so, addresses are refused beside the field, in plain words.
  */
 const { db, api, shop, receiver } = useSuite({ api: { secureCookies: false }, shop: true, receiver: true, worker: true });
-let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
-
-beforeAll(async () => {
-  ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
-  browser = await launchChromium();
-  page = await loggedInPage(browser, api.baseUrl, shop.slug);
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+openAdminApp({ db, api, shop }, (app) => ({ page, admin } = app));
 
 interface Flow {
   id: string;

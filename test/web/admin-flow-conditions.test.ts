@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
-import { checkScreen, launchChromium } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Locator, Page } from 'playwright-core';
+import type { AdminRequest } from '../support/admin-session.js';
+import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
 import type { conditions as ConditionWords } from '../../web/src/i18n/vi/conditions.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 32, the flow builder's Trigger of several event types and its Condition block in a real
@@ -14,19 +14,9 @@ import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Langua
  * the canvas and saved as built, refused beside the rule the server names, test-run rule by rule.
  */
 const { db, api, shop, receiver } = useSuite({ api: { secureCookies: false }, shop: true, receiver: true, worker: true });
-let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
-
-beforeAll(async () => {
-  ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
-  browser = await launchChromium();
-  page = await loggedInPage(browser, api.baseUrl, shop.slug);
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+openAdminApp({ db, api, shop }, (app) => ({ page, admin } = app));
 
 interface Flow {
   id: string;

@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
-import { checkScreen, launchChromium } from '../support/browser.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import type { AdminRequest } from '../support/admin-session.js';
+import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { writeEvent } from '../../domain/events/index.js';
 import { requestsForEvent } from '../../domain/flows/index.js';
 import { deliveryOutcome, deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import type { recovery as RecoveryWords } from '../../web/src/i18n/vi/recovery.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 32, recovery in one step, in a real Chromium, in Vietnamese and English, on a desktop and a
@@ -17,19 +17,9 @@ import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Langua
  * watches it find, resend and deliver the failed deliveries.
  */
 const { db, api, shop, receiver, temporal } = useSuite({ api: { secureCookies: false }, shop: true, receiver: true, worker: true });
-let browser: Browser;
 let page: Page;
 let admin: AdminRequest;
-
-beforeAll(async () => {
-  ({ admin } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
-  browser = await launchChromium();
-  page = await loggedInPage(browser, api.baseUrl, shop.slug);
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+openAdminApp({ db, api, shop }, (app) => ({ page, admin } = app));
 
 /** A flow (on) whose `count` deliveries of new orders failed at once against a receiver answering 500; the receiver is then back. */
 async function flowWithFailures(name: string, count: number): Promise<string> {

@@ -1,9 +1,11 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
-import { ADMIN_PASSWORD } from '../support/admin-session.js';
+import { ADMIN_PASSWORD, logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
+import { launchChromium } from '../support/browser.js';
+import type { Suite } from '../support/suite.js';
 
 /** The admin app's catalogues (web/src/i18n/<language>/<namespace>.ts), as the app loads them. */
 export type Language = 'vi' | 'en';
@@ -105,4 +107,21 @@ export async function loggedInPage(browser: Browser, baseUrl: string, shopSlug: 
   });
   expect(login.status()).toBe(200);
   return page;
+}
+
+/**
+ * For a file of admin-app browser tests: before its tests, `admin@` and `viewer@` added to the suite's
+ * shop with the admin logged in to the admin API, and a browser page logged in to the app, handed to
+ * `opened`; the browser closed after them.
+ */
+export function openAdminApp(suite: Pick<Suite, 'db' | 'api' | 'shop'>, opened: (app: { admin: AdminRequest; page: Page }) => void): void {
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    const { admin } = await logInAdminAndViewer(suite.api.baseUrl, suite.db.app, suite.shop);
+    browser = await launchChromium();
+    opened({ admin, page: await loggedInPage(browser, suite.api.baseUrl, suite.shop.slug) });
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
 }
