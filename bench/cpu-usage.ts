@@ -17,7 +17,10 @@ function classify(pid: number, commandLine: string): string | undefined {
   if (!commandLine.includes(projectRoot) && !`${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(projectRoot)) return undefined;
   if (commandLine.includes('workers/worker.ts')) return 'worker';
   if (commandLine.includes('workers/relay.ts')) return 'relay';
-  if (/(^|\/)temporal\s+server/.test(commandLine)) return 'temporal';
+  // The dev server (`temporal server start-dev`) or the cluster's server binary (`--env cluster`, not the UI's).
+  if (/(^|\/)temporal\s+server/.test(commandLine) || /\/temporal-server-v[^/]+\/server\s/.test(commandLine)) return 'temporal';
+  // Backends of Temporal's own role (and vacuum of its databases) apart from Shopflow's: a cluster's database is sized on its own.
+  if (/^postgres: (temporal \S+ |autovacuum worker temporal)/.test(commandLine)) return 'postgres-temporal';
   if (commandLine.startsWith('postgres')) return 'postgres';
   return undefined;
 }

@@ -22,11 +22,12 @@ import { chatScenario } from './scenarios/chat.js';
 import { shipmentsScenario } from './scenarios/shipments.js';
 import { flowMatchingScenario } from './scenarios/flow-matching.js';
 import { flowHealthScenario } from './scenarios/flow-health.js';
+import { enginesScenario } from './scenarios/engines.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health, engines) runs a subset.
  */
 const SCENARIOS = [
   'shop',
@@ -40,6 +41,7 @@ const SCENARIOS = [
   'shipments',
   'flow-matching',
   'flow-health',
+  'engines',
 ] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
@@ -166,6 +168,19 @@ if (only?.includes('delivery-pair')) {
   results.deliveryPair = await onTemporal((_temporal, delivery) =>
     deliveryScenario({ ...delivery, rates: rates('BENCH_DELIVERY_PAIR_RATE', '100'), pair: true }),
   );
+}
+
+if (only?.includes('engines')) {
+  // The dev server against the cluster (SHOPFLOW_TEMPORAL=cluster's server): the ceiling and saturated deliveries on each.
+  // BENCH_ENGINES_RATE (events/s per phase, default "150": above both); BENCH_DELIVERY_SECONDS. Only when named: it builds the cluster.
+  say('\n== The Temporal dev server against the cluster on PostgreSQL: the ceiling and deliveries at saturation ==');
+  results.engines = await enginesScenario({
+    appUrl: database.appUrl,
+    seconds: context.durationSeconds,
+    secondsPerRate: Number(process.env.BENCH_DELIVERY_SECONDS ?? 10),
+    concurrency: context.connections,
+    rates: rates('BENCH_ENGINES_RATE', '150'),
+  });
 }
 
 if (selected('chat')) {

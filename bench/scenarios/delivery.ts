@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
+import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { createFlow } from '../../domain/flows/index.js';
@@ -16,6 +17,8 @@ import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
 import { atSteadyRate } from '../load.js';
 import { deliverySpread, type DeliverySpread } from '../delivery-spread.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
+import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
+import { temporalClient } from '../../config/temporal-connection.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -28,6 +31,8 @@ export interface DeliveryScenarioOptions {
   baselineConcurrency: number;
   /** Two workers and two relays on the one server instead of one each, and how the deliveries spread over them. */
   pair?: boolean;
+  /** Cumulative counters (the databases' transactions and row writes) read around each phase, per delivery in the results. */
+  counters?: () => Promise<Record<string, number>>;
 }
 
 export interface LatencyFigures {
@@ -47,6 +52,8 @@ export interface DeliveryPhase extends LatencyFigures {
   missing: number;
   /** CPU milliseconds per delivered event, per process group (temporal, worker, relay, postgres, bench). */
   cpuMsPerDelivery: CpuGroups;
+  /** With `counters`: each counter's growth over the phase per delivered event. */
+  countersPerDelivery?: Record<string, number>;
 }
 
 export interface BaselinePhase extends LatencyFigures {
@@ -66,6 +73,7 @@ export interface DeliveryResults {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const COUNTERS_SETTLE_MS = 11_000;
 
 function quantile(sorted: number[], q: number): number {
   if (sorted.length === 0) return Number.NaN;
@@ -124,6 +132,12 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         outputMatches(child, name.startsWith('worker') ? /worker polling task queue/ : /outbox relay started/, 90_000, name),
       ),
     );
+    // The worker schedules housekeeping on its own queue: a run (every 5 minutes, summing every shop's flows)
+    // would land in the figures, and the schedule would outlive the bench on the server.
+    const connection = await Connection.connect({ address: options.temporalAddress });
+    await removeHousekeepingSchedule(temporalClient(connection, loadSettings().payloadCodecKeys), taskQueue).finally(() =>
+      connection.close(),
+    );
 
     let sequence = 0;
     const committedIds: string[] = [];
@@ -176,6 +190,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     for (const rate of options.rates) {
       const commits = new Map<string, number>();
       const before = scan();
+      const countersBefore = await options.counters?.();
       const cpuBefore = cpuSnapshot();
       const started = Date.now();
       await atSteadyRate(rate, options.secondsPerRate, async () => {
@@ -188,6 +203,8 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
       await drain(ids, 60_000 + ids.length * 50);
       const total = scan();
       const cpu = cpuBetween(cpuBefore, cpuSnapshot());
+      // PostgreSQL's statistics reach its views up to 10 s after an idle backend's last commit.
+      const countersAfter = countersBefore && (await sleep(COUNTERS_SETTLE_MS).then(() => options.counters!()));
       const latencies: number[] = [];
       let lastReceipt = started;
       for (const [id, committedAt] of commits) {
@@ -208,6 +225,14 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
           Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10]),
         ),
         ...latencyFigures(latencies),
+        ...(countersAfter && {
+          countersPerDelivery: Object.fromEntries(
+            Object.entries(countersAfter).map(([name, value]) => [
+              name,
+              Math.round(((value - (countersBefore[name] ?? 0)) / Math.max(1, latencies.length)) * 10) / 10,
+            ]),
+          ),
+        }),
       });
     }
     const spread = options.pair

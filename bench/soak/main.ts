@@ -14,28 +14,30 @@ import { freshBenchKeys } from '../bench-keys.js';
 import { atSteadyRate } from '../load.js';
 import { customerCalls } from './customer-calls.js';
 import { Receipts } from './receipts.js';
-import { printReport, soakFile, writeReport, type KillRecord, type SoakReport } from './report.js';
+import { duplicatesByKill, printReport, soakFile, writeReport, type KillRecord, type SoakReport } from './report.js';
 import { SoakStack, type Component } from './stack.js';
 import { whereUndelivered } from './undelivered.js';
 import { temporalClient } from '../../config/temporal-connection.js';
+import { temporalEngine } from '../../scripts/bootstrap/temporal-cluster.js';
 
 /**
  * `npm run soak`: SOAK_EVENTS (default 10,000) customer creations through two API instances at
- * SOAK_RATE a second, delivered by the relay and the worker to a local HTTPS receiver, while the
- * worker, the relay, one API instance and the Temporal dev server are each SIGKILLed in turn, kept down
- * SOAK_DOWN_SECONDS and started again. Then every committed event must arrive within
- * SOAK_DRAIN_SECONDS; the exit code is 1 when one did not. docs/decisions/0190 to 0193, "Crash soak".
+ * SOAK_RATE a second, delivered by two relays and two workers to a local HTTPS receiver, while one
+ * worker, one relay, one API instance and the Temporal server (the dev server, or the cluster with
+ * SHOPFLOW_TEMPORAL=cluster) are each SIGKILLed in turn, kept down SOAK_DOWN_SECONDS and started
+ * again. Then every committed event must arrive within SOAK_DRAIN_SECONDS; the exit code is 1 when
+ * one did not. docs/decisions/0190 to 0193, "Crash soak".
  */
 const EVENTS = Number(process.env.SOAK_EVENTS ?? 10_000);
 const RATE = Number(process.env.SOAK_RATE ?? 15);
 const DOWN_SECONDS = Number(process.env.SOAK_DOWN_SECONDS ?? 5);
 const DRAIN_SECONDS = Number(process.env.SOAK_DRAIN_SECONDS ?? 1200);
 /** In this order, spaced over the run: at 20, 40, 60 and 80 % of the calls. */
-const KILLS: Component[] = ['worker', 'relay', 'api-b', 'temporal'];
+const KILLS: Component[] = ['worker-a', 'relay-a', 'api-b', 'temporal'];
 const PROGRESS_EVERY_MS = 5_000;
 
 if (process.env.TEMPORAL_ADDRESS) {
-  say('✗ the soak kills the local Temporal dev server: unset TEMPORAL_ADDRESS');
+  say('✗ the soak kills the local Temporal server: unset TEMPORAL_ADDRESS');
   process.exit(2);
 }
 process.env.NODE_ENV = 'development';
@@ -72,7 +74,7 @@ const committedIds = async () =>
   (await withShop(sql, shop.id, (tx) => tx<{ id: string }[]>`select id from events where type = 'customer.created'`)).map(({ id }) => id);
 
 const logFile = soakFile(startedAt, 'log');
-const stack = await step(`starting two API instances, the worker and the relay (their output in ${logFile})`, () =>
+const stack = await step(`starting two API instances, two workers and two relays (their output in ${logFile})`, () =>
   SoakStack.start(env, services.temporalAddress, Date.now(), logFile),
 );
 // Ctrl-C: the processes and services this run started are stopped, not left running.
@@ -145,7 +147,7 @@ const lastReceiptOf = (eventIds: string[]) => Math.max(...eventIds.map((id) => r
 const lastReceipt = lastReceiptOf(committed);
 const report: SoakReport = {
   startedAt: startedAt.toISOString(),
-  settings: { events: EVENTS, ratePerSecond: RATE, downSeconds: DOWN_SECONDS, drainSeconds: DRAIN_SECONDS },
+  settings: { events: EVENTS, ratePerSecond: RATE, downSeconds: DOWN_SECONDS, drainSeconds: DRAIN_SECONDS, temporal: temporalEngine() },
   calls: {
     created: counts.created,
     replayed: counts.replayed,
@@ -159,6 +161,7 @@ const report: SoakReport = {
   lostIds: lostIds.slice(0, 20),
   undelivered: await whereUndelivered(sql, { shopId: shop.id, flowId }, services.temporalAddress, lostIds),
   duplicates: receipts.duplicates,
+  duplicatesByKill: duplicatesByKill(receipts.duplicateReceipts, kills, loadStarted),
   mismatchedWebhookIds: receipts.mismatchedIds,
   drainMs: lostIds.length === 0 ? Math.max(0, lastReceipt - counts.lastCreatedAt) : null,
   totalMs: lostIds.length === 0 ? lastReceipt - loadStarted : null,

@@ -1,7 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dataDir } from '../../scripts/bootstrap/paths.js';
+import type { TemporalEngine } from '../../scripts/bootstrap/temporal-cluster.js';
 import type { CallCounts } from './customer-calls.js';
+import type { DuplicateReceipt } from './receipts.js';
 import type { Component, UnexpectedExit } from './stack.js';
 
 export interface KillRecord {
@@ -20,7 +22,7 @@ export interface KillRecord {
 
 export interface SoakReport {
   startedAt: string;
-  settings: { events: number; ratePerSecond: number; downSeconds: number; drainSeconds: number };
+  settings: { events: number; ratePerSecond: number; downSeconds: number; drainSeconds: number; temporal: TemporalEngine };
   calls: Omit<CallCounts, 'lastCreatedAt'>;
   /** Events in the database (`customer.created` of the soak's shop). */
   committed: number;
@@ -33,6 +35,8 @@ export interface SoakReport {
   undelivered: Record<string, number>;
   /** Receipts beyond the first per webhook-id. */
   duplicates: number;
+  /** Those receipts by the kill that caused them (`duplicatesByKill`), or `no kill`. */
+  duplicatesByKill: Record<string, number>;
   /** Events received under more than one webhook-id (expected 0). */
   mismatchedWebhookIds: number;
   /** From the last 201 to the last first-receipt; null when not every event arrived. */
@@ -43,12 +47,34 @@ export interface SoakReport {
   unexpectedExits: UnexpectedExit[];
 }
 
+/**
+ * Each duplicate receipt put down to the kill that caused it: the latest kill before it whose
+ * component was not yet ready again when the first receipt came. A worker (or a relay's worker)
+ * killed after an attempt's POST and before its task's answer; or a server down while attempts ran,
+ * their answers refused: either way the task runs again elsewhere and POSTs again. Others: `no kill`.
+ */
+export function duplicatesByKill(
+  duplicates: DuplicateReceipt[],
+  kills: Pick<KillRecord, 'component' | 'atMs' | 'readyAfterMs'>[],
+  loadStarted: number,
+): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { firstAt, at } of duplicates) {
+    const cause = kills.findLast(
+      (kill) => loadStarted + kill.atMs <= at && firstAt <= loadStarted + kill.atMs + (kill.readyAfterMs ?? Infinity),
+    );
+    const name = cause?.component ?? 'no kill';
+    counts[name] = (counts[name] ?? 0) + 1;
+  }
+  return counts;
+}
+
 const seconds = (ms: number | null) => (ms === null ? '—' : `${(ms / 1000).toFixed(1)} s`);
 
 export function printReport(report: SoakReport): void {
   const { calls } = report;
   console.log(`
-Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}/s)
+Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}/s, Temporal ${report.settings.temporal})
   calls          created ${calls.created} (replayed ${calls.replayed}), not created ${calls.notCreated}, failed over ${calls.failedOver}, retried ${calls.retried}
   committed      ${report.committed}
   delivered      ${report.delivered}
@@ -59,7 +85,10 @@ Soak report (${report.settings.events} calls at ${report.settings.ratePerSecond}
           .join(', ')}; ${report.lostIds.slice(0, 3).join(', ')}…)`
       : ''
   }
-  duplicates     ${report.duplicates}   (events under two webhook-ids: ${report.mismatchedWebhookIds})
+  duplicates     ${report.duplicates}   (${[
+    ...Object.entries(report.duplicatesByKill).map(([kill, count]) => `${kill}: ${count}`),
+    `events under two webhook-ids: ${report.mismatchedWebhookIds}`,
+  ].join(', ')})
   drain          ${seconds(report.drainMs)} after the last event; ${seconds(report.totalMs)} in all`);
   for (const kill of report.kills) {
     console.log(

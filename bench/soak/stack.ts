@@ -4,8 +4,9 @@ import { crashLocalTemporal, ensureTemporal } from '../../scripts/bootstrap/temp
 import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 
-/** The processes a soak kills: two API instances, the worker, the relay, and the Temporal dev server. */
-export type Component = 'api-a' | 'api-b' | 'worker' | 'relay' | 'temporal';
+/** The soak's processes, each twice as a deployment runs them, and the local Temporal server (dev or cluster). */
+export type Component = 'api-a' | 'api-b' | 'worker-a' | 'worker-b' | 'relay-a' | 'relay-b' | 'temporal';
+const PROCESSES = ['api-a', 'api-b', 'worker-a', 'worker-b', 'relay-a', 'relay-b'] as const;
 
 export interface UnexpectedExit {
   name: string;
@@ -53,21 +54,22 @@ export class SoakStack {
       startedAt,
       createWriteStream(logFile, { flags: 'a' }),
     );
-    await Promise.all((['api-a', 'api-b', 'worker', 'relay'] as const).map((name) => stack.start(name)));
+    await Promise.all(PROCESSES.map((name) => stack.start(name)));
     return stack;
   }
 
-  /** Starts one process (or the Temporal dev server) and resolves once it is ready for work. */
+  /** Starts one process (or the Temporal server) and resolves once it is ready for work. */
   async start(component: Component): Promise<void> {
     if (component === 'temporal') {
-      // The bootstrap's own start: same SQLite file, same port (recorded in .data/temporal/server.json).
+      // The bootstrap's own start (SHOPFLOW_TEMPORAL): the dev server on the same SQLite file, or the cluster on
+      // its PostgreSQL databases; the same ports either way (.data/temporal*/server.json). The cluster's UI follows it.
       const { address } = await ensureTemporal();
       if (address !== this.temporalAddress) throw new Error(`Temporal came back on ${address}, not ${this.temporalAddress}`);
       return;
     }
-    if (component === 'worker') return this.ready(this.startTs(component, 'workers/worker.ts'), /worker polling task queue/);
-    if (component === 'relay') return this.ready(this.startTs(component, 'workers/relay.ts'), /outbox relay started/);
-    const url = this.apiUrls[component];
+    if (component.startsWith('worker')) return this.ready(this.startTs(component, 'workers/worker.ts'), /worker polling task queue/);
+    if (component.startsWith('relay')) return this.ready(this.startTs(component, 'workers/relay.ts'), /outbox relay started/);
+    const url = this.apiUrls[component as 'api-a' | 'api-b'];
     this.startTs(component, 'api/server.ts', { PORT: new URL(url).port });
     await waitFor(component, async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true, READY_MS);
   }
@@ -75,7 +77,7 @@ export class SoakStack {
   /** SIGKILL (the process group: tsx and the program it runs), then down for `downMs`. */
   async kill(component: Component, downMs: number): Promise<void> {
     if (component === 'temporal') {
-      if (!(await crashLocalTemporal())) throw new Error('no local Temporal dev server to kill');
+      if (!(await crashLocalTemporal())) throw new Error('no local Temporal server to kill');
     } else {
       await this.group.kill(component, 'SIGKILL');
     }

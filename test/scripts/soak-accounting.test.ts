@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { customerCalls } from '../../bench/soak/customer-calls.js';
 import { Receipts } from '../../bench/soak/receipts.js';
+import { duplicatesByKill } from '../../bench/soak/report.js';
 import { freePort } from '../../scripts/bootstrap/ports.js';
 import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
 
@@ -30,6 +31,32 @@ describe('the soak inbox', () => {
     expect(receipts.duplicates).toBe(1);
     expect(receipts.mismatchedIds).toBe(1);
     expect(receipts.missing(['evt_1', 'evt_2', 'evt_3'])).toEqual(['evt_3']);
+  });
+});
+
+describe('the soak duplicates', () => {
+  it('are each put down to the kill that caused them, the others to no kill', () => {
+    const started = 1_000_000;
+    const kills = [
+      { component: 'worker-a' as const, atMs: 10_000, readyAfterMs: 8_000 },
+      { component: 'temporal' as const, atMs: 100_000, readyAfterMs: 30_000 },
+    ];
+    const duplicate = (firstMs: number, atMs: number) => ({ firstAt: started + firstMs, at: started + atMs });
+
+    const counts = duplicatesByKill(
+      [
+        // POSTed, then the worker died before its answer: run again on another worker.
+        duplicate(9_500, 21_000),
+        // POSTed while the server was down (its answer refused), run again once it was back.
+        duplicate(110_000, 131_000),
+        // Long after the worker was back, before the server's kill: not a kill's.
+        duplicate(40_000, 60_000),
+      ],
+      kills,
+      started,
+    );
+
+    expect(counts).toEqual({ 'worker-a': 1, temporal: 1, 'no kill': 1 });
   });
 });
 
