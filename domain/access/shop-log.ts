@@ -13,13 +13,10 @@ export interface ShopLogEntry {
 
 /** Who did what, when: written in the transaction of the change itself. */
 export async function writeShopLog(tx: Tx, entry: ShopLogEntry): Promise<void> {
-  await tx`
-    insert into shop_log (shop_id, actor_user_id, actor_application_id, action, subject_type, subject_id, details)
-    values (${entry.shopId}, ${entry.actorUserId}, ${entry.actorApplicationId ?? null}, ${entry.action},
-            ${entry.subjectType ?? null}, ${entry.subjectId ?? null}, ${tx.json((entry.details ?? {}) as never)})`;
+  await writeShopLogs(tx, [entry]);
 }
 
-/** Several entries in one statement: a relay skipping an event for many flows writes them at once. */
+/** Several entries in one statement (a relay skipping an event for many flows writes them at once). */
 export async function writeShopLogs(tx: Tx, entries: readonly ShopLogEntry[]): Promise<void> {
   if (entries.length === 0) return;
   const column = <T>(pick: (entry: ShopLogEntry) => T) => entries.map(pick);

@@ -1,6 +1,6 @@
 import { writeShopLog, type Actor } from '../access/index.js';
 import { Problem, type Tx } from '../kernel/index.js';
-import { resendRequest, type DeliveryRequest } from './delivery-requests.js';
+import { resendRequestsOf, type DeliveryRequest } from './delivery-requests.js';
 
 /**
  * Recovery in one step: every failed delivery of a flow since a time, resent as one batch, paced.
@@ -50,8 +50,8 @@ export async function countFailedDeliveries(tx: Tx, window: RecoveryWindow): Pro
 
 /**
  * The next `limit` failed deliveries of the window after `after`, each as its resend's request (the
- * same event and `webhook-id` as a single resend); `passed` counts the ones looked at, one that cannot
- * be resent any more included, and `cursor` is where the next page starts (null: none left).
+ * same event and `webhook-id` as a single resend); `passed` counts the ones looked at, one whose event
+ * is gone included, and `cursor` is where the next page starts (null: none left).
  */
 export async function nextFailedDeliveries(
   tx: Tx,
@@ -59,22 +59,23 @@ export async function nextFailedDeliveries(
   after: RecoveryCursor | null,
   limit: number,
 ): Promise<{ requests: DeliveryRequest[]; passed: number; cursor: RecoveryCursor | null }> {
-  const rows = await tx<RecoveryCursor[]>`
-    select d.created_at::text as created_at, d.delivery_id from deliveries d
+  const rows = await tx<(RecoveryCursor & { eventId: string })[]>`
+    select d.created_at::text as created_at, d.delivery_id, d.event_id from deliveries d
     where ${inWindow(tx, window)}
       ${after ? tx`and (d.created_at, d.delivery_id) > (${after.createdAt}::timestamptz, ${after.deliveryId})` : tx``}
     order by d.created_at, d.delivery_id
     limit ${limit}`;
-  const requests: DeliveryRequest[] = [];
-  for (const row of rows) {
-    try {
-      requests.push(await resendRequest(tx, window.flowId, row.deliveryId));
-    } catch (error) {
-      // Its event is gone (purged), or a resend by hand got to it first.
-      if (!(error instanceof Problem && (error.code === 'not-found' || error.code === 'conflict'))) throw error;
-    }
-  }
-  return { requests, passed: rows.length, cursor: rows.length === limit ? rows[rows.length - 1]! : null };
+  const requests = await resendRequestsOf(
+    tx,
+    window.flowId,
+    rows.map((row) => row.eventId),
+  );
+  const last = rows.at(-1);
+  return {
+    requests,
+    passed: rows.length,
+    cursor: rows.length === limit && last ? { createdAt: last.createdAt, deliveryId: last.deliveryId } : null,
+  };
 }
 
 /** The shop log's record of a batch started: who, which flow, since when, at what pace, and how many it found. */

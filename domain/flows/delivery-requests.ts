@@ -147,6 +147,20 @@ export async function testRunRequest(
 }
 
 /**
+ * Resends of one flow's deliveries of `eventIds` (a batch's page, found failed in this transaction):
+ * what `resendRequest` makes of each, the flow read once; one whose event is gone (purged) is left out.
+ */
+export async function resendRequestsOf(tx: Tx, flowId: string, eventIds: readonly string[]): Promise<DeliveryRequest[]> {
+  const flow = await getFlow(tx, flowId);
+  const requests: DeliveryRequest[] = [];
+  for (const eventId of eventIds) {
+    const event = await storedEvent(tx, eventId);
+    if (event) requests.push(deliveryRequest({ id: event.shopId, slug: event.shopSlug }, flow, event));
+  }
+  return requests;
+}
+
+/**
  * A resend of a failed delivery: the same event and `webhook-id`, to the flow's current address.
  * 404 for a delivery of another flow (or a test-run), 409 unless it has failed.
  */

@@ -21,7 +21,7 @@ export interface FlowInput {
   condition?: FlowCondition | null;
   pageId?: string | null;
   url: string;
-  /** The flow's account; by default exactly what the event type needs. */
+  /** The flow's account; by default exactly what its event types need. */
   permissions?: string[];
   pageIds?: string[];
   state?: FlowState;

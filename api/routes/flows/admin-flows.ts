@@ -1,6 +1,5 @@
 import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import {
   ShownDeliveryAttempt,
@@ -20,13 +19,13 @@ import {
   testRunRequest,
   updateFlow,
 } from '../../../domain/flows/index.js';
-import { assertHolds } from '../../../domain/access/index.js';
 import { resendDelivery, retryDeliveryNow, runTestDelivery, type DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
 import { IdParams, NoContent, Problem, SHOP_CAPS } from '../../../domain/kernel/index.js';
 import { assertDestinationAllowed, DestinationRefused, type OutboundPolicy } from '../../../adapters/outbound/outbound-http.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
 import { ConditionVerdict, Flow, FlowInput, FlowState, HistoryQuery, ListedFlow, TestRunBody } from './flow-shapes.js';
+import { assertMayManageFlows, assertMayReadFlows } from './flow-access.js';
 
 export interface AdminFlowDeps {
   deliveries: DeliveryStarter;
@@ -59,10 +58,6 @@ const DELIVERY_ACTION = {
 
 /** Flows of the admin web app: the Trigger → HTTP-send builder, test-run, history and resend. */
 export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app, deps) => {
-  const manage = (request: FastifyRequest) => assertHolds(request.admin.permissions, ['automation.flows.manage'], 'changing flows');
-  const view = (request: FastifyRequest) => {
-    if (!request.admin.permissions.includes('automation.flows.view')) manage(request);
-  };
   /** The delivery's own check of an address (https, a public IP), refused as a field error before anything is saved or sent. */
   const checkAddress = (url: string | undefined) => {
     if (url === undefined) return;
@@ -87,7 +82,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request) => {
-      view(request);
+      assertMayReadFlows(request);
       // A cursor is valid only for this list, this shop and the same limit.
       const binding = { secret: deps.cursorSecret, scope: { list: 'admin-flows', shop: request.admin.shopId, limit: request.query.limit } };
       return request.inShop((tx) => listFlows(tx, request.query, binding));
@@ -105,7 +100,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request, reply) => {
-      manage(request);
+      assertMayManageFlows(request);
       checkAddress(request.body.url);
       const created = await request.inShop(async (tx) => {
         const { flowId, secret } = await createFlow(tx, request.admin.shopId, request.body, request.admin.userId, deps.secretsKey);
@@ -116,7 +111,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
   );
 
   app.get('/flows/:id', { schema: { tags, params: IdParams, response: { 200: Flow, ...readOneProblems } } }, async (request) => {
-    view(request);
+    assertMayReadFlows(request);
     return request.inShop((tx) => getFlow(tx, request.params.id));
   });
 
@@ -124,7 +119,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     '/flows/:id',
     { schema: { tags, params: IdParams, body: FlowInput.omit({ state: true }).partial(), response: { 200: Flow, ...changeProblems } } },
     async (request) => {
-      manage(request);
+      assertMayManageFlows(request);
       checkAddress(request.body.url);
       return request.inShop((tx) => updateFlow(tx, request.params.id, request.body, request.admin.userId));
     },
@@ -134,7 +129,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     '/flows/:id/state',
     { schema: { tags, params: IdParams, body: z.strictObject({ state: FlowState }), response: { 200: Flow, ...changeProblems } } },
     async (request) => {
-      manage(request);
+      assertMayManageFlows(request);
       return request.inShop(async (tx) => {
         await setFlowState(tx, request.params.id, request.body.state, request.admin.userId);
         return getFlow(tx, request.params.id);
@@ -146,7 +141,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
     '/flows/:id',
     { schema: { tags, params: IdParams, response: { 204: NoContent, ...changeProblems } } },
     async (request, reply) => {
-      manage(request);
+      assertMayManageFlows(request);
       await request.inShop((tx) => deleteFlow(tx, request.params.id, request.admin.userId));
       return reply.status(204).send();
     },
@@ -163,7 +158,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request) => {
-      manage(request);
+      assertMayManageFlows(request);
       return { secret: await request.inShop((tx) => rotateSigningSecret(tx, request.params.id, request.admin.userId, deps.secretsKey)) };
     },
   );
@@ -199,7 +194,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request) => {
-      manage(request);
+      assertMayManageFlows(request);
       const { permissions } = request.admin;
       const { recordId, ...draft } = request.body ?? {};
       checkAddress(draft.url);
@@ -268,7 +263,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request) => {
-      view(request);
+      assertMayReadFlows(request);
       const { limit, ...filter } = request.query;
       const rows = await request.inShop(async (tx) => {
         await getFlow(tx, request.params.id);
@@ -290,7 +285,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request, reply) => {
-      manage(request);
+      assertMayManageFlows(request);
       const input = await request.inShop((tx) => resendRequest(tx, request.params.id, request.params.deliveryId));
       const workflowId = await resendDelivery(deps.deliveries, input);
       return reply.status(202).send({ deliveryId: input.deliveryId, workflowId });
@@ -307,7 +302,7 @@ export const adminFlowRoutes: FastifyPluginAsyncZod<AdminFlowDeps> = async (app,
       },
     },
     async (request, reply) => {
-      manage(request);
+      assertMayManageFlows(request);
       const { id, deliveryId } = request.params;
       const workflowId = await request.inShop((tx) => retryingDeliveryWorkflow(tx, id, deliveryId));
       await retryDeliveryNow(deps.deliveries, workflowId);

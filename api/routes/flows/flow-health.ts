@@ -1,20 +1,13 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { FlowHealth, flowHealth, FlowSparkline, flowSparklines } from '../../../domain/flows/index.js';
-import { assertHolds } from '../../../domain/access/index.js';
 import { IdParams } from '../../../domain/kernel/index.js';
 import { ADMIN_READ_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+import { assertMayReadFlows } from './flow-access.js';
 
 const tags = ['Admin: flows'];
 
-/** Whoever may read a flow's deliveries (automation.flows.view or manage, as the delivery history) may read its health. */
-function assertMayRead(request: FastifyRequest): void {
-  if (!request.admin.permissions.includes('automation.flows.view'))
-    assertHolds(request.admin.permissions, ['automation.flows.manage'], 'reading flows');
-}
-
-/** Flows' health at a glance (issue 32): a flow's hours for its chart, every flow's last day for the list's sparklines. */
+/** Flows' health at a glance (issue 32), read by whoever may read the flows' deliveries: a flow's hours for its chart, every flow's last day for the list's sparklines. */
 export const flowHealthRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
     '/flows/health',
@@ -29,7 +22,7 @@ export const flowHealthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      assertMayRead(request);
+      assertMayReadFlows(request);
       return { data: await request.inShop(flowSparklines) };
     },
   );
@@ -47,7 +40,7 @@ export const flowHealthRoutes: FastifyPluginAsyncZod = async (app) => {
       },
     },
     async (request) => {
-      assertMayRead(request);
+      assertMayReadFlows(request);
       return request.inShop((tx) => flowHealth(tx, request.params.id));
     },
   );

@@ -1,7 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { assertHolds, shopIdentity } from '../../../domain/access/index.js';
+import { shopIdentity } from '../../../domain/access/index.js';
 import { checkRecoverySince, countFailedDeliveries, getFlow, logRecoveryStarted, RECOVERY_PACE } from '../../../domain/flows/index.js';
 import { IdParams, Problem, TimestampInput } from '../../../domain/kernel/index.js';
 import { DEFAULT_RETENTION, type Retention } from '../../../config/settings.js';
@@ -14,6 +13,7 @@ import {
   type RecoveryState,
 } from '../../../workflows/deliveries/recovery-starter.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
+import { assertMayManageFlows, assertMayReadFlows } from './flow-access.js';
 
 export interface FlowRecoveryDeps {
   deliveries: DeliveryStarter;
@@ -65,10 +65,6 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
   const { deliveryDays, eventDays } = deps.retention ?? DEFAULT_RETENTION;
   // A resend sends the stored event: the window is what is kept of both.
   const retentionDays = Math.min(deliveryDays, eventDays);
-  const view = (request: FastifyRequest) => {
-    if (!request.admin.permissions.includes('automation.flows.view'))
-      assertHolds(request.admin.permissions, ['automation.flows.manage'], 'reading flows');
-  };
   const shown = ({ done: _done, ...state }: RecoveryState) => ({
     ...state,
     temporalUrl: `${deps.temporalUiUrl}/namespaces/${encodeURIComponent(deps.namespace)}/workflows/${encodeURIComponent(state.workflowId)}`,
@@ -91,7 +87,7 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
       },
     },
     async (request, reply) => {
-      assertHolds(request.admin.permissions, ['automation.flows.manage'], 'resending deliveries');
+      assertMayManageFlows(request, 'resending deliveries');
       const { perMinute } = request.body;
       const now = new Date();
       checkRecoverySince(new Date(request.body.since), now, retentionDays);
@@ -146,7 +142,7 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
       },
     },
     async (request) => {
-      view(request);
+      assertMayReadFlows(request);
       const flowId = request.params.id;
       await request.inShop((tx) => getFlow(tx, flowId));
       const { since } = request.query;
