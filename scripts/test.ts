@@ -25,7 +25,8 @@ const lint = () =>
 const webBuild = () =>
   step('build the admin web app', () => runCommand(bin('vite'), ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot }));
 /**
- * The tests of what runs on Temporal (deliveries, shipments, housekeeping): a whole run takes them a
+ * The tests of what runs on Temporal (deliveries, batch resends, shipments, housekeeping, the
+ * operators' search queries on the SQL visibility store): a whole run takes them a
  * second time on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster), the engine a deployment runs.
  * test/workflows replays recorded histories and bundles the workflow code without a server: once.
  */
@@ -33,9 +34,13 @@ const CLUSTER_PASS = [
   'test/flows/admin-flows-readable.test.ts',
   'test/flows/admin-flows.test.ts',
   'test/flows/crash-recovery.test.ts',
+  'test/flows/delivery-recovery.test.ts',
   'test/flows/delivery-workflow.test.ts',
+  'test/flows/flow-triggers-and-conditions.test.ts',
   'test/flows/outbox-relay.test.ts',
   'test/flows/test-events.test.ts',
+  'test/operators/delivery-runs.test.ts',
+  'test/operators/runbook-queries.test.ts',
   'test/shipments/forged-workflows.test.ts',
   'test/shipments/new-geography-push.test.ts',
   'test/shipments/shipment-cancel.test.ts',

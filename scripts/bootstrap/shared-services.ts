@@ -91,7 +91,14 @@ export async function withLock<T>(lockFile: string, what: string, work: () => Pr
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const holder = Number(readFileSync(lockFile, 'utf8'));
+      let holder: number;
+      try {
+        holder = Number(readFileSync(lockFile, 'utf8'));
+      } catch (error) {
+        // Released between the link and the read: try again.
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw error;
+      }
       if (!isAlive(holder)) {
         rmSync(lockFile, { force: true });
         continue;

@@ -78,8 +78,8 @@ describe.each(SCREEN_RUNS)('health at a glance ($viewport, $language)', ({ viewp
   let flows: typeof FlowWords;
   const screen = (label: string) => `${viewport}-${language}-${label}`;
   const number = (value: number) => value.toLocaleString(language);
-  const percent = (share: number) =>
-    new Intl.NumberFormat(language === 'en' ? 'en-GB' : 'vi-VN', { style: 'percent', maximumFractionDigits: 1 }).format(share);
+  // 36 of today's 40 sends went through, written as each language writes a share.
+  const TODAYS_RATE = { en: '90%', vi: '90%' }[language];
   const expectNoSidewaysScroll = async () =>
     expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
 
@@ -97,9 +97,8 @@ describe.each(SCREEN_RUNS)('health at a glance ($viewport, $language)', ({ viewp
 
   it("shows each flow's last 24 hours as a sparkline in the flows list, its figures in words", async () => {
     const today = SENDS.filter(([hoursAgo]) => hoursAgo < 23);
-    const succeeded = today.filter(([, status]) => status === 200).length;
     const busyLine = page.getByRole('img', {
-      name: words.sparkline.label.replace('{{attempts}}', number(today.length)).replace('{{rate}}', percent(succeeded / today.length)),
+      name: words.sparkline.label.replace('{{attempts}}', number(today.length)).replace('{{rate}}', TODAYS_RATE),
     });
     await busyLine.waitFor();
     // Twelve hours with sends: a bar each.
@@ -107,12 +106,11 @@ describe.each(SCREEN_RUNS)('health at a glance ($viewport, $language)', ({ viewp
     expect(
       await busyLine.evaluate((svg) => [...svg.querySelectorAll('rect')].filter((bar) => Number(bar.getAttribute('height')) > 0).length),
     ).toBe(12);
-    const quietRow = page.locator('tr', { hasText: 'Khách hàng sang CRM' });
+    const quietRow = page.locator('tr', { has: page.locator(`a[href="#/flows/${quiet}"]`) });
     await quietRow.getByRole('img', { name: words.sparkline.none }).waitFor();
     await checkScreen(page, screen('flows-health'));
     await expectSpoken(page, language);
     await expectNoSidewaysScroll();
-    expect(quiet).toBeTruthy();
   });
 
   it("shows the flow's health on its screen: figures, two charts, the hours as a table, the last failure, over 24 hours or 7 days", async () => {
@@ -122,8 +120,7 @@ describe.each(SCREEN_RUNS)('health at a glance ($viewport, $language)', ({ viewp
     const figure = (term: string) => health.locator('dt', { hasText: term }).locator('xpath=following-sibling::dd');
     const today = SENDS.filter(([hoursAgo]) => hoursAgo < 23);
     await expect.poll(() => figure(words.figures.attempts).textContent()).toBe(number(today.length));
-    const succeeded = today.filter(([, status]) => status === 200).length;
-    expect(await figure(words.figures.successRate).textContent()).toBe(percent(succeeded / today.length));
+    expect(await figure(words.figures.successRate).textContent()).toBe(TODAYS_RATE);
     expect(await figure(words.figures.p50).textContent()).toMatch(/^[\d.,]+ ms$/);
     const lastFailure = await figure(words.figures.lastFailure).textContent();
     expect(lastFailure).toContain(deliveries.failures.refused);

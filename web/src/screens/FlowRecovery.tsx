@@ -2,11 +2,11 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ProblemError, unwrap, type Answer } from '../api/client';
-import { formatDateTime, SHOP_TIME_ZONE } from '../i18n/format';
-import type { Language } from '../i18n';
+import { SHOP_TIME_ZONE } from '../i18n/format';
 import { useSession } from '../session';
 import { Field, ProblemMessage, useFieldErrors } from '../ui';
 import { usePermissionName } from './PermissionPicker';
+import { useDeliveryWords } from './delivery-words';
 import './recovery.css';
 
 /** The API's pace (RECOVERY_PACE, domain/flows/delivery-recovery.ts): a pace over the cap is refused as a field error. */
@@ -33,7 +33,8 @@ const SHOP_OFFSET = '+07:00';
  * arrival; a viewer sees it without the form.
  */
 export function FlowRecovery({ flowId }: { flowId: string }) {
-  const { t, i18n } = useTranslation('recovery');
+  const { t } = useTranslation('recovery');
+  const words = useDeliveryWords();
   const { holds } = useSession();
   const permissionName = usePermissionName();
   const queryClient = useQueryClient();
@@ -137,7 +138,7 @@ export function FlowRecovery({ flowId }: { flowId: string }) {
         <div className="recovery-progress" data-testid="recovery">
           <p>
             <span className={`badge state-${shown.state}`}>{t(`states.${shown.state}`)}</span>{' '}
-            {t('batch', { since: formatDateTime(shown.since, i18n.language as Language), perMinute: shown.perMinute })}
+            {t('batch', { since: words.when(shown.since), perMinute: shown.perMinute })}
           </p>
           <progress max={Math.max(shown.found, 1)} value={shown.resent + shown.skipped} aria-label={t('progress')} />
           <dl className="recovery-counts" aria-live="polite">

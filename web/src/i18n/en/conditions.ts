@@ -6,7 +6,6 @@ export const conditions: Catalogue<typeof vi> = {
   title: 'Condition',
   intro: 'Only events that meet the condition are sent; the others are skipped and written to the shop log.',
   add: '+ Add a condition',
-  addHint: 'No condition: every event of the chosen types is sent.',
   remove: 'Remove the condition',
   match: {
     legend: 'Send an event when it meets',

@@ -4,7 +4,6 @@ export const conditions = {
   title: 'Điều kiện lọc',
   intro: 'Chỉ gửi những sự kiện thoả điều kiện; sự kiện khác bị bỏ qua và được ghi vào nhật ký cửa hàng.',
   add: '+ Thêm điều kiện lọc',
-  addHint: 'Không có điều kiện: mọi sự kiện của các loại đã chọn đều được gửi.',
   remove: 'Bỏ điều kiện lọc',
   match: {
     legend: 'Gửi sự kiện khi',
