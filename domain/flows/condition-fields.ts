@@ -1,7 +1,7 @@
 import type { EventType } from '../events/index.js';
 import { Problem } from '../kernel/index.js';
 import { EVENT_EXAMPLES } from './event-samples.js';
-import { conditionPathSchema, type ConditionRule, type FlowCondition } from './flow-conditions.js';
+import { conditionPathSchema, DECIMAL_TEXT, type ConditionRule, type FlowCondition } from './flow-conditions.js';
 
 /**
  * What a Condition block may test, by event type: every path of the type's envelope `data` and
@@ -17,12 +17,11 @@ export interface ConditionField {
   list: boolean;
 }
 
-const DECIMAL = /^-?\d+(\.\d+)?$/;
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T/;
 
 function kindOf(name: string, value: unknown): ConditionFieldKind {
   if (typeof value === 'boolean') return 'boolean';
-  if (typeof value === 'number' || (typeof value === 'string' && DECIMAL.test(value))) return 'number';
+  if (typeof value === 'number' || (typeof value === 'string' && DECIMAL_TEXT.test(value))) return 'number';
   if ((typeof value === 'string' && TIMESTAMP.test(value)) || (value === null && name.endsWith('At'))) return 'time';
   return 'text';
 }

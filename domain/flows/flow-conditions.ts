@@ -14,9 +14,12 @@ import { z } from 'zod';
  *   holding a value is `eq` (some element equal); `in` / `notIn` take a list.
  * - A path that leads nowhere (absent, null, an empty array) fails every rule but `missing`.
  */
-export const MAX_CONDITION_RULES = 10;
+/** What a condition may hold: rules, values of an `in`/`notIn` list, characters of a value. */
+export const CONDITION_LIMITS = { rules: 10, values: 50, valueLength: 200 } as const;
+/** A decimal as amounts are written (`"1250000.00"`): compared as a decimal. */
+export const DECIMAL_TEXT = /^-?\d+(\.\d+)?$/;
 
-const scalar = z.union([z.string().max(200), z.number().finite(), z.boolean()]);
+const scalar = z.union([z.string().max(CONDITION_LIMITS.valueLength), z.number().finite(), z.boolean()]);
 export const conditionPathSchema = z
   .string()
   .regex(/^(data|changes)(\.[A-Za-z][A-Za-z0-9]*)+$/, 'a path into the envelope: data.<field>… or changes.<field>…')
@@ -24,13 +27,13 @@ export const conditionPathSchema = z
 
 export const conditionRuleSchema = z.discriminatedUnion('operator', [
   z.object({ path: conditionPathSchema, operator: z.enum(['eq', 'ne']), value: scalar }),
-  z.object({ path: conditionPathSchema, operator: z.literal('contains'), value: z.string().min(1).max(200) }),
+  z.object({ path: conditionPathSchema, operator: z.literal('contains'), value: z.string().min(1).max(CONDITION_LIMITS.valueLength) }),
   z.object({
     path: conditionPathSchema,
     operator: z.enum(['gt', 'gte', 'lt', 'lte']),
-    value: z.union([z.number().finite(), z.string().regex(/^-?\d+(\.\d+)?$/)]),
+    value: z.union([z.number().finite(), z.string().regex(DECIMAL_TEXT)]),
   }),
-  z.object({ path: conditionPathSchema, operator: z.enum(['in', 'notIn']), value: z.array(scalar).min(1).max(50) }),
+  z.object({ path: conditionPathSchema, operator: z.enum(['in', 'notIn']), value: z.array(scalar).min(1).max(CONDITION_LIMITS.values) }),
   z.object({ path: conditionPathSchema, operator: z.literal('exists') }),
   z.object({ path: conditionPathSchema, operator: z.literal('missing') }),
 ]);
@@ -38,7 +41,7 @@ export type ConditionRule = z.infer<typeof conditionRuleSchema>;
 
 export const flowConditionSchema = z.object({
   match: z.enum(['all', 'any']),
-  rules: z.array(conditionRuleSchema).min(1).max(MAX_CONDITION_RULES),
+  rules: z.array(conditionRuleSchema).min(1).max(CONDITION_LIMITS.rules),
 });
 export type FlowCondition = z.infer<typeof flowConditionSchema>;
 
@@ -67,7 +70,7 @@ function valuesAt(subject: ConditionSubject, path: string[]): unknown[] {
 
 function asDecimal(value: unknown): Decimal | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? new Decimal(value) : undefined;
-  if (typeof value === 'string' && /^-?\d+(\.\d+)?$/.test(value)) return new Decimal(value);
+  if (typeof value === 'string' && DECIMAL_TEXT.test(value)) return new Decimal(value);
   return undefined;
 }
 

@@ -30,7 +30,7 @@ export {
   type TestRunDraft,
 } from './delivery-requests.js';
 export { conditionFieldsOf, operatorsFor, type ConditionField, type ConditionFieldKind } from './condition-fields.js';
-export { flowConditionSchema, MAX_CONDITION_RULES, type FlowCondition } from './flow-conditions.js';
+export { CONDITION_LIMITS, flowConditionSchema, type FlowCondition } from './flow-conditions.js';
 export {
   checkRecoverySince,
   countFailedDeliveries,

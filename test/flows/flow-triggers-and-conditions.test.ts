@@ -221,12 +221,25 @@ describe('a Condition block', () => {
       'validation-failed',
     );
     expect(ordered.errors).toEqual([expect.objectContaining({ path: 'condition.rules.0.operator' })]);
-    const tooMany = { match: 'any', rules: Array.from({ length: 11 }, () => ({ path: 'data.status', operator: 'exists' })) };
-    await expectProblem(
-      await admin('POST', '/flows', { name: 'x', eventType: 'order.created', condition: tooMany, url }),
-      400,
-      'validation-failed',
-    );
+    // One past each limit the catalogue tells the builder: more rules, a longer list, a longer value.
+    const { conditionLimits: limits } = (await (await admin('GET', '/catalogue')).json()) as {
+      conditionLimits: { rules: number; values: number; valueLength: number };
+    };
+    expect(limits).toEqual({ rules: 10, values: 50, valueLength: 200 });
+    const overLimits = [
+      { match: 'any', rules: Array.from({ length: limits.rules + 1 }, () => ({ path: 'data.status', operator: 'exists' })) },
+      {
+        match: 'any',
+        rules: [{ path: 'data.status', operator: 'in', value: Array.from({ length: limits.values + 1 }, (_, n) => `s${n}`) }],
+      },
+      { match: 'any', rules: [{ path: 'data.note', operator: 'contains', value: 'x'.repeat(limits.valueLength + 1) }] },
+    ];
+    for (const condition of overLimits)
+      await expectProblem(
+        await admin('POST', '/flows', { name: 'x', eventType: 'order.created', condition, url }),
+        400,
+        'validation-failed',
+      );
 
     // Changing the types re-checks the saved condition: customers have no changes.status.
     const { flow } = await newFlow({ eventType: 'order.status_changed', condition: shippedOnFacebook, url, state: 'draft' });

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CHAT_PERMISSIONS, GRANTABLE_PERMISSIONS, listShopPages } from '../../../domain/access/index.js';
 import { EVENT_READ_PERMISSIONS, EVENT_TYPES, needsPage } from '../../../domain/events/index.js';
-import { conditionFieldsOf, operatorsFor } from '../../../domain/flows/index.js';
+import { CONDITION_LIMITS, conditionFieldsOf, operatorsFor } from '../../../domain/flows/index.js';
 import { ChatPage } from '../reference-lists.js';
 import { ADMIN_READ_PROBLEMS, problemResponses } from '../../schemas/problem.js';
 
@@ -32,6 +32,9 @@ const Catalogue = z.object({
         .describe("What a Condition block may test in this type's events"),
     }),
   ),
+  conditionLimits: z
+    .object({ rules: z.number().int(), values: z.number().int(), valueLength: z.number().int() })
+    .describe('What a Condition block may hold: rules, values of an in/notIn list, characters of a value'),
   permissionFamilies: z.array(z.object({ family: z.string(), permissions: z.array(z.string()) })),
   chatPermissions: z.array(z.string()).describe('The permissions that need chat pages'),
   pages: z.array(ChatPage).describe('The chat pages the member sees (all of them with social.pages.read)'),
@@ -49,6 +52,7 @@ export const adminCatalogueRoutes: FastifyPluginAsyncZod = async (app) => {
         readPermissions: [...EVENT_READ_PERMISSIONS[type]],
         conditionFields: conditionFieldsOf(type).map((field) => ({ ...field, operators: [...operatorsFor(field.kind)] })),
       })),
+      conditionLimits: CONDITION_LIMITS,
       permissionFamilies: PERMISSION_FAMILIES,
       chatPermissions: [...CHAT_PERMISSIONS],
       pages: request.admin.permissions.includes('social.pages.read') ? await request.inShop(listShopPages) : [],

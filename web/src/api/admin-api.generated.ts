@@ -1070,6 +1070,12 @@ export interface paths {
                         "application/json": {
                             /** @description The permissions that need chat pages */
                             chatPermissions: string[];
+                            /** @description What a Condition block may hold: rules, values of an in/notIn list, characters of a value */
+                            conditionLimits: {
+                                rules: number;
+                                valueLength: number;
+                                values: number;
+                            };
                             eventTypes: {
                                 /** @description What a Condition block may test in this type's events */
                                 conditionFields: {

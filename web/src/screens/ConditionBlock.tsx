@@ -4,12 +4,12 @@ import type { ParseKeys } from 'i18next';
 import { Field } from '../ui';
 import { useDeliveryWords } from './delivery-words';
 import {
-  MAX_RULES,
   NEW_RULE,
   needsNoValue,
   takesList,
   type ConditionDraft,
   type ConditionField,
+  type ConditionLimits,
   type Operator,
   type RuleDraft,
   type RuleProblems,
@@ -21,6 +21,7 @@ export interface ConditionSettings {
   /** What the chosen event types' events have, by path. */
   fields: Map<string, ConditionField>;
   eventTypes: string[];
+  limits: ConditionLimits;
   /** Each rule's problems, once they are to be shown, and what they come to, in plain words. */
   problems: RuleProblems[];
   error?: string | undefined;
@@ -109,7 +110,7 @@ function RuleEditor({
   const problems = data.problems[number - 1] ?? {};
   const refusal = data.refusals[number - 1];
   const error = (part: 'path' | 'operator' | 'value') =>
-    refusal === part ? t(`refused.${part}`) : problems[part] ? t(`errors.${problems[part]}`) : undefined;
+    refusal === part ? t(`refused.${part}`) : problems[part] ? t(`errors.${problems[part]}`, data.limits) : undefined;
   const operators: Operator[] = field?.operators ?? (rule.operator === '' ? [] : [rule.operator]);
   const fieldHint = [
     field?.list ? t('listHint') : '',
@@ -243,12 +244,12 @@ export function ConditionBlock({ data }: { data: ConditionData }) {
       </ol>
       {!disabled && (
         <div className="block-actions">
-          {condition.rules.length < MAX_RULES ? (
+          {condition.rules.length < data.limits.rules ? (
             <button type="button" className="secondary" onClick={() => setRules([...condition.rules, { ...NEW_RULE }])}>
               {t('addRule')}
             </button>
           ) : (
-            <p className="note">{t('maxRules', { max: MAX_RULES })}</p>
+            <p className="note">{t('maxRules', { max: data.limits.rules })}</p>
           )}
           <button type="button" className="secondary" onClick={() => onChange(null)}>
             {t('remove')}

@@ -28,10 +28,8 @@ export interface ConditionDraft {
   rules: RuleDraft[];
 }
 
-/** As domain/flows/flow-conditions.ts allows (MAX_CONDITION_RULES, and each list's and value's length). */
-export const MAX_RULES = 10;
-const MAX_LIST = 50;
-const MAX_VALUE = 200;
+/** What a condition may hold (rules, values of a list, characters of a value), as the catalogue says. */
+export type ConditionLimits = Catalogue['conditionLimits'];
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 export const NEW_RULE: RuleDraft = { path: '', operator: '', value: '' };
@@ -104,23 +102,27 @@ export function conditionOf(draft: ConditionDraft, fields: Map<string, Condition
 export type RuleProblem = 'fieldRequired' | 'operatorRequired' | 'valueRequired' | 'notNumber' | 'valueTooLong' | 'tooManyValues';
 export type RuleProblems = Partial<Record<'path' | 'operator' | 'value', RuleProblem>>;
 
-function valueProblem(rule: RuleDraft, field: ConditionField | undefined): RuleProblem | undefined {
+function valueProblem(rule: RuleDraft, field: ConditionField | undefined, limits: ConditionLimits): RuleProblem | undefined {
   if (rule.operator === '' || needsNoValue(rule.operator)) return undefined;
   const values = takesList(rule.operator) ? listItems(rule.value) : [rule.value.trim()].filter((value) => value !== '');
   if (values.length === 0) return 'valueRequired';
-  if (values.length > MAX_LIST) return 'tooManyValues';
-  if (values.some((value) => value.length > MAX_VALUE)) return 'valueTooLong';
+  if (values.length > limits.values) return 'tooManyValues';
+  if (values.some((value) => value.length > limits.valueLength)) return 'valueTooLong';
   if ((field?.kind === 'number' || ORDERED.includes(rule.operator)) && values.some((value) => !DECIMAL.test(value))) return 'notNumber';
   return undefined;
 }
 
 /** Each rule's problems before anything is sent. */
-export function conditionProblems(draft: ConditionDraft | null, fields: Map<string, ConditionField>): RuleProblems[] {
+export function conditionProblems(
+  draft: ConditionDraft | null,
+  fields: Map<string, ConditionField>,
+  limits: ConditionLimits,
+): RuleProblems[] {
   return (draft?.rules ?? []).map((rule) => {
     const problems: RuleProblems = {};
     if (rule.path === '') problems.path = 'fieldRequired';
     else if (rule.operator === '') problems.operator = 'operatorRequired';
-    const value = valueProblem(rule, fields.get(rule.path));
+    const value = valueProblem(rule, fields.get(rule.path), limits);
     if (value) problems.value = value;
     return problems;
   });

@@ -113,7 +113,8 @@ export function draftProblems(
   if (url) problems.url = url;
   if (needsPageFor(draft.eventTypes, catalogue) && !draft.pageId) problems.pageId = 'pageRequired';
   if (draft.eventTypes.length === 0) problems.eventTypes = 'typesRequired';
-  if (conditionProblems(draft.condition, fields).some((rule) => Object.keys(rule).length > 0)) problems.condition = 'conditionIncomplete';
+  if (conditionProblems(draft.condition, fields, catalogue.conditionLimits).some((rule) => Object.keys(rule).length > 0))
+    problems.condition = 'conditionIncomplete';
   return problems;
 }
 

@@ -52,8 +52,8 @@ export const conditions: Catalogue<typeof vi> = {
     operatorRequired: 'Choose a comparison.',
     valueRequired: 'Enter a value.',
     notNumber: 'This field is a number: enter a number, for example 1000000.',
-    valueTooLong: 'The value is too long (at most 200 characters each).',
-    tooManyValues: 'Too many values (at most 50).',
+    valueTooLong: 'The value is too long (at most {{valueLength}} characters each).',
+    tooManyValues: 'Too many values (at most {{values}}).',
   },
   refused: {
     path: 'The chosen event types have no such field: choose another field, or add back an event type that has it.',

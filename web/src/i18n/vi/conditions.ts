@@ -50,8 +50,8 @@ export const conditions = {
     operatorRequired: 'Hãy chọn phép so sánh.',
     valueRequired: 'Hãy nhập giá trị.',
     notNumber: 'Trường này là số: hãy nhập số, ví dụ 1000000.',
-    valueTooLong: 'Giá trị dài quá (tối đa 200 ký tự mỗi giá trị).',
-    tooManyValues: 'Nhiều giá trị quá (tối đa 50).',
+    valueTooLong: 'Giá trị dài quá (tối đa {{valueLength}} ký tự mỗi giá trị).',
+    tooManyValues: 'Nhiều giá trị quá (tối đa {{values}}).',
   },
   refused: {
     path: 'Các loại sự kiện đã chọn không có trường này: hãy chọn trường khác hoặc thêm lại loại sự kiện có trường này.',
