@@ -58,8 +58,10 @@ export async function measureInTurn(
   return slices.map((ofServer) => combine(ofServer, seconds));
 }
 
+/** The middle value (the upper one of an even count), `values` left as they were. */
+export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
 function combine(slices: LoadResult[], seconds: number): LoadResult {
-  const median = (values: number[]) => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
   const sum = (pick: (slice: LoadResult) => number) => slices.reduce((total, slice) => total + pick(slice), 0);
   return {
     requestsPerSecond: sum((slice) => slice.requests) / (slices.length * seconds),

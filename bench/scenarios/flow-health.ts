@@ -6,6 +6,7 @@ import { withShop, type Tx } from '../../domain/kernel/index.js';
 import { newShop } from '../../scripts/fixtures/index.js';
 import { step } from '../../scripts/bootstrap/progress.js';
 import { settle } from '../settle.js';
+import { median } from '../baselines.js';
 
 export interface FlowHealthBench {
   attempts: number;
@@ -30,7 +31,6 @@ const ROUNDS = 20;
 /** Deliveries are written in batches of this many (two attempts each). */
 const BATCH = 500_000;
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 async function timed<T>(work: () => Promise<T>): Promise<{ ms: number; value: T }> {
   const started = performance.now();
   const value = await work();
@@ -109,7 +109,6 @@ export async function flowHealthScenario(sql: Sql, owner: Sql): Promise<FlowHeal
     );
     const first = await timed(() => inShop((tx) => flowHealth(tx, busy)));
     if (first.value.last7Days.attempts < ATTEMPTS * 0.45) throw new Error(`the busy flow shows ${first.value.last7Days.attempts} attempts`);
-    // A new hour closed since: the sum moves one hour back, as if that hour had just closed.
     // As if nobody had read for an hour: the sums end an hour earlier, at the start of an hour.
     await owner.begin(async (tx) => {
       await tx`update flow_health_rollups set rolled_up_to = date_trunc('hour', rolled_up_to - interval '1 hour', 'UTC') where shop_id = ${shopId}`;

@@ -7,6 +7,7 @@ import { createFlow, EVENT_EXAMPLES, requestsForEvent, type FlowCondition } from
 import { withShop } from '../../domain/kernel/index.js';
 import { newShop } from '../../scripts/fixtures/index.js';
 import { step } from '../../scripts/bootstrap/progress.js';
+import { median } from '../baselines.js';
 
 export interface FlowMatching {
   flows: number;
@@ -56,8 +57,6 @@ async function shopWithFlows(sql: Sql, label: string, condition: FlowCondition |
     return { shopId, events };
   });
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /**
  * What the Condition block costs where events meet flows (issue 32): `requestsForEvent`, as the relay
