@@ -50,18 +50,19 @@ export async function bootstrapDatabase(database: string): Promise<Database> {
  */
 export async function bootstrapTemporal(engine = temporalEngine()): Promise<TemporalService & { stop: () => Promise<void> }> {
   const run = joinRun();
-  const service = engine === 'cluster' ? 'temporal-cluster' : 'temporal';
+  const service = temporalService(engine);
   // Only what this call may have started: the process may hold the database's lease still (the bench).
   const stops: Partial<typeof STOPS> = { [service]: STOPS[service] };
   const stop = async () => {
     await run.leave(stops);
   };
   try {
-    if (engine === 'cluster' && (await ensurePostgres()).started) {
+    const postgres = engine === 'cluster' ? await ensurePostgres() : undefined;
+    if (postgres?.started) {
       run.markStarted('postgres');
       stops.postgres = STOPS.postgres;
     }
-    const temporal = await ensureTemporal(engine);
+    const temporal = await ensureTemporal(engine, postgres?.adminUrl);
     if (temporal.started) run.markStarted(service);
     return { ...temporal, stop };
   } catch (error) {
@@ -69,6 +70,9 @@ export async function bootstrapTemporal(engine = temporalEngine()): Promise<Temp
     throw error;
   }
 }
+
+/** The service a Temporal engine is leased and stopped as. */
+const temporalService = (engine: TemporalEngine) => (engine === 'cluster' ? 'temporal-cluster' : 'temporal');
 
 /**
  * What the last run out stops of what runs marked as started. The cluster first when PostgreSQL
@@ -93,11 +97,11 @@ export async function bootstrap(database: string, engine: TemporalEngine = tempo
   const run = joinRun();
   const postgresUp = ensurePostgres();
   // The cluster runs on PostgreSQL: it waits for it (either failing, the other still settles).
-  const temporalUp = engine === 'cluster' ? postgresUp.then(() => ensureTemporal(engine)) : ensureTemporal(engine);
+  const temporalUp = engine === 'cluster' ? postgresUp.then(({ adminUrl }) => ensureTemporal(engine, adminUrl)) : ensureTemporal(engine);
   // Every one settled first: when one fails, a service another has started is still marked, so `stop` stops it.
   const [pg, temporal, certificate] = await Promise.allSettled([postgresUp, temporalUp, ensureDevCertificate()]);
   if (pg.status === 'fulfilled' && pg.value.started) run.markStarted('postgres');
-  if (temporal.status === 'fulfilled' && temporal.value.started) run.markStarted(engine === 'cluster' ? 'temporal-cluster' : 'temporal');
+  if (temporal.status === 'fulfilled' && temporal.value.started) run.markStarted(temporalService(engine));
   const stop = async () => {
     await run.leave(STOPS);
   };

@@ -38,15 +38,16 @@ interface ServerState {
  * the local PostgreSQL (temporal-cluster.ts), started when not running, with the search attributes
  * registered.
  */
-export async function ensureTemporal(engine = temporalEngine()): Promise<TemporalService> {
+export async function ensureTemporal(engine = temporalEngine(), postgresAdminUrl?: string): Promise<TemporalService> {
   if (process.env.TEMPORAL_ADDRESS) {
     const address = process.env.TEMPORAL_ADDRESS;
     await waitFor(`Temporal at ${address}`, () => isServing(address), 10_000);
     return { address, uiUrl: process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233' };
   }
   if (engine === 'cluster') {
-    // PostgreSQL is up already when the bootstrap asks (it starts it first): this only reads its address.
-    const [cluster, cli] = await Promise.all([ensurePostgres().then(({ adminUrl }) => ensureTemporalCluster(adminUrl)), findTemporalCli()]);
+    // The cluster runs on PostgreSQL: the caller that has started it passes its address.
+    const adminUrl = postgresAdminUrl ?? (await ensurePostgres()).adminUrl;
+    const [cluster, cli] = await Promise.all([ensureTemporalCluster(adminUrl), findTemporalCli()]);
     return { ...cluster, cli };
   }
   const local = await runningDevServer();
