@@ -8,6 +8,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
+    // A poll waits on real services (a save, a workflow): a loaded machine needs more than the 1 s default.
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
   },
 });

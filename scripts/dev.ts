@@ -122,7 +122,7 @@ Shopflow is running.
   Metrics             ${(['API', 'worker', 'relay'] as const).map((name) => `${name} http://127.0.0.1:${ports[`${name} metrics`]}/metrics`).join(', ')}   (Prometheus; docs/operators.md, "Metrics")
   Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)
   Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; README, "Reading workflow payloads")
-  Temporal gRPC       ${services.temporalAddress}   (${temporalEngine() === 'cluster' ? 'the Temporal server on PostgreSQL: SHOPFLOW_TEMPORAL=cluster' : 'the dev server on SQLite; SHOPFLOW_TEMPORAL=cluster for the server on PostgreSQL'})
+  Temporal gRPC       ${services.temporalAddress}   (${process.env.TEMPORAL_ADDRESS ? 'the server TEMPORAL_ADDRESS names' : temporalEngine() === 'cluster' ? 'the Temporal server on PostgreSQL: SHOPFLOW_TEMPORAL=cluster' : 'the dev server on SQLite; SHOPFLOW_TEMPORAL=cluster for the server on PostgreSQL'})
   Webhook receiver    https://localhost:${ports['webhook receiver']}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)
   Carrier B (GHTK)    ${carrierUrls.carrier_b}   (controls under /_control; the demo shop is connected)

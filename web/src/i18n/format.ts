@@ -19,3 +19,13 @@ export function formatDateTime(value: string | Date, language: Language): string
   const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((item) => item.type === type)?.value ?? '';
   return `${part('day')}/${part('month')}/${part('year')} ${part('hour')}:${part('minute')}`;
 }
+
+/** `1.234` / `1,234`: a count as the language writes it. */
+export function formatNumber(value: number, language: Language): string {
+  return value.toLocaleString(locales[language]);
+}
+
+/** `0.975` as `97,5%` / `97.5%`. */
+export function formatPercent(share: number, language: Language): string {
+  return new Intl.NumberFormat(locales[language], { style: 'percent', maximumFractionDigits: 1 }).format(share);
+}

@@ -3,6 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap, type Schemas } from '../api/client';
 import { ProblemMessage, When } from '../ui';
+import { formatNumber, formatPercent } from '../i18n/format';
 import { useDeliveryWords } from './delivery-words';
 import type { ChartSeries } from './HealthChart';
 import './health.css';
@@ -20,11 +21,6 @@ type Health = Schemas['AdminFlowHealth'];
 type Range = 'day' | 'week';
 
 const COLOURS = { succeeded: '#146c2e', failed: '#b42318', p50: '#1f5fbf', p99: '#8a3ffc' };
-
-/** `0.975` as `97,5 %` / `97.5%`. */
-export function percentOf(share: number, language: string): string {
-  return new Intl.NumberFormat(language === 'en' ? 'en-GB' : 'vi-VN', { style: 'percent', maximumFractionDigits: 1 }).format(share);
-}
 
 /** A flow's health on its screen: figures over 24 hours or 7 days, sends and answer times per hour, the last failure. */
 export function FlowHealth({ flowId }: { flowId: string }) {
@@ -66,13 +62,14 @@ export function FlowHealth({ flowId }: { flowId: string }) {
 }
 
 function HealthFigures({ health, range }: { health: Health; range: Range }) {
-  const { t, i18n } = useTranslation('health');
+  const { t } = useTranslation('health');
   const words = useDeliveryWords();
+  const { language } = words;
   const figures = range === 'day' ? health.last24Hours : health.last7Days;
   const hours = useMemo(() => health.hours.slice(range === 'day' ? -24 : 0), [health, range]);
-  const number = (value: number) => value.toLocaleString(i18n.language);
+  const number = (value: number) => formatNumber(value, language);
   const ms = (value: number | null) => (value === null ? t('noFigure') : t('milliseconds', { value: number(value) }));
-  const rate = figures.successRate === null ? t('noFigure') : percentOf(figures.successRate, i18n.language);
+  const rate = figures.successRate === null ? t('noFigure') : formatPercent(figures.successRate, language);
   const rangeWords = t(`range.${range}`);
   const charts = useMemo(() => {
     const times = hours.map((hour) => Date.parse(hour.hour) / 1000);

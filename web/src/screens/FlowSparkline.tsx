@@ -1,7 +1,8 @@
 import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { api, unwrap } from '../api/client';
-import { percentOf } from './FlowHealth';
+import { formatNumber, formatPercent } from '../i18n/format';
+import { useDeliveryWords } from './delivery-words';
 import './health.css';
 
 const WIDTH = 96;
@@ -12,7 +13,8 @@ const HEIGHT = 24;
  * every flow of the list: the cells share it), with its figures in words for a screen reader.
  */
 export function FlowSparkline({ flowId }: { flowId: string }) {
-  const { t, i18n } = useTranslation('health');
+  const { t } = useTranslation('health');
+  const { language } = useDeliveryWords();
   const lines = useQuery({ queryKey: ['flow-sparklines'], queryFn: () => unwrap(api.GET('/api/admin/flows/health')) });
   const line = lines.data?.data.find((entry) => entry.flowId === flowId);
   if (!line) return <span className="sparkline-empty">{lines.isPending ? '…' : '—'}</span>;
@@ -24,7 +26,7 @@ export function FlowSparkline({ flowId }: { flowId: string }) {
   const label =
     total === 0
       ? t('sparkline.none')
-      : t('sparkline.label', { attempts: total.toLocaleString(i18n.language), rate: percentOf(line.succeeded / total, i18n.language) });
+      : t('sparkline.label', { attempts: formatNumber(total, language), rate: formatPercent(line.succeeded / total, language) });
   return (
     <svg
       className={failing ? 'sparkline failing' : 'sparkline'}

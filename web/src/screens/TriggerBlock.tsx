@@ -4,7 +4,7 @@ import type { ParseKeys } from 'i18next';
 import type { Answer } from '../api/client';
 import { Field } from '../ui';
 import { useDeliveryWords } from './delivery-words';
-import type { EventType } from './flow-draft';
+import { needsPageFor, type EventType } from './flow-draft';
 
 type EventTypes = Answer<'/api/admin/catalogue', 'get'>['eventTypes'];
 type Pages = Answer<'/api/admin/catalogue', 'get'>['pages'];
@@ -34,7 +34,7 @@ export function TriggerBlock({ data }: { data: TriggerData }) {
   const words = useDeliveryWords();
   const errorId = useId();
   const families = [...new Set(data.eventTypes.map((entry) => familyOf(entry.type)))];
-  const needsPage = data.eventTypes.some((type) => type.needsPage && data.chosen.includes(type.type as EventType));
+  const needsPage = needsPageFor(data.chosen, data.eventTypes);
   const toggle = (type: EventType, on: boolean) =>
     data.onChange({ eventTypes: on ? [...data.chosen, type] : data.chosen.filter((other) => other !== type) });
   return (

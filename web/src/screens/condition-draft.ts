@@ -141,7 +141,8 @@ export interface RefusedRules {
 }
 
 const RULE_ERROR = /^condition\.rules\.(\d+)\.(path|operator|value)\b/;
-const typesKey = (types: readonly string[]) => [...types].sort().join(' ');
+/** A list as a set: the same key whatever its order. */
+export const setKey = (list: readonly string[]) => [...list].sort().join(' ');
 
 /** Whether the server placed an error beside a rule. */
 export const isRuleError = (path: string) => RULE_ERROR.test(path);
@@ -155,7 +156,7 @@ export function refusedRules(error: unknown, eventTypes: readonly string[], draf
     if (part !== undefined && draft.rules[at] && !rules[at])
       rules[at] = { sent: JSON.stringify(draft.rules[at]), refused: part as RuleRefusal };
   }
-  return rules.length > 0 ? { eventTypes: typesKey(eventTypes), rules } : null;
+  return rules.length > 0 ? { eventTypes: setKey(eventTypes), rules } : null;
 }
 
 /** The refusals that still hold for what is on screen, by rule. */
@@ -164,7 +165,7 @@ export function standingRefusals(
   eventTypes: readonly string[],
   draft: ConditionDraft | null,
 ): (RuleRefusal | undefined)[] {
-  if (!refused || !draft || refused.eventTypes !== typesKey(eventTypes)) return [];
+  if (!refused || !draft || refused.eventTypes !== setKey(eventTypes)) return [];
   return draft.rules.map((rule, index) => {
     const at = refused.rules[index];
     return at?.sent === JSON.stringify(rule) ? at.refused : undefined;

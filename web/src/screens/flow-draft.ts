@@ -1,5 +1,5 @@
 import type { Answer, Body } from '../api/client';
-import { conditionDraftOf, conditionOf, conditionProblems, type ConditionDraft, type ConditionField } from './condition-draft';
+import { conditionDraftOf, conditionOf, conditionProblems, setKey, type ConditionDraft, type ConditionField } from './condition-draft';
 
 export type Flow = Answer<'/api/admin/flows/{id}', 'get'>;
 export type EventType = NonNullable<Body<'/api/admin/flows', 'post'>['eventType']>;
@@ -50,18 +50,16 @@ export function flowBody(draft: Draft, fields: Map<string, ConditionField>) {
   };
 }
 
-const sorted = (list: string[]) => [...list].sort().join(' ');
-
 /** Whether the screen shows something the saved flow does not (the order of permissions and pages aside). */
 export function hasChanges(draft: Draft, saved: Draft): boolean {
   return (
     draft.name !== saved.name ||
-    sorted(draft.eventTypes) !== sorted(saved.eventTypes) ||
+    setKey(draft.eventTypes) !== setKey(saved.eventTypes) ||
     JSON.stringify(draft.condition) !== JSON.stringify(saved.condition) ||
     draft.pageId !== saved.pageId ||
     draft.url.trim() !== saved.url ||
-    sorted(draft.permissions) !== sorted(saved.permissions) ||
-    sorted(draft.pageIds) !== sorted(saved.pageIds)
+    setKey(draft.permissions) !== setKey(saved.permissions) ||
+    setKey(draft.pageIds) !== setKey(saved.pageIds)
   );
 }
 
@@ -80,8 +78,8 @@ export type FieldProblem =
 export type FieldProblems = Partial<Record<'name' | 'url' | 'pageId' | 'eventTypes' | 'condition', FieldProblem>>;
 
 /** Whether a message event is among the types: it belongs to a chat page. */
-export const needsPageFor = (types: readonly string[], catalogue: Catalogue) =>
-  catalogue.eventTypes.some((entry) => entry.needsPage && types.includes(entry.type));
+export const needsPageFor = (types: readonly string[], eventTypes: Catalogue['eventTypes']) =>
+  eventTypes.some((entry) => entry.needsPage && types.includes(entry.type));
 
 /** The address's problem the screen can tell by itself; whether it is a public address only the server knows (as at delivery). */
 export function addressProblem(url: string): FieldProblem | undefined {
@@ -111,7 +109,7 @@ export function draftProblems(
   if (name === '') problems.name = 'nameRequired';
   else if (name.length > 255) problems.name = 'nameTooLong';
   if (url) problems.url = url;
-  if (needsPageFor(draft.eventTypes, catalogue) && !draft.pageId) problems.pageId = 'pageRequired';
+  if (needsPageFor(draft.eventTypes, catalogue.eventTypes) && !draft.pageId) problems.pageId = 'pageRequired';
   if (draft.eventTypes.length === 0) problems.eventTypes = 'typesRequired';
   if (conditionProblems(draft.condition, fields, catalogue.conditionLimits).some((rule) => Object.keys(rule).length > 0))
     problems.condition = 'conditionIncomplete';
@@ -143,7 +141,7 @@ export function withTrigger(
       ...draft,
       eventTypes,
       permissions,
-      pageId: needsPageFor(eventTypes, catalogue) ? draft.pageId : null,
+      pageId: needsPageFor(eventTypes, catalogue.eventTypes) ? draft.pageId : null,
       pageIds: keepsPages ? draft.pageIds : [],
     },
     added,
