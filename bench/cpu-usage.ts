@@ -17,6 +17,7 @@ function classify(pid: number, commandLine: string): string | undefined {
   if (!commandLine.includes(projectRoot) && !`${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(projectRoot)) return undefined;
   if (commandLine.includes('workers/worker.ts')) return 'worker';
   if (commandLine.includes('workers/relay.ts')) return 'relay';
+  if (commandLine.includes('api/server.ts')) return 'api';
   // The dev server (`temporal server start-dev`) or the cluster's server binary (`--env cluster`, not the UI's).
   if (/(^|\/)temporal\s+server/.test(commandLine) || /\/temporal-server-v[^/]+\/server\s/.test(commandLine)) return 'temporal';
   // Backends of Temporal's own role (and vacuum of its databases) apart from Shopflow's: a cluster's database is sized on its own.
@@ -56,4 +57,17 @@ export function cpuBetween(
     groups[group] = (groups[group] ?? 0) + ms - (before.get(pid)?.ms ?? 0);
   }
   return groups;
+}
+
+/** CPU milliseconds per unit of work (a delivery, a push), to a tenth. */
+export function cpuPer(cpu: CpuGroups, count: number): CpuGroups {
+  return Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, count)) * 10) / 10]));
+}
+
+/** `api 1.2 ms, temporal 3.4 ms, …` in a stable order. */
+export function formatCpu(cpu: CpuGroups): string {
+  return Object.entries(cpu)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`)
+    .join(', ');
 }

@@ -13,7 +13,7 @@ import { withShop } from '../../domain/kernel/index.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
-import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
+import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
 import { atSteadyRate } from '../load.js';
 import { deliverySpread, type DeliverySpread } from '../delivery-spread.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
@@ -221,9 +221,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         receiptsPerSecond: latencies.length / ((lastReceipt - started) / 1000),
         duplicates: total - before - latencies.length,
         missing: commits.size - latencies.length,
-        cpuMsPerDelivery: Object.fromEntries(
-          Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10]),
-        ),
+        cpuMsPerDelivery: cpuPer(cpu, latencies.length),
         ...latencyFigures(latencies),
         ...(countersAfter && {
           countersPerDelivery: Object.fromEntries(
@@ -332,8 +330,7 @@ export function printDeliveryResults(results: DeliveryResults): void {
       `${`outbox → webhook at ${row.targetPerSecond}/s`.padEnd(40)} ${rate(row.committedPerSecond)} commits/s ${rate(row.receiptsPerSecond)} receipts/s   p50 ${ms(row.p50Ms)}   p99 ${ms(row.p99Ms)}   ` +
         `missing ${row.missing}   duplicates ${row.duplicates}`,
     );
-    const cpu = Object.entries(row.cpuMsPerDelivery).sort(([a], [b]) => a.localeCompare(b));
-    console.log(`${''.padEnd(40)} CPU per delivery: ${cpu.map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`).join(', ')}`);
+    console.log(`${''.padEnd(40)} CPU per delivery: ${formatCpu(row.cpuMsPerDelivery)}`);
   }
   const spread = results.spread;
   if (spread) {

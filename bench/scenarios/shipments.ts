@@ -8,17 +8,38 @@ import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-ca
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
+import { cpuBetween, cpuPer, cpuSnapshot, formatCpu } from '../cpu-usage.js';
+import { temporalCeilingScenario } from './temporal-ceiling.js';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 
 /** The bench's carrier is the local simulator: loopback, as development allows. */
 const SIMULATOR_ENDPOINTS = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
 
-/** 10 shops × 40 pushes: under the shipment counter's 60 a minute per shop. */
+/** 10 shops × (40 pushes in flight + 2 alone): under the shipment counter's 60 a minute per shop. */
 const SHOPS = 10;
-const ORDERS_PER_SHOP = 40;
+const IN_FLIGHT_PER_SHOP = 40;
+const ALONE_PER_SHOP = 2;
+const ORDERS_PER_SHOP = IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP;
 /** Requests in flight at once (BENCH_SHIPMENTS_CONCURRENCY). */
 const CONCURRENCY = Number(process.env.BENCH_SHIPMENTS_CONCURRENCY ?? 20);
+/** The create the direct baseline sends: a push's request for one shirt to Hà Nội. */
+const DIRECT_CREATE = {
+  recipient: {
+    name: HANOI_RECIPIENT.recipientName,
+    phone: HANOI_RECIPIENT.recipientPhone,
+    street: HANOI_RECIPIENT.addressLine,
+    ward: HANOI_RECIPIENT.wardName,
+    district: HANOI_RECIPIENT.districtName,
+    province: HANOI_RECIPIENT.provinceName,
+  },
+  pickUp: DEMO_PICK_UP,
+  weightGram: 1_000,
+  codAmount: '150000',
+  declaredValue: '150000',
+  note: null,
+  items: [{ name: 'Áo thun', quantity: 1, price: '150000' }],
+};
 const PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
 
 interface Timed {
@@ -29,13 +50,13 @@ interface Timed {
   p95Ms: number;
 }
 
-/** `count` calls over CONCURRENCY workers: throughput and latency percentiles. */
-async function timed(count: number, call: (index: number) => Promise<void>): Promise<Timed> {
+/** `count` calls, `concurrency` at a time: throughput and latency percentiles. */
+async function timed(count: number, concurrency: number, call: (index: number) => Promise<void>): Promise<Timed> {
   const latencies: number[] = [];
   let next = 0;
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: CONCURRENCY }, async () => {
+    Array.from({ length: concurrency }, async () => {
       while (next < count) {
         const index = next++;
         const begun = performance.now();
@@ -83,12 +104,19 @@ async function shippingShop(sql: Sql, carrierUrl: string, apiUrl: string) {
 
 /**
  * Shipments: `POST /shipments` (key, shop transaction, the push workflow on Temporal, the carrier's
- * create over HTTP, the acceptance recorded with the order's move and stock) against the same create
- * sent straight to the carrier B simulator by its adapter; then carrier callbacks per second, from the
- * simulator's POST to the shipment's new state in the database (callback endpoint, signal, tracking
- * workflow, the milestone's transaction).
+ * create over HTTP, the acceptance recorded with the order's move and stock), one at a time and
+ * CONCURRENCY in flight, against the same create sent straight to the carrier B simulator by its
+ * adapter and against the engine's empty-workflow ceiling, all in this run, with the CPU each process
+ * spends per push; then carrier callbacks per second, from the simulator's POST to the shipment's new
+ * state in the database (callback endpoint, signal, tracking workflow, the milestone's transaction).
  */
 export async function shipmentsScenario(context: BenchContext, sql: Sql, services: { temporalAddress: string; appUrl: string }) {
+  // The engine's ceiling in the same run, on the same server, before anything else loads it.
+  const ceiling = await temporalCeilingScenario({
+    temporalAddress: services.temporalAddress,
+    seconds: context.durationSeconds,
+    concurrency: context.connections,
+  });
   const carrier = await CarrierB.start({ rateLimitPerSecond: null });
   const taskQueue = `bench-shipments-${randomUUID()}`;
   const workers = new ProcessGroup((name, code) => {
@@ -107,37 +135,22 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     await outputMatches(worker, /worker polling task queue/, 60_000, 'worker');
     const shops: Awaited<ReturnType<typeof shippingShop>>[] = [];
     for (let index = 0; index < SHOPS; index += 1) shops.push(await shippingShop(sql, carrier.url, apiUrl));
-    const total = SHOPS * ORDERS_PER_SHOP;
+    const total = SHOPS * IN_FLIGHT_PER_SHOP;
+    const alone = SHOPS * ALONE_PER_SHOP;
 
     const account = carrier.registerShop();
     const adapter = carrierB(
       { baseUrl: carrier.url, credentials: { token: account.token, clientSource: account.clientSource } },
       { dispatcher: createOutboundAgent({ allowLoopback: true }), endpoints: SIMULATOR_ENDPOINTS },
     );
-    const direct = await timed(total, async () => {
-      await adapter.create({
-        shipmentId: randomUUID(),
-        recipient: {
-          name: HANOI_RECIPIENT.recipientName,
-          phone: HANOI_RECIPIENT.recipientPhone,
-          street: HANOI_RECIPIENT.addressLine,
-          ward: HANOI_RECIPIENT.wardName,
-          district: HANOI_RECIPIENT.districtName,
-          province: HANOI_RECIPIENT.provinceName,
-        },
-        pickUp: DEMO_PICK_UP,
-        weightGram: 1_000,
-        codAmount: '150000',
-        declaredValue: '150000',
-        note: null,
-        items: [{ name: 'Áo thun', quantity: 1, price: '150000' }],
-      });
-    });
+    const createDirectly = async () => {
+      await adapter.create({ ...DIRECT_CREATE, shipmentId: randomUUID() });
+    };
+    const directAlone = await timed(alone, 1, createDirectly);
+    const direct = await timed(total, CONCURRENCY, createDirectly);
 
     const pushed: { shopId: string; trackingCode: string }[] = [];
-    const throughApi = await timed(total, async (index) => {
-      const shop = shops[index % SHOPS]!;
-      const orderId = shop.orderIds[Math.floor(index / SHOPS)]!;
+    const push = async (shop: (typeof shops)[number], orderId: string) => {
       const response = await fetch(`${apiUrl}/api/open/v1/shipments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json' },
@@ -145,7 +158,16 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
       });
       if (response.status !== 201) throw new Error(`POST /shipments: HTTP ${response.status} ${await response.text()}`);
       pushed.push({ shopId: shop.shopId, trackingCode: ((await response.json()) as { trackingCode: string }).trackingCode });
-    });
+    };
+    // One at a time first (the worker's first tasks also compile the workflow code), from the orders after those in flight.
+    const pushAlone = await timed(alone, 1, (index) =>
+      push(shops[index % SHOPS]!, shops[index % SHOPS]!.orderIds[IN_FLIGHT_PER_SHOP + Math.floor(index / SHOPS)]!),
+    );
+    const cpuBefore = cpuSnapshot();
+    const throughApi = await timed(total, CONCURRENCY, (index) =>
+      push(shops[index % SHOPS]!, shops[index % SHOPS]!.orderIds[Math.floor(index / SHOPS)]!),
+    );
+    const cpuMsPerPush = cpuPer(cpuBetween(cpuBefore, cpuSnapshot()), total);
 
     // Every shipment one step on at the carrier (picked up: delivering), each a callback to Shopflow.
     const deliveringIn = (shopId: string) =>
@@ -159,27 +181,34 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     const callbacksStart = performance.now();
     for (const { trackingCode } of pushed) carrier.advance(trackingCode, 3);
     let recorded = 0;
-    while (recorded < total) {
+    while (recorded < pushed.length) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       recorded = await delivering();
     }
     const callbackSeconds = (performance.now() - callbacksStart) / 1000;
     const callbacks = {
-      count: total,
+      count: pushed.length,
       seconds: Number(callbackSeconds.toFixed(2)),
-      perSecond: Number((total / callbackSeconds).toFixed(1)),
+      perSecond: Number((pushed.length / callbackSeconds).toFixed(1)),
     };
 
-    const ratio = Number((throughApi.perSecond / direct.perSecond).toFixed(2));
-    console.log(
-      `create straight to the carrier B simulator: ${direct.perSecond}/s, p50 ${direct.p50Ms} ms, p95 ${direct.p95Ms} ms (${total})`,
-    );
-    console.log(
-      `POST /shipments (workflow + carrier):       ${throughApi.perSecond}/s, p50 ${throughApi.p50Ms} ms, p95 ${throughApi.p95Ms} ms (${total})`,
-    );
-    console.log(`ratio API / direct: ${ratio} (throughput), ${(throughApi.p50Ms / direct.p50Ms).toFixed(1)}× the latency at p50`);
-    console.log(`carrier callbacks → shipment state recorded: ${callbacks.perSecond}/s (${total} in ${callbacks.seconds} s)`);
-    return { push: { direct, throughApi, ratio }, callbacks };
+    const goals = {
+      ofCeiling: Number((throughApi.perSecond / ceiling.workflowsPerSecond).toFixed(2)),
+      latencyOfDirect: Number((throughApi.p50Ms / direct.p50Ms).toFixed(1)),
+      aloneOverDirectMs: Number((pushAlone.p50Ms - directAlone.p50Ms).toFixed(1)),
+    };
+    const line = (label: string, figures: Timed) =>
+      console.log(`${label.padEnd(44)} ${figures.perSecond}/s, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms (${figures.count})`);
+    line('create straight to the carrier B, alone', directAlone);
+    line(`create straight to the carrier B, ${CONCURRENCY} in flight`, direct);
+    line('POST /shipments, alone', pushAlone);
+    line(`POST /shipments, ${CONCURRENCY} in flight`, throughApi);
+    console.log(`${''.padEnd(44)} CPU per push: ${formatCpu(cpuMsPerPush)}`);
+    console.log(`pushes ÷ empty-workflow ceiling: ${goals.ofCeiling} (goal ≥ 0.5)`);
+    console.log(`p50 in flight ÷ direct create's p50: ${goals.latencyOfDirect}× (goal ≤ 3×)`);
+    console.log(`one push alone − one create alone, p50: ${goals.aloneOverDirectMs} ms (goal ≤ 30 ms)`);
+    console.log(`carrier callbacks → shipment state recorded: ${callbacks.perSecond}/s (${callbacks.count} in ${callbacks.seconds} s)`);
+    return { ceiling, push: { directAlone, direct, pushAlone, throughApi, cpuMsPerPush, goals }, callbacks };
   } finally {
     await workers.stopAll();
     await context.stopServers();

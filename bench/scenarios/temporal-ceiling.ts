@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
 import { searchAttributes } from '../../workflows/deliveries/delivery-starter.js';
 import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
-import { cpuBetween, cpuSnapshot, type CpuGroups } from '../cpu-usage.js';
+import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
 import { shopflowDataConverter } from '../../config/payload-codec.js';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
@@ -93,13 +93,9 @@ export async function temporalCeilingScenario(options: {
       workflows: latencies.length,
       workflowsPerSecond: latencies.length / seconds,
       p50Ms: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
-      cpuMsPerWorkflow: Object.fromEntries(
-        Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, latencies.length)) * 10) / 10]),
-      ),
+      cpuMsPerWorkflow: cpuPer(cpu, latencies.length),
     };
-    const perWorkflow = Object.entries(results.cpuMsPerWorkflow)
-      .map(([group, ms]) => `${group} ${ms.toFixed(1)} ms`)
-      .join(', ');
+    const perWorkflow = formatCpu(results.cpuMsPerWorkflow);
     console.log(
       `${`empty workflows, ${options.concurrency} in flight`.padEnd(40)} ${results.workflowsPerSecond.toFixed(0).padStart(6)} workflows/s   p50 ${results.p50Ms.toFixed(0)} ms   CPU per workflow: ${perWorkflow}`,
     );
