@@ -1,4 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { request, type Dispatcher } from 'undici';
 import type { SimulatorClock } from './clock.js';
@@ -55,7 +56,10 @@ export class WebhookSender {
   constructor(
     private readonly options: WebhookSenderOptions,
     private readonly clock: SimulatorClock,
-  ) {}
+  ) {
+    // Every delivery in flight listens to the one stop signal: hundreds at once under load are expected.
+    setMaxListeners(0, this.stopping.signal);
+  }
 
   /** Starts the delivery of `payload` to the app's callback; nothing is sent without one. */
   send(app: App, summary: string, payload: object): WebhookDelivery | undefined {

@@ -117,36 +117,55 @@ describe('workflows started or signalled from outside Shopflow', () => {
     expect(await eventCount()).toBe(events);
   });
 
+  /** A push as an attacker would write it, for a ready order of the shop, with no valid seal. */
+  const forgedPush = (orderId: string, shipmentId: string) => ({
+    shopId: shop.shopId,
+    orderId,
+    connectionId: shipping.connections.carrier_b,
+    carrier: 'carrier_b',
+    applicationId: null,
+    pollEveryMs: 1_000,
+    request: {
+      shipmentId,
+      recipient: {
+        name: 'X',
+        phone: '0912345678',
+        street: '1 Phố Huế',
+        ward: 'Phường Ngọc Khánh',
+        district: 'Quận Ba Đình',
+        province: 'Hà Nội',
+      },
+      pickUp: { name: 'Y', phone: '0912345679', street: '2 Phố Huế', ward: null, district: 'Quận 3', province: 'Hồ Chí Minh' },
+      weightGram: 500,
+      codAmount: '0',
+      declaredValue: '0',
+      note: null,
+      items: [{ name: 'Áo', quantity: 1 }],
+    },
+  });
+
   it('a forged shipmentPushWorkflow makes no carrier order and no shipment', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const shipmentId = randomUUID();
+    const calls = carrier.apiCalls.length;
+    const outcome = await forge('shipmentPushWorkflow', `shipment-push:${shop.shopId}:${shipmentId}`, forgedPush(orderId, shipmentId));
+    expect(outcome).toEqual({ status: 'FAILED', failure: UNSEALED_INPUT });
+    expect(carrier.apiCalls).toHaveLength(calls);
+    expect(await db.admin`select 1 from shipments where order_id = ${orderId}`).toHaveLength(0);
+  });
+
+  it('a forged shipment workflow started with a push makes no carrier order and no shipment', async () => {
     const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
     const shipmentId = randomUUID();
     const calls = carrier.apiCalls.length;
     const input = {
       shopId: shop.shopId,
-      orderId,
-      connectionId: shipping.connections.carrier_b,
-      carrier: 'carrier_b',
-      applicationId: null,
+      shipmentId,
       pollEveryMs: 1_000,
-      request: {
-        shipmentId,
-        recipient: {
-          name: 'X',
-          phone: '0912345678',
-          street: '1 Phố Huế',
-          ward: 'Phường Ngọc Khánh',
-          district: 'Quận Ba Đình',
-          province: 'Hà Nội',
-        },
-        pickUp: { name: 'Y', phone: '0912345679', street: '2 Phố Huế', ward: null, district: 'Quận 3', province: 'Hồ Chí Minh' },
-        weightGram: 500,
-        codAmount: '0',
-        declaredValue: '0',
-        note: null,
-        items: [{ name: 'Áo', quantity: 1 }],
-      },
+      seal: 'AAAA',
+      push: { ...forgedPush(orderId, shipmentId), seal: 'AAAA' },
     };
-    const outcome = await forge('shipmentPushWorkflow', `shipment-push:${shop.shopId}:${shipmentId}`, input);
+    const outcome = await forge('shipmentTrackingWorkflow', trackingWorkflowId(shipmentId), input);
     expect(outcome).toEqual({ status: 'FAILED', failure: UNSEALED_INPUT });
     expect(carrier.apiCalls).toHaveLength(calls);
     expect(await db.admin`select 1 from shipments where order_id = ${orderId}`).toHaveLength(0);

@@ -9,7 +9,8 @@ import { ShipmentStatusKey } from '../../workflows/search-attributes.js';
 
 /**
  * What an operator sees in Temporal (issue 29): a push or cancel that did not happen closes as
- * Failed with the carrier's words, a done one as Completed, while the API answers as the spec says.
+ * Failed with the carrier's words, a done cancel as Completed, an accepted push's run goes on as the
+ * shipment's tracking, while the API answers as the spec says.
  */
 const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
 const { db, shop, request } = suite;
@@ -48,26 +49,27 @@ async function closedRun(workflowType: string, orderId: string): Promise<{ statu
 }
 
 describe('shipment runs in Temporal’s own status', () => {
-  it('closes a push the carrier refused as Failed with its words, and an accepted one as Completed', async () => {
+  it('fails the run of a push the carrier refused with its words; an accepted push’s run goes on as its tracking', async () => {
     const refusedOrder = await readyOrder(db, shop, shipping.warehouseId);
     carrier.faults.rejectNextOrders('Địa chỉ lấy hàng nằm trong danh sách đen');
     expect((await push(refusedOrder.orderId)).status).toBe(409);
-    expect(await closedRun('shipmentPushWorkflow', refusedOrder.orderId)).toEqual({
+    expect(await closedRun('shipmentTrackingWorkflow', refusedOrder.orderId)).toEqual({
       status: 'FAILED',
       failure: 'the carrier refused the shipment: Địa chỉ lấy hàng nằm trong danh sách đen',
     });
 
     const acceptedOrder = await readyOrder(db, shop, shipping.warehouseId);
     const accepted = (await (await push(acceptedOrder.orderId)).json()) as { id: string; trackingCode: string };
-    expect(await closedRun('shipmentPushWorkflow', acceptedOrder.orderId)).toEqual({ status: 'COMPLETED' });
 
-    // Each run says what it is about at a glance: the order's code, the carrier, the tracking code.
+    // The accepted push's run goes on as the shipment's tracking, and says what it is about at a
+    // glance: the order's code and the carrier, then the tracking code among its current details.
     const { code } = (await (await request('GET', `/orders/${acceptedOrder.orderId}`, { key })).json()) as { code: string };
-    const { client } = suite.temporal;
-    const pushRun = await client.workflow.getHandle(`shipment-push:${shop.shopId}:${accepted.id}`).describe();
-    expect(await pushRun.staticSummary()).toBe(`push of order ${code} at carrier_b`);
-    const trackingRun = await client.workflow.getHandle(trackingWorkflowId(accepted.id)).describe();
-    expect(await trackingRun.staticSummary()).toBe(`tracking of order ${code} at carrier_b ${accepted.trackingCode}`);
+    const run = suite.temporal.client.workflow.getHandle(trackingWorkflowId(accepted.id));
+    const described = await run.describe();
+    expect(described.status.name).toBe('RUNNING');
+    expect(await described.staticSummary()).toBe(`tracking of order ${code} at carrier_b`);
+    const metadata = await run.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toBe(`**Tracking code** ${accepted.trackingCode}`);
   });
 
   it('closes a cancel the carrier refused as Failed, saying so', async () => {

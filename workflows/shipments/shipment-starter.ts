@@ -1,25 +1,31 @@
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
 import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../../domain/shipments/index.js';
-import type { ShipmentCancelInput, ShipmentKeys } from '../../activities/shipments/shipment-inputs.js';
+import type { ShipmentCancelInput, ShipmentKeys, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
 import {
   shipmentCancelWorkflow,
   shipmentMilestoneSignal,
-  shipmentPushWorkflow,
+  shipmentPushUpdate,
   shipmentTrackingWorkflow,
   SHIPMENT_NOT_DONE,
   trackingWorkflowId,
   type ShipmentCancelResult,
-  type ShipmentPushResult,
   type ShipmentTrackingInput,
 } from './shipment-workflows.js';
 
 /**
- * The client side of the shipment workflows: the API starts a push or a cancel and awaits it, a
- * carrier callback signals the tracking, and the push's activity starts the tracking through the
- * function the worker hands it (activities import no workflow). Every input and signal is sealed.
+ * The client side of the shipment workflows: the API starts a shipment's workflow with its push and
+ * awaits the push (update-with-start), starts a cancel and awaits it, and a carrier callback signals
+ * the tracking. A push of an older run starts the tracking through the function the worker hands its
+ * activity (activities import no workflow). Every input and signal is sealed.
  */
 
 /** Where the API starts shipment workflows, how long it waits for them, and the tracking's poll interval. */
@@ -34,18 +40,10 @@ export interface ShipmentStarter {
 
 const NO_ANSWER = Symbol('no answer');
 
-/**
- * The workflow's outcome, or NO_ANSWER once the API's wait is over (the workflow goes on). A push or
- * cancel that did not happen closes as Failed with its outcome as the failure's details.
- */
-async function awaitBounded<T>(handle: WorkflowHandle, waitMs: number): Promise<T | typeof NO_ANSWER> {
+/** The outcome, or NO_ANSWER once the API's wait is over (the workflow goes on). */
+async function bounded<T>(outcome: Promise<T>, waitMs: number): Promise<T | typeof NO_ANSWER> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<typeof NO_ANSWER>((resolve) => (timer = setTimeout(() => resolve(NO_ANSWER), waitMs)));
-  const outcome = (handle.result() as Promise<T>).catch((error: unknown) => {
-    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
-    if (cause instanceof ApplicationFailure && cause.type === SHIPMENT_NOT_DONE && cause.details?.[0]) return cause.details[0] as T;
-    throw error;
-  });
   try {
     return await Promise.race([outcome, timeout]);
   } finally {
@@ -53,17 +51,28 @@ async function awaitBounded<T>(handle: WorkflowHandle, waitMs: number): Promise<
   }
 }
 
+/** A run's result; a cancel that did not happen closes as Failed with its outcome as the failure's details. */
+async function outcomeOf<T>(handle: WorkflowHandle): Promise<T> {
+  return (handle.result() as Promise<T>).catch((error: unknown) => {
+    const cause = error instanceof WorkflowFailedError ? error.cause : undefined;
+    if (cause instanceof ApplicationFailure && cause.type === SHIPMENT_NOT_DONE && cause.details?.[0]) return cause.details[0] as T;
+    throw error;
+  });
+}
+
 /**
- * `POST /shipments` after its row is committed: the push workflow (`shipment-push:<shopId>:<id>`),
- * awaited for `waitMs`. Rejected: 409 `conflict` with the carrier's reason; no answer in time or
- * none at all: 503 `carrier-unavailable` (the spec: read `GET /shipments?orderId=` before retrying).
+ * `POST /shipments` after its row is committed: the shipment's workflow (`shipment:<id>`) started
+ * with the push, and the push's outcome asked in the same call (update-with-start: one workflow and
+ * one round trip per push), awaited for `waitMs`. Rejected: 409 `conflict` with the carrier's reason;
+ * no answer in time or none at all: 503 `carrier-unavailable` (the spec: read `GET
+ * /shipments?orderId=` before retrying).
  */
 export async function pushShipment(
   starter: ShipmentStarter,
   keys: ShipmentKeys & { connectionId: string; applicationId: string | null; request: CarrierOrderRequest },
 ): Promise<ShipmentDetail> {
-  const workflowId = `shipment-push:${keys.shopId}:${keys.shipmentId}`;
-  const input = {
+  const workflowId = trackingWorkflowId(keys.shipmentId);
+  const push: Omit<ShipmentPushInput, 'seal'> = {
     shopId: keys.shopId,
     orderId: keys.orderId,
     ...(keys.orderCode ? { orderCode: keys.orderCode } : {}),
@@ -73,8 +82,17 @@ export async function pushShipment(
     request: keys.request,
     pollEveryMs: starter.pollEveryMs,
   };
-  const handle = await starter.client.workflow.start(shipmentPushWorkflow, startOptions(starter, 'push', workflowId, input, keys));
-  const result = await awaitBounded<ShipmentPushResult>(handle, starter.waitMs);
+  const tracking = trackingStart(starter, keys);
+  const startWorkflowOperation = new WithStartWorkflowOperation(shipmentTrackingWorkflow, {
+    ...tracking,
+    args: [{ ...tracking.args[0], push: seal(starter.sealKey, push, workflowId) }],
+    // A new shipment has no workflow yet; were one running, the update finds it.
+    workflowIdConflictPolicy: 'USE_EXISTING',
+  });
+  const result = await bounded(
+    starter.client.workflow.executeUpdateWithStart(shipmentPushUpdate, { updateId: 'push', startWorkflowOperation }),
+    starter.waitMs,
+  );
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
@@ -94,7 +112,7 @@ export async function cancelShipment(
 ): Promise<ShipmentDetail> {
   const workflowId = `shipment-cancel:${keys.shipmentId}:${keys.request}`;
   const handle = await starter.client.workflow.start(shipmentCancelWorkflow, startOptions(starter, 'cancel', workflowId, input, keys));
-  const result = await awaitBounded<ShipmentCancelResult>(handle, starter.waitMs);
+  const result = await bounded(outcomeOf<ShipmentCancelResult>(handle), starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',

@@ -1,10 +1,12 @@
 import {
   ActivityFailure,
+  allHandlersFinished,
   ApplicationFailure,
   condition,
   continueAsNew,
   defineQuery,
   defineSignal,
+  defineUpdate,
   getExternalWorkflowHandle,
   patched,
   proxyActivities,
@@ -23,9 +25,10 @@ import type { ShipmentDetail, ShipmentRecordActivities } from '../../activities/
 import type { CARRIER_FAILURE_TYPES as CarrierFailureTypes } from '../../activities/shipments/shipment-failures.js';
 
 /**
- * The shipment workflows (DESIGN.md, Shipments): a push and a cancel, each awaited by the API for a
- * bounded time, and one tracking workflow per live shipment fed by callback signals. Carrier calls
- * and database steps are activities; credentials never enter the history.
+ * The shipment workflows (DESIGN.md, Shipments; decision 0257): one workflow per shipment, started by
+ * the push, which it makes first (the API awaits it as an update, for a bounded time) and then tracks
+ * the shipment, fed by callback signals; a cancel, awaited by the API the same way. Carrier calls and
+ * database steps are activities; credentials never enter the history.
  */
 
 /**
@@ -70,10 +73,9 @@ const NOT_DONE_MESSAGES = {
   'not-cancellable': 'the carrier refused to cancel',
 } as const;
 
-/** A push or cancel that did not happen: its outcome, or (since the patch) a Failed run carrying it. */
-function notDone<T extends { outcome: keyof typeof NOT_DONE_MESSAGES; reason: string }>(outcome: T): T {
-  if (!patched(NOT_DONE_FAILS_THE_RUN)) return outcome;
-  throw ApplicationFailure.create({
+/** The failure that closes a run whose push or cancel did not happen: Failed, with the carrier's words and the outcome. */
+function notDoneFailure(outcome: { outcome: keyof typeof NOT_DONE_MESSAGES; reason: string }): ApplicationFailure {
+  return ApplicationFailure.create({
     message: `${NOT_DONE_MESSAGES[outcome.outcome]}: ${outcome.reason}`,
     type: SHIPMENT_NOT_DONE,
     nonRetryable: true,
@@ -81,13 +83,23 @@ function notDone<T extends { outcome: keyof typeof NOT_DONE_MESSAGES; reason: st
   });
 }
 
+/** A push or cancel that did not happen: its outcome, or (since the patch) a Failed run carrying it. */
+function notDone<T extends { outcome: keyof typeof NOT_DONE_MESSAGES; reason: string }>(outcome: T): T {
+  if (!patched(NOT_DONE_FAILS_THE_RUN)) return outcome;
+  throw notDoneFailure(outcome);
+}
+
 /** One reconciliation round is `patientCalls`' dozen attempts; rounds repeat for a day before a push is given up. */
 const RECONCILE_ROUNDS = 144;
 const RECONCILE_PAUSE = '10 minutes';
 const DEFAULT_RECHECK_AFTER_MS = 60_000;
 
-/** `shipment-push:<shopId>:<shipmentId>`: never two carrier orders for one shipment (our id is the carrier's client code). */
-export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<ShipmentPushResult> {
+/**
+ * The carrier order of a push (never two for one shipment: our id is the carrier's client code): the
+ * create, and when its answer is lost a reconciliation by our id; the acceptance recorded, or a
+ * refused or failed push dropped.
+ */
+async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResult> {
   const shipment = { shopId: input.shopId, shipmentId: input.request.shipmentId };
   let order: CarrierOrder | null;
   try {
@@ -96,28 +108,39 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
       await records.dropRejected(shipment);
-      return notDone({ outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason });
+      return { outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason };
     }
     if (failure?.type !== CARRIER_FAILURE_TYPES.unavailable) throw error;
     // The answer was lost or the carrier failed: it may have made the order. Ask it, by our id.
     order = await reconcile(input);
     if (!order) {
       await records.dropRejected(shipment);
-      return notDone({ outcome: 'unavailable', reason: failure.reason });
+      return { outcome: 'unavailable', reason: failure.reason };
     }
   }
   const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
-  if (!detail) return notDone({ outcome: 'unavailable', reason: 'the shipment was removed during the push' });
+  if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
+  return { outcome: 'accepted', shipment: detail };
+}
+
+/**
+ * `shipment-push:<shopId>:<shipmentId>`, the push of runs started before decision 0257 (the push now
+ * starts the shipment's tracking workflow): kept registered while such runs may be open.
+ */
+export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<ShipmentPushResult> {
+  const pushed = await pushToCarrier(input);
+  if (pushed.outcome !== 'accepted') return notDone(pushed);
   // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
   await records.startShipmentTracking({
-    ...shipment,
+    shopId: input.shopId,
+    shipmentId: input.request.shipmentId,
     orderId: input.orderId,
     carrier: input.carrier,
     pollEveryMs: input.pollEveryMs,
     ...(input.orderCode ? { orderCode: input.orderCode } : {}),
-    ...(detail.trackingCode ? { trackingCode: detail.trackingCode } : {}),
+    ...(pushed.shipment.trackingCode ? { trackingCode: pushed.shipment.trackingCode } : {}),
   });
-  return { outcome: 'accepted', shipment: detail };
+  return pushed;
 }
 
 /** The carrier's order under our shipment id, or null once it is certain there is none. */
@@ -150,25 +173,51 @@ export interface ShipmentTrackingState {
   lastMilestone: { carrierStatus: string; status: ShipmentState | null; occurredAt: string } | null;
 }
 export const shipmentStateQuery = defineQuery<ShipmentTrackingState>('shipmentState');
+/** The push's outcome, once made: the API starts the workflow with its push and this update at once (update-with-start). */
+export const shipmentPushUpdate = defineUpdate<ShipmentPushResult>('push');
 
 export interface ShipmentTrackingInput extends TrackingKeys {
   /** Milestones received but not yet recorded when the workflow continued as new. */
   carried?: SealedMilestone[];
+  /** The push the run makes before it tracks, sealed on its own: a new shipment's workflow is started with it. */
+  push?: ShipmentPushInput;
 }
 
 /**
- * `shipment:<shipmentId>`: records each milestone a callback signals, in arrival order (the
- * recording ignores repeats and late, older states); asks the carrier after `pollEveryMs` of
- * silence; ends once the shipment (and a partial delivery's return leg) is over.
+ * `shipment:<shipmentId>`: first the push it was started with, if any (a refused or failed push
+ * fails the run with the carrier's words); then records each milestone a callback signals, in
+ * arrival order (the recording ignores repeats and late, older states); asks the carrier after
+ * `pollEveryMs` of silence; ends once the shipment (and a partial delivery's return leg) is over.
  */
 export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Promise<void> {
   const tracking: TrackingKeys = { shopId: input.shopId, shipmentId: input.shipmentId, pollEveryMs: input.pollEveryMs, seal: input.seal };
   const received: SealedMilestone[] = [...(input.carried ?? [])];
   let recheck = false;
+  let pushed: ShipmentPushResult | undefined;
   const state: ShipmentTrackingState = { status: null, lastMilestone: null };
   setHandler(shipmentMilestoneSignal, (milestone) => void received.push(milestone));
   setHandler(shipmentRecheckSignal, () => void (recheck = true));
   setHandler(shipmentStateQuery, () => state);
+  setHandler(
+    shipmentPushUpdate,
+    async () => {
+      await condition(() => pushed !== undefined);
+      return pushed!;
+    },
+    {
+      validator: () => {
+        if (!input.push) throw new Error('this shipment’s workflow was not started with a push');
+      },
+    },
+  );
+  if (input.push) {
+    pushed = await pushToCarrier(input.push);
+    if (pushed.outcome !== 'accepted') {
+      await condition(allHandlersFinished); // the API's update has its answer before the run fails
+      throw notDoneFailure(pushed);
+    }
+    setCurrentDetails(`**Tracking code** ${pushed.shipment.trackingCode ?? 'none yet'}`);
+  }
   const silence = `ask the carrier after ${Math.round(input.pollEveryMs / 60_000)} min without a callback`;
   for (;;) {
     await condition(() => received.length > 0 || recheck, input.pollEveryMs, { summary: silence });
@@ -193,7 +242,10 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
         if (polled) received.push(polled);
       }
     }
-    if (workflowInfo().continueAsNewSuggested) await continueAsNew<typeof shipmentTrackingWorkflow>({ ...input, carried: received });
+    if (workflowInfo().continueAsNewSuggested && allHandlersFinished()) {
+      const { push: _made, ...keys } = input; // the next run does not push again
+      await continueAsNew<typeof shipmentTrackingWorkflow>({ ...keys, carried: received });
+    }
   }
 }
 
