@@ -14,6 +14,25 @@ export interface TestDatabase {
   drop: () => Promise<void>;
 }
 
+/** SQLSTATE object_in_use: PostgreSQL copies a template only while no one else is connected to it. */
+const OBJECT_IN_USE = '55006';
+
+/**
+ * `create database … template …`, again while another session holds the template for a moment (the
+ * schema test dumps it; another file's copy is being made): up to 10 s.
+ */
+async function copyTemplate(maintenance: postgres.Sql, name: string, template: string): Promise<void> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      await maintenance.unsafe(`create database ${name} template ${template}`);
+      return;
+    } catch (error) {
+      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt >= 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 /** A fresh database copied from the migrated template that `npm test` prepared. */
 export async function createTestDatabase(): Promise<TestDatabase> {
   const templateUrl = new URL(testEnv('DATABASE_URL'));
@@ -22,7 +41,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   const maintenanceUrl = new URL(templateUrl);
   maintenanceUrl.pathname = '/postgres';
   const maintenance = postgres(maintenanceUrl.toString(), { max: 1, onnotice: () => {} });
-  await maintenance.unsafe(`create database ${name} template ${template}`);
+  await copyTemplate(maintenance, name, template);
   const url = new URL(templateUrl);
   url.pathname = `/${name}`;
   const appUrl = appRoleUrl(url.toString(), APP_ROLE, process.env.APP_DB_PASSWORD ?? DEVELOPMENT_APP_DB_PASSWORD);
