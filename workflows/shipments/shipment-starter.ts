@@ -127,7 +127,7 @@ export async function cancelShipment(
  * A shipment run's summary and details in the Temporal UI (user metadata, encrypted by the payload
  * codec): what it does, the order's code, the carrier and the tracking code when known.
  */
-export function runMetadata(kind: 'push' | 'cancel' | 'tracking', keys: ShipmentKeys): { staticSummary: string; staticDetails: string } {
+export function runMetadata(kind: 'cancel' | 'tracking', keys: ShipmentKeys): { staticSummary: string; staticDetails: string } {
   const order = `order ${keys.orderCode ?? keys.orderId}`;
   const code = keys.trackingCode ? ` ${keys.trackingCode}` : '';
   return {
@@ -158,7 +158,7 @@ export type TrackingStarter = Omit<ShipmentStarter, 'waitMs'>;
  */
 function startOptions<Input extends object>(
   starter: TrackingStarter,
-  kind: 'push' | 'cancel' | 'tracking',
+  kind: 'cancel' | 'tracking',
   workflowId: string,
   input: Input,
   keys: ShipmentKeys,
