@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -155,6 +155,21 @@ describe('POST /shipments', () => {
     expect(response.status, await response.clone().text()).toBe(201);
     const shipment = (await response.json()) as { id: string; trackingCode: string };
     expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ code: shipment.trackingCode })]);
+    expect(await orderStatus(orderId)).toBe('shipped');
+  });
+
+  it('a carrier slower than the wait is 503 carrier-unavailable; the push goes on, and GET /shipments?orderId= then shows it made', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    // The carrier makes the order at once and answers after the API's 8 s wait is over.
+    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 10_000 });
+    const problem = await expectProblem(await push({ orderId }), 503, 'carrier-unavailable');
+    expect(problem.detail).toContain(`GET /shipments?orderId=${orderId}`);
+    await vi.waitFor(async () => expect((await shipmentsOf(orderId))[0]?.trackingCode).toEqual(expect.any(String)), {
+      timeout: 30_000,
+      interval: 250,
+    });
+    const [shipment] = await shipmentsOf(orderId);
+    expect(carrierOrdersFor(shipment!.id)).toEqual([expect.objectContaining({ code: shipment!.trackingCode })]);
     expect(await orderStatus(orderId)).toBe('shipped');
   });
 

@@ -105,5 +105,10 @@ describe('a shipment’s tracking read at a glance', () => {
       described = await tracking.describe();
     }
     expect(described.typedSearchAttributes.get(ShipmentStatusKey)).toBe(status);
+    // Its details keep the tracking code beside the status the milestones reached.
+    const metadata = await tracking.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toMatch(
+      new RegExp(`^\\*\\*Tracking code\\*\\* ${shipment.trackingCode}; \\*\\*Status\\*\\* ${status}; last milestone `),
+    );
   });
 });

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD } from '../../config/settings.js';
 import { createSql, type Sql } from '../../db/client.js';
+import { waitFor } from '../../scripts/bootstrap/ports.js';
 import { testEnv } from './environment.js';
 
 export interface TestDatabase {
@@ -21,16 +22,19 @@ const OBJECT_IN_USE = '55006';
  * `create database … template …`, again while another session holds the template for a moment (the
  * schema test dumps it; another file's copy is being made): up to 10 s.
  */
-async function copyTemplate(maintenance: postgres.Sql, name: string, template: string): Promise<void> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      await maintenance.unsafe(`create database ${name} template ${template}`);
-      return;
-    } catch (error) {
-      if ((error as { code?: string }).code !== OBJECT_IN_USE || attempt >= 100) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-  }
+function copyTemplate(maintenance: postgres.Sql, name: string, template: string): Promise<void> {
+  return waitFor(
+    `a copy of ${template}`,
+    () =>
+      maintenance.unsafe(`create database ${name} template ${template}`).then(
+        () => true,
+        (error: { code?: string }) => {
+          if (error.code === OBJECT_IN_USE) return false;
+          throw error;
+        },
+      ),
+    10_000,
+  );
 }
 
 /** A fresh database copied from the migrated template that `npm test` prepared. */

@@ -229,7 +229,9 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
         upsertSearchAttributes([{ key: ShipmentStatusKey, value: outcome.statusReached }]);
       }
       state.lastMilestone = { carrierStatus: milestone.carrierStatus, status: milestone.status, occurredAt: milestone.occurredAt };
-      setCurrentDetails(`**Status** ${state.status ?? 'unchanged'}; last milestone ${milestone.carrierStatus} at ${milestone.occurredAt}`);
+      setCurrentDetails(
+        `**Tracking code** ${milestone.trackingCode}; **Status** ${state.status ?? 'unchanged'}; last milestone ${milestone.carrierStatus} at ${milestone.occurredAt}`,
+      );
       if (!outcome || outcome.trackingOver) return;
     } else {
       recheck = false;
