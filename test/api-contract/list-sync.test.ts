@@ -138,12 +138,14 @@ describe.each(['orders', 'products'] as const)('synchronising GET /%s', (list) =
   it('breaks updatedAt ties by id, and keeps microseconds in the cursor, across page boundaries', async () => {
     const byId = [...ids].sort();
     const table = db.admin(TABLES[list]);
+    // One instant for every statement below: each `now()` of its own could fall on either side of a second.
+    const [{ instant }] = await db.admin<[{ instant: Date }]>`select date_trunc('second', now()) - interval '1 hour' as instant`;
     // Every row at the same instant: the id alone orders them.
-    await db.admin`update ${table} set updated_at = date_trunc('second', now()) - interval '1 hour' where id = any(${ids}::uuid[])`;
+    await db.admin`update ${table} set updated_at = ${instant} where id = any(${ids}::uuid[])`;
     expect((await pass(fixture.key, list)).ids).toEqual(byId);
     // Rows one microsecond apart, in the reverse of id order: a cursor cut to milliseconds would repeat or skip rows.
     for (const [index, id] of byId.entries()) {
-      await db.admin`update ${table} set updated_at = date_trunc('second', now()) - interval '1 hour' + ${byId.length - index}::int * interval '1 microsecond' where id = ${id}`;
+      await db.admin`update ${table} set updated_at = ${instant}::timestamptz + ${byId.length - index}::int * interval '1 microsecond' where id = ${id}`;
     }
     const reversed = await pass(fixture.key, list);
     expect(reversed.ids).toEqual([...byId].reverse());
