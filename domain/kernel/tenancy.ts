@@ -12,14 +12,20 @@ export function withShop<T>(sql: Sql, shopId: string, work: (tx: Tx) => Promise<
 }
 
 /**
- * Sets `app.shop_id` for the rest of the open transaction `tx`, then runs `work`. The setting is sent
- * without waiting for its answer: the work's first statement follows it on the same connection,
- * which PostgreSQL runs in order, so the setting is in place before any row is read and one round
- * trip is saved. Should it fail, the transaction is aborted and the work fails too.
+ * Sets `app.shop_id` for the rest of the open transaction `tx`, then runs `work`, in one round trip
+ * (`pipelined`): the setting is in place before any row is read.
  */
-export async function inShop<T>(tx: Tx, shopId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  const setting = tx`select set_config('app.shop_id', ${shopId}, true)`.execute();
-  const [, result] = await Promise.all([setting, work(tx)]);
+export function inShop<T>(tx: Tx, shopId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return pipelined(tx`select set_config('app.shop_id', ${shopId}, true)`, () => work(tx));
+}
+
+/**
+ * Sends `first` without waiting for its answer, then runs `next` on the same connection: PostgreSQL
+ * runs its statements in order, so `next` sees what `first` wrote or locked, and a round trip is
+ * saved. Should `first` fail, the transaction is aborted and `next` fails too.
+ */
+export async function pipelined<T>(first: postgres.PendingQuery<postgres.Row[]>, next: () => Promise<T>): Promise<T> {
+  const [, result] = await Promise.all([first.execute(), next()]);
   return result;
 }
 

@@ -1,6 +1,6 @@
 import { userNameOf } from '../access/index.js';
 import { warehouseNameOf } from '../inventory/index.js';
-import { Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import { pipelined, Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { OrderStatus } from './order-status.js';
 import type { OrderDetail, OrderRow } from './order-shapes.js';
@@ -85,8 +85,7 @@ export async function getOrder(tx: Tx, id: string): Promise<OrderDetail> {
   return order;
 }
 
-/** Locks the order row for a change and returns its detail. */
-export async function lockedOrder(tx: Tx, id: string): Promise<OrderDetail> {
-  await tx`select id from orders where id = ${id} for update`;
-  return getOrder(tx, id);
+/** Locks the order row for a change and returns its detail (one round trip). */
+export function lockedOrder(tx: Tx, id: string): Promise<OrderDetail> {
+  return pipelined(tx`select id from orders where id = ${id} for update`, () => getOrder(tx, id));
 }

@@ -5,7 +5,7 @@ import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
 import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
-import { Problem } from '../kernel/index.js';
+import { pipelined, Problem } from '../kernel/index.js';
 import { writeShopLog } from '../access/index.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -20,9 +20,9 @@ export async function changeOrderStatus(
   id: string,
   request: { status: OrderStatus; reason?: string | undefined },
 ): Promise<OrderDetail> {
-  const before = await lockedOrder(tx, id);
   if (request.status === 'deleted') throw new Problem('order-status-not-allowed', 'an order reaches deleted only by DELETE /orders/{id}');
-  assertTransition(before.status, request.status, actor.permissions, await shopStatusMatrix(tx));
+  const [before, matrix] = await Promise.all([lockedOrder(tx, id), shopStatusMatrix(tx)]);
+  assertTransition(before.status, request.status, actor.permissions, matrix);
   await moveGoods(tx, actor.shopId, before, request.status);
   return setStatus(tx, actor, before, request.status, request.reason ?? null);
 }
@@ -35,24 +35,29 @@ async function setStatus(
   to: OrderStatus,
   reason: string | null,
 ): Promise<OrderDetail> {
-  await tx`update orders set status = ${to}, updated_at = clock_timestamp() where id = ${before.id}`;
-  const after = await getOrder(tx, before.id);
-  await writeEvent(tx, {
+  const after = await pipelined(tx`update orders set status = ${to}, updated_at = clock_timestamp() where id = ${before.id}`, () =>
+    getOrder(tx, before.id),
+  );
+  // The event and the log line are independent: both go out in one round trip.
+  const event = writeEvent(tx, {
     shopId: actor.shopId,
     type: 'order.status_changed',
     resourceId: before.id,
     data: after,
     changes: diffSnapshots(before, after)!,
   });
-  await writeShopLog(tx, {
-    shopId: actor.shopId,
-    actorUserId: null,
-    actorApplicationId: actor.applicationId,
-    action: 'order.status_changed',
-    subjectType: 'order',
-    subjectId: before.id,
-    details: { from: before.status, to, reason },
-  });
+  await Promise.all([
+    event,
+    writeShopLog(tx, {
+      shopId: actor.shopId,
+      actorUserId: null,
+      actorApplicationId: actor.applicationId,
+      action: 'order.status_changed',
+      subjectType: 'order',
+      subjectId: before.id,
+      details: { from: before.status, to, reason },
+    }),
+  ]);
   return after;
 }
 

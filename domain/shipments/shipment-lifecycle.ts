@@ -1,6 +1,6 @@
 import { writeShopLog } from '../access/index.js';
 import { diffSnapshots, writeEvent } from '../events/index.js';
-import { Problem } from '../kernel/index.js';
+import { pipelined, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { Carrier } from './carrier-connection-input.js';
 import type { CarrierRecipient } from './carrier-address.js';
@@ -54,24 +54,28 @@ export async function recordAcceptedShipment(
   id: string,
   order: CarrierOrder,
 ): Promise<{ detail: ShipmentDetail; created: boolean } | undefined> {
-  const [row] = await tx<{ trackingCode: string | null }[]>`select tracking_code from shipments where id = ${id} for update`;
-  if (!row) return undefined;
-  if (row.trackingCode !== null) return { detail: await detailOf(tx, id), created: false };
-  await tx`
+  // The acceptance is written once: a second recording (a retried activity) finds the code set, and
+  // waits on the first's row lock until then.
+  const [accepted] = await tx`
     update shipments set tracking_code = ${order.trackingCode}, fee_total = ${order.feeTotal}, expected_delivery_at = ${order.expectedDeliveryAt},
       carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
-    where id = ${id}`;
+    where id = ${id} and tracking_code is null
+    returning id`;
+  if (!accepted) {
+    const detail = await shipmentDetail(tx, id);
+    return detail && { detail, created: false };
+  }
   // The carrier's own report of the creation may have come first (a callback racing the answer):
   // that step is where the shipment became pending. Our own steps are timed to the second, as
   // carriers report theirs (GHTK's `action_time`): a carrier step of the same second is not older.
-  const [reported] = await tx`
-    update shipment_events set status = 'pending'
-    where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} returning id`;
-  if (!reported)
-    await tx`
-      insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
-      values (${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier')`;
-  const detail = await detailOf(tx, id);
+  const pending = tx`
+    with reported as (
+      update shipment_events set status = 'pending'
+      where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} returning id)
+    insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
+    select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
+    where not exists (select from reported)`;
+  const detail = await pipelined(pending, () => detailOf(tx, id));
   await writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail });
   return { detail, created: true };
 }

@@ -37,12 +37,16 @@ export async function shipmentEvents(tx: Tx, shipmentId: string): Promise<Shipme
 
 /** The detail form with its itinerary, or undefined. */
 export async function shipmentDetail(tx: Tx, id: string): Promise<ShipmentDetail | undefined> {
-  const [row] = await tx`
-    select ${listRowColumns(tx)}, s.recipient_name, s.recipient_phone, s.recipient_address, s.weight_gram,
-      api_time(s.picked_up_at) as picked_up_at
-    from shipments s where s.id = ${id}`;
+  // Both reads go out together (one round trip).
+  const [[row], events] = await Promise.all([
+    tx`
+      select ${listRowColumns(tx)}, s.recipient_name, s.recipient_phone, s.recipient_address, s.weight_gram,
+        api_time(s.picked_up_at) as picked_up_at
+      from shipments s where s.id = ${id}`.execute(),
+    shipmentEvents(tx, id),
+  ]);
   if (!row) return undefined;
-  return shipmentDetailSchema.parse({ ...row, events: await shipmentEvents(tx, id) });
+  return shipmentDetailSchema.parse({ ...row, events });
 }
 
 /** `GET /shipments/{id}`: the detail; 404 for an id the shop does not have. */
