@@ -17,6 +17,8 @@ export interface Comparison {
   minimal?: string;
   /** The minimal server's path that also counts the request in its rate window, as the API must. */
   countedMinimal?: string;
+  /** The least throughput of the API over the counting minimal's that is acceptable (printed beside the ratio). */
+  countedMinimalGoal?: number;
   /** The API path under /api/open/v1. */
   path: string;
   load?: Pick<LoadOptions, 'method' | 'body'>;
@@ -90,7 +92,7 @@ export async function compareWithBaselines(context: BenchContext, comparison: Co
   console.log(
     `ratio full stack / bare: ${ratio(baseline)}${minimal ? `, / minimal: ${ratio(minimal)}` : ''}${
       countedMinimal ? `, / minimal counting: ${ratio(countedMinimal)}` : ''
-    } (throughput)`,
+    } (throughput${comparison.countedMinimalGoal ? `; goal ≥ ${comparison.countedMinimalGoal} of the minimal counting` : ''})`,
   );
   return { subject, baseline, ...(minimal ? { minimal } : {}), ...(countedMinimal ? { countedMinimal } : {}) };
 }

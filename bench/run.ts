@@ -18,6 +18,7 @@ import { ordersShop } from './orders-fixture.js';
 import { orderScenarios } from './scenarios/orders.js';
 import { deliveryScenario } from './scenarios/delivery.js';
 import { temporalCeilingScenario } from './scenarios/temporal-ceiling.js';
+import { printDeliveryGoals } from './delivery-goals.js';
 import { chatScenario } from './scenarios/chat.js';
 import { shipmentsScenario } from './scenarios/shipments.js';
 import { flowMatchingScenario } from './scenarios/flow-matching.js';
@@ -152,12 +153,15 @@ if (selected('delivery')) {
   // BENCH_DELIVERY_RATE (events/s per phase, default "20,50,100,250"), BENCH_DELIVERY_SECONDS (default 10).
   say('\n== Webhook delivery: commit to receipt (outbox, relay, Temporal, worker, signed HTTPS POST) ==');
   await onTemporal(async (temporal, delivery) => {
-    results.temporalCeiling = await temporalCeilingScenario({
+    const ceiling = await temporalCeilingScenario({
       temporalAddress: temporal.address,
       seconds: delivery.secondsPerRate,
       concurrency: context.connections,
     });
-    results.delivery = await deliveryScenario({ ...delivery, rates: rates('BENCH_DELIVERY_RATE', '20,50,100,250') });
+    const deliveries = await deliveryScenario({ ...delivery, rates: rates('BENCH_DELIVERY_RATE', '20,50,100,250') });
+    printDeliveryGoals(ceiling, deliveries.delivery);
+    results.temporalCeiling = ceiling;
+    results.delivery = deliveries;
   });
 }
 

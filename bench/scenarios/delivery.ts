@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { Webhook } from 'standardwebhooks';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
@@ -52,6 +53,8 @@ export interface DeliveryPhase extends LatencyFigures {
   missing: number;
   /** CPU milliseconds per delivered event, per process group (temporal, worker, relay, postgres, bench). */
   cpuMsPerDelivery: CpuGroups;
+  /** The machine's one-minute load average at the phase's end: a latency means little without it. */
+  loadAverage: number;
   /** With `counters`: each counter's growth over the phase per delivered event. */
   countersPerDelivery?: Record<string, number>;
 }
@@ -222,6 +225,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
         duplicates: total - before - latencies.length,
         missing: commits.size - latencies.length,
         cpuMsPerDelivery: cpuPer(cpu, latencies.length),
+        loadAverage: loadavg()[0]!,
         ...latencyFigures(latencies),
         ...(countersAfter && {
           countersPerDelivery: Object.fromEntries(
