@@ -3,6 +3,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierActivities, type CarrierActivities } from '../../activities/shipments/carrier-calls.js';
+import { createPushActivities } from '../../activities/shipments/push-at-carrier.js';
+import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import { createSql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -164,5 +167,30 @@ describe('carrier activities', () => {
     const pushed = sealedPush(orderRequest(), { shopId: shop.shopId, connectionId: legacy!.id });
     const failure = await failureOf(inWorkflow(pushed.workflowId, () => activities.lookUpAtCarrier(pushed.push)));
     expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unauthorized, nonRetryable: true });
+  });
+
+  it('push and record in one call; a record that fails leaves the accepted order for the workflow to record', async () => {
+    // A database that does not answer: the record fails for real, after the carrier has accepted.
+    const unreachable = createSql('postgres://shopflow@127.0.0.1:1/none', { applicationName: 'shopflow-test-unreachable', max: 1 });
+    const unrecorded = createPushActivities({
+      carrier: activities,
+      records: createShipmentRecordActivities({ sql: unreachable, sealKey: TEST_DELIVERY_REQUEST_KEY, startTracking: async () => {} }),
+    });
+    try {
+      const pushed = sealedPush();
+      const result = await inWorkflow(pushed.workflowId, () => unrecorded.pushAtCarrier(pushed.push));
+      expect(result.order).toMatchObject({ shipmentId: pushed.push.request.shipmentId, status: 'pending' });
+      expect(result).not.toHaveProperty('shipment');
+      expect(simulator.store.orders.get(result.order.trackingCode)).toBeDefined();
+      // A push whose row is gone (deleted meanwhile) comes back recorded as nothing: null, not absent.
+      const recorded = createPushActivities({
+        carrier: activities,
+        records: createShipmentRecordActivities({ sql: db.app, sealKey: TEST_DELIVERY_REQUEST_KEY, startTracking: async () => {} }),
+      });
+      const gone = sealedPush();
+      expect(await inWorkflow(gone.workflowId, () => recorded.pushAtCarrier(gone.push))).toMatchObject({ shipment: null });
+    } finally {
+      await unreachable.end({ timeout: 0 });
+    }
   });
 });

@@ -12,6 +12,7 @@ import { createRecoveryActivities } from '../../activities/deliveries/delivery-r
 import { createHousekeepingActivities } from '../../activities/housekeeping/housekeeping.js';
 import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import { createPushActivities } from '../../activities/shipments/push-at-carrier.js';
 import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../../config/settings.js';
 import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
@@ -59,21 +60,24 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     taskQueue: options.taskQueue,
     sealKey: options.requestKey,
   };
+  const carrier = createCarrierActivities({
+    sql: options.sql,
+    secretsKey: options.secretsKey,
+    sealKey: options.requestKey,
+    adapterOptions: { dispatcher: outbound, endpoints: options.carrierEndpoints },
+  });
+  const records = createShipmentRecordActivities({
+    sql: options.sql,
+    sealKey: options.requestKey,
+    startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
+  });
   const activities = {
     ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
     ...createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
     ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
-    ...createCarrierActivities({
-      sql: options.sql,
-      secretsKey: options.secretsKey,
-      sealKey: options.requestKey,
-      adapterOptions: { dispatcher: outbound, endpoints: options.carrierEndpoints },
-    }),
-    ...createShipmentRecordActivities({
-      sql: options.sql,
-      sealKey: options.requestKey,
-      startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
-    }),
+    ...carrier,
+    ...records,
+    ...createPushActivities({ carrier, records }),
     ...createWebhookSendActivities({
       requestKey: options.requestKey,
       signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),

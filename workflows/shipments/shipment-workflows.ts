@@ -18,6 +18,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { CarrierActivities } from '../../activities/shipments/carrier-calls.js';
+import type { PushActivities } from '../../activities/shipments/push-at-carrier.js';
 import type { CarrierOrder, ShipmentState } from '../../domain/shipments/index.js';
 import { ShipmentStatusKey } from '../search-attributes.js';
 import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../activities/shipments/shipment-inputs.js';
@@ -37,7 +38,7 @@ import type { CARRIER_FAILURE_TYPES as CarrierFailureTypes } from '../../activit
  * through the server's task queues (a push is awaited by its HTTP request). A worker that dies in
  * the middle leaves no marker, and its successor calls again: create and cancel are idempotent.
  */
-const carrierCalls = proxyLocalActivities<CarrierActivities>({
+const carrierCalls = proxyLocalActivities<CarrierActivities & PushActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumAttempts: 3 },
 });
@@ -66,6 +67,8 @@ export type ShipmentPushResult =
 export const SHIPMENT_NOT_DONE = 'ShipmentNotDone';
 /** Runs started before a refused push or cancel failed completed instead; their histories replay as they were. */
 const NOT_DONE_FAILS_THE_RUN = 'not-done-fails-the-run';
+/** Runs started before the create and its record became one local activity (decision 0258) replay with two. */
+const ONE_PUSH_ACTIVITY = 'one-push-activity';
 
 const NOT_DONE_MESSAGES = {
   rejected: 'the carrier refused the shipment',
@@ -102,8 +105,10 @@ const DEFAULT_RECHECK_AFTER_MS = 60_000;
 async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResult> {
   const shipment = { shopId: input.shopId, shipmentId: input.request.shipmentId };
   let order: CarrierOrder | null;
+  let recorded: ShipmentDetail | null | undefined;
   try {
-    order = await carrierCalls.createAtCarrier(input);
+    if (patched(ONE_PUSH_ACTIVITY)) ({ order, shipment: recorded } = await carrierCalls.pushAtCarrier(input));
+    else order = await carrierCalls.createAtCarrier(input);
   } catch (error) {
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
@@ -118,7 +123,8 @@ async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResu
       return { outcome: 'unavailable', reason: failure.reason };
     }
   }
-  const detail = await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
+  // Not recorded with the create (an older run, a reconciled order, a record that failed): recorded now.
+  const detail = recorded !== undefined ? recorded : await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
   if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
   return { outcome: 'accepted', shipment: detail };
 }

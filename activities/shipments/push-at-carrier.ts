@@ -1,0 +1,41 @@
+import { log } from '@temporalio/activity';
+import type { CarrierOrder } from '../../domain/shipments/index.js';
+import type { CarrierActivities } from './carrier-calls.js';
+import type { ShipmentPushInput } from './shipment-inputs.js';
+import type { ShipmentDetail, ShipmentRecordActivities } from './shipment-records.js';
+
+/** The carrier's order, and its record: the shipment's detail, null when the row is gone, absent when the record failed. */
+export interface PushedAtCarrier {
+  order: CarrierOrder;
+  shipment?: ShipmentDetail | null;
+}
+
+/**
+ * A push's create and, once the carrier accepted, its record, as one local activity: one hop through
+ * the worker and one marker instead of two (decision 0258). The create fails as it would alone (the
+ * workflow reads the carrier's failure); a record that fails does not fail the call, whose retry
+ * would only call the carrier again: the order comes back unrecorded and the workflow records it with
+ * the record activity's patient retries.
+ */
+export function createPushActivities(deps: {
+  carrier: Pick<CarrierActivities, 'createAtCarrier'>;
+  records: Pick<ShipmentRecordActivities, 'recordPushed'>;
+}) {
+  return {
+    async pushAtCarrier(push: ShipmentPushInput): Promise<PushedAtCarrier> {
+      const order = await deps.carrier.createAtCarrier(push);
+      const shipment = { shopId: push.shopId, shipmentId: push.request.shipmentId, applicationId: push.applicationId, order };
+      try {
+        return { order, shipment: await deps.records.recordPushed(shipment) };
+      } catch (error) {
+        log.warn('the carrier accepted the push, its record failed: the workflow records it again', {
+          shipmentId: shipment.shipmentId,
+          error: (error as Error).message,
+        });
+        return { order };
+      }
+    },
+  };
+}
+
+export type PushActivities = ReturnType<typeof createPushActivities>;
