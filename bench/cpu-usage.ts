@@ -65,6 +65,11 @@ export function cpuPer(cpu: CpuGroups, count: number): CpuGroups {
   return Object.fromEntries(Object.entries(cpu).map(([group, ms]) => [group, Math.round((ms / Math.max(1, count)) * 10) / 10]));
 }
 
+/** The CPU of every group but those `without`, in all. */
+export function cpuTotal(cpu: CpuGroups, without: readonly string[] = []): number {
+  return Object.entries(cpu).reduce((sum, [group, ms]) => (without.includes(group) ? sum : sum + ms), 0);
+}
+
 /** `api 1.2 ms, temporal 3.4 ms, …` in a stable order. */
 export function formatCpu(cpu: CpuGroups): string {
   return Object.entries(cpu)

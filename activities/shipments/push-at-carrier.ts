@@ -24,12 +24,12 @@ export function createPushActivities(deps: {
   return {
     async pushAtCarrier(push: ShipmentPushInput): Promise<PushedAtCarrier> {
       const order = await deps.carrier.createAtCarrier(push);
-      const shipment = { shopId: push.shopId, shipmentId: push.request.shipmentId, applicationId: push.applicationId, order };
+      const acceptance = { shopId: push.shopId, shipmentId: push.request.shipmentId, applicationId: push.applicationId, order };
       try {
-        return { order, shipment: await deps.records.recordPushed(shipment) };
+        return { order, shipment: await deps.records.recordPushed(acceptance) };
       } catch (error) {
         log.warn('the carrier accepted the push, its record failed: the workflow records it again', {
-          shipmentId: shipment.shipmentId,
+          shipmentId: acceptance.shipmentId,
           error: (error as Error).message,
         });
         return { order };

@@ -3,7 +3,7 @@ import { createSql, type Sql } from '../../db/client.js';
 import { bootstrapTemporal } from '../../scripts/bootstrap/index.js';
 import { say } from '../../scripts/bootstrap/progress.js';
 import type { TemporalEngine } from '../../scripts/bootstrap/temporal-cluster.js';
-import type { CpuGroups } from '../cpu-usage.js';
+import { cpuTotal, type CpuGroups } from '../cpu-usage.js';
 import { deliveryScenario, type DeliveryResults } from './delivery.js';
 import { temporalCeilingScenario, type CeilingResults } from './temporal-ceiling.js';
 
@@ -103,7 +103,6 @@ function printEngines(results: EngineResults[]): void {
     console.log(`${label.padEnd(52)}${results.map((result) => column(cell(result))).join('')}`);
   const saturated = (result: EngineResults) => result.delivery.delivery.at(-1)!;
   const ms = (groups: CpuGroups, group: string) => groups[group] ?? 0;
-  const total = (groups: CpuGroups) => Object.values(groups).reduce((sum, value) => sum + value, 0);
 
   console.log('\nDev server against cluster (CPU in ms per workflow or delivery; deliveries a second per core of each kind)');
   row('', (result) => ENGINE_NAMES[result.engine]);
@@ -111,7 +110,7 @@ function printEngines(results: EngineResults[]): void {
   row(`empty workflows/s, ${results[0]?.ceiling.concurrency ?? 0} in flight`, (result) => result.ceiling.workflowsPerSecond.toFixed(0));
   row('  p50', (result) => `${result.ceiling.p50Ms.toFixed(0)} ms`);
   for (const [group, label] of GROUPS) row(`  CPU ${label}`, (result) => ms(result.ceiling.cpuMsPerWorkflow, group).toFixed(1));
-  row('  CPU in all', (result) => total(result.ceiling.cpuMsPerWorkflow).toFixed(1));
+  row('  CPU in all', (result) => cpuTotal(result.ceiling.cpuMsPerWorkflow).toFixed(1));
   row(`deliveries/s at saturation (${saturated(results[0]!).targetPerSecond}/s offered)`, (result) =>
     saturated(result).receiptsPerSecond.toFixed(0),
   );
@@ -124,7 +123,7 @@ function printEngines(results: EngineResults[]): void {
       return cost > 0 ? `${cost.toFixed(1)} (${(1000 / cost).toFixed(0)}/s)` : '—';
     });
   }
-  row('  CPU in all', (result) => total(saturated(result).cpuMsPerDelivery).toFixed(1));
+  row('  CPU in all', (result) => cpuTotal(saturated(result).cpuMsPerDelivery).toFixed(1));
   const counterNames = [...new Set(results.flatMap((result) => Object.keys(saturated(result).countersPerDelivery ?? {})))].sort();
   for (const name of counterNames) row(`  ${name}`, (result) => saturated(result).countersPerDelivery?.[name]?.toFixed(1) ?? '—');
 }

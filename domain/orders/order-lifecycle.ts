@@ -39,15 +39,14 @@ async function setStatus(
     getOrder(tx, before.id),
   );
   // The event and the log line are independent: both go out in one round trip.
-  const event = writeEvent(tx, {
-    shopId: actor.shopId,
-    type: 'order.status_changed',
-    resourceId: before.id,
-    data: after,
-    changes: diffSnapshots(before, after)!,
-  });
   await Promise.all([
-    event,
+    writeEvent(tx, {
+      shopId: actor.shopId,
+      type: 'order.status_changed',
+      resourceId: before.id,
+      data: after,
+      changes: diffSnapshots(before, after)!,
+    }),
     writeShopLog(tx, {
       shopId: actor.shopId,
       actorUserId: null,
