@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { constants } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { z } from 'zod';
 import { bootstrap, bootstrapTemporal, type Services } from './bootstrap/index.js';
 import { ensureTemporalClusterBuild, TEMPORAL_ENGINE_VARIABLE, temporalEngine } from './bootstrap/temporal-cluster.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
@@ -109,17 +110,44 @@ export async function runSuite(
   }
   await services.stop();
   await containers?.stop();
-  // The plain closing line CI reads: "N passed, N failed" (both passes).
-  const counts = results
-    .filter((file) => existsSync(file))
-    .map((file) => JSON.parse(readFileSync(file, 'utf8')) as { numPassedTests: number; numFailedTests: number; numPendingTests: number });
-  if (counts.length > 0) {
-    const sum = (key: keyof (typeof counts)[number]) => counts.reduce((total, count) => total + count[key], 0);
+  // The plain closing lines CI reads: each failed test (a CI log keeps only its tail), then "N passed, N failed" (both passes).
+  const reports = results.filter((file) => existsSync(file)).map((file) => vitestReport.parse(JSON.parse(readFileSync(file, 'utf8'))));
+  for (const line of failedTests(reports)) console.log(line);
+  if (reports.length > 0) {
+    const sum = (key: 'numPassedTests' | 'numFailedTests' | 'numPendingTests') => reports.reduce((total, report) => total + report[key], 0);
     console.log(`Tests: ${sum('numPassedTests')} passed, ${sum('numFailedTests')} failed, ${sum('numPendingTests')} skipped`);
   }
   say(`${code === 0 ? '✓' : '✗'} ${command} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   process.exit(code);
 }
+
+/** The part of vitest's JSON report the closing lines read. */
+const vitestReport = z.object({
+  numPassedTests: z.number(),
+  numFailedTests: z.number(),
+  numPendingTests: z.number(),
+  testResults: z.array(
+    z.object({
+      name: z.string(),
+      message: z.string().optional(),
+      assertionResults: z.array(z.object({ fullName: z.string(), status: z.string(), failureMessages: z.array(z.string()) })),
+    }),
+  ),
+});
+
+/** "✗ file › test: first line of its failure" for each failed test, and for each file that failed without one (an import error). */
+export function failedTests(reports: z.infer<typeof vitestReport>[]): string[] {
+  return reports.flatMap((report) =>
+    report.testResults.flatMap((file) => {
+      const name = relative(projectRoot, file.name);
+      const failed = file.assertionResults.filter((test) => test.status === 'failed');
+      if (failed.length === 0) return file.message ? [`✗ ${name}: ${firstLine(file.message)}`] : [];
+      return failed.map((test) => `✗ ${name} › ${test.fullName}: ${firstLine(test.failureMessages[0] ?? '')}`);
+    }),
+  );
+}
+
+const firstLine = (text: string) => text.trim().split('\n')[0]?.slice(0, 300) ?? '';
 
 /** One vitest run with `args` and `env`; its JSON report in `resultsFile`; resolves to its exit code. */
 async function runVitest(args: string[], env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
