@@ -19,7 +19,10 @@ export interface QueuedEvent {
  *
  * Rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`, per shop), so several relays
  * share the work. One statement: the shops are found by a skip scan of `(shop_id, created_at)`, and
- * the claim and the removal are one round trip.
+ * the claim and the removal are one round trip. The claim is a materialized CTE, run once: as the
+ * inner side of a join PostgreSQL may rescan it per row deleted, and each rescan, skipping the rows
+ * the statement has just deleted, claims the next ones (a stale row estimate once took a whole
+ * backlog in one batch).
  */
 export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
   if (limit < 1) return [];
@@ -33,14 +36,14 @@ export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEve
       select s.shop_id from waiting s where s.shop_id is not null
       order by (select min(q.created_at) from event_queue q where q.shop_id = s.shop_id)
       limit ${limit}),
+    claimed as materialized (
+      select claim.event_id from served cross join lateral (
+        select q.event_id from event_queue q where q.shop_id = served.shop_id
+        order by q.created_at limit ${limit} / (select count(*) from served)
+        for update skip locked) claim),
     taken as (
-      delete from event_queue
-      where event_id in (
-        select claimed.event_id from served cross join lateral (
-          select q.event_id from event_queue q where q.shop_id = served.shop_id
-          order by q.created_at limit ${limit} / (select count(*) from served)
-          for update skip locked) claimed)
-      returning event_id, shop_id, created_at)
+      delete from event_queue q using claimed where q.event_id = claimed.event_id
+      returning q.event_id, q.shop_id, q.created_at)
     select event_id, shop_id from taken order by created_at`;
 }
 

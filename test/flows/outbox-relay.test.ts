@@ -289,6 +289,33 @@ describe('outbox relay', () => {
     await db.admin`delete from event_queue`;
   });
 
+  it('claims at most its batch whatever plan the statistics lead PostgreSQL to, leaving the rest queued', async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    const other = await createShopFixture(db.app);
+    // Statistics of an empty queue (autovacuum between tests), then a backlog: the planner expects one row.
+    await db.admin`analyze event_queue`;
+    const [flooding, single] = [await backlog(shop.shopId, 300), await backlog(other.shopId, 1)];
+    // The plan that rescans the claim for each row deleted (a nested-loop semi join), and the default one.
+    const plans = [
+      '',
+      'set local enable_hashjoin = off; set local enable_mergejoin = off; set local enable_hashagg = off; set local enable_sort = off',
+    ];
+    for (const planner of plans) {
+      const claimed = await db.app
+        .begin(async (tx) => {
+          if (planner) await tx.unsafe(planner);
+          const events = (await takeQueuedEvents(tx, 10)).map((event) => event.eventId);
+          throw Object.assign(new Error('rolled back'), { events });
+        })
+        .catch((error: { events: string[] }) => error.events);
+      expect(claimed, planner || 'default plan').toHaveLength(6);
+      expect(claimed).toEqual(expect.arrayContaining([...flooding.slice(0, 5), ...single]));
+    }
+    expect(await queueLength()).toBe(301);
+    await db.admin`delete from event_queue`;
+  });
+
   it('claims per shop past the rows another relay holds, so two claims at once never overlap', async () => {
     await Promise.all(relays.map((relay) => relay.stop()));
     await db.admin`delete from event_queue`;
