@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { diffSnapshots, recordUpdate, writeEvent } from '../../domain/events/outbox.js';
+import { diffSnapshots, newEventId, pooledRandom, recordUpdate, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { useSuite } from '../support/suite.js';
 
@@ -63,6 +63,26 @@ describe('changes between snapshots', () => {
   it('treats key order inside values as irrelevant', () => {
     const a = { id: 'x', attributes: { Size: 'S', Color: 'Red' } };
     expect(diffSnapshots(a, { id: 'x', attributes: { Color: 'Red', Size: 'S' } })).toBeNull();
+  });
+});
+
+describe('event ids', () => {
+  it('are unique and in creation order across many refills of the random pool', () => {
+    const ids = Array.from({ length: 5_000 }, () => newEventId());
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual(ids);
+    expect(ids[0]).toMatch(/^evt_[0-9A-HJKMNP-TV-Z]{26}$/);
+  });
+
+  it('draw their randomness from a pool that covers every letter, refills with new bytes, and never reaches 1', () => {
+    const random = pooledRandom(64);
+    const draws = Array.from({ length: 64 * 200 }, () => random());
+    expect(Math.max(...draws)).toBeLessThan(1);
+    expect(Math.min(...draws)).toBeGreaterThanOrEqual(0);
+    const letters = new Set(draws.map((draw) => Math.floor(draw * 32)));
+    expect(letters.size).toBe(32);
+    // Each refill is new bytes, not the first pool again.
+    expect(draws.slice(64, 128)).not.toEqual(draws.slice(0, 64));
   });
 });
 
