@@ -21,8 +21,7 @@ export interface QueuedEvent {
  * share the work. One statement: the shops are found by a skip scan of `(shop_id, created_at)`, and
  * the claim and the removal are one round trip. The claim is a materialized CTE, run once: as the
  * inner side of a join PostgreSQL may rescan it per row deleted, and each rescan, skipping the rows
- * the statement has just deleted, claims the next ones (a stale row estimate once took a whole
- * backlog in one batch).
+ * the statement has just deleted, claims the next ones (once, in CI, 214 events for a batch of ten).
  */
 export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
   if (limit < 1) return [];
