@@ -24,11 +24,12 @@ import { shipmentsScenario } from './scenarios/shipments.js';
 import { flowMatchingScenario } from './scenarios/flow-matching.js';
 import { flowHealthScenario } from './scenarios/flow-health.js';
 import { enginesScenario } from './scenarios/engines.js';
+import { pushPatternsScenario } from './scenarios/push-patterns.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health, engines) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health, engines, push-patterns) runs a subset.
  */
 const SCENARIOS = [
   'shop',
@@ -43,6 +44,7 @@ const SCENARIOS = [
   'flow-matching',
   'flow-health',
   'engines',
+  'push-patterns',
 ] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
@@ -197,6 +199,17 @@ if (selected('shipments')) {
   say('\n== Shipments: pushes through the API against the carrier simulator directly; callbacks to the shipment state ==');
   try {
     results.shipments = await shipmentsScenario(context, sql, { temporalAddress: temporal.address, appUrl: database.appUrl });
+  } finally {
+    await temporal.stop();
+  }
+}
+
+if (only?.includes('push-patterns')) {
+  // Only when named: a model for decision 0259 (proposed), not a figure of Shopflow's own.
+  const temporal = await bootstrapTemporal();
+  say("\n== A push's engine path: update-with-start against an eager start with the outcome handed over in the process (decision 0259) ==");
+  try {
+    results.pushPatterns = await pushPatternsScenario({ temporalAddress: temporal.address });
   } finally {
     await temporal.stop();
   }
