@@ -1,12 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { WithStartWorkflowOperation } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { pushModelOutcome, pushModelWorkflow } from '../workflows/push-model.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
-import { shopflowDataConverter } from '../../config/payload-codec.js';
-import { loadSettings } from '../../config/settings.js';
-import { temporalClient } from '../../config/temporal-connection.js';
+import { startBenchWorker } from '../bench-worker.js';
 
 /** The local activity's own time: about the carrier's create and the record's transaction. */
 const STEP_MS = 5;
@@ -27,15 +23,11 @@ interface PatternFigures {
  * time (p50 over ALONE) and IN_FLIGHT at a time (TOTAL pushes), with the CPU of each process group.
  */
 export async function pushPatternsScenario(options: { temporalAddress: string }) {
-  Runtime.install({ logger: new DefaultLogger('ERROR') });
-  const taskQueue = `bench-push-model-${randomUUID()}`;
   const handOff = new Map<string, () => void>();
-  const connection = await NativeConnection.connect({ address: options.temporalAddress });
-  const { payloadCodecKeys } = loadSettings();
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    dataConverter: shopflowDataConverter(payloadCodecKeys),
+  const { client, taskQueue, stop } = await startBenchWorker({
+    temporalAddress: options.temporalAddress,
+    workflows: 'push-model.ts',
+    taskQueuePrefix: 'bench-push-model',
     activities: {
       async pushModelStep(id: string) {
         await new Promise((resolve) => setTimeout(resolve, STEP_MS));
@@ -43,13 +35,7 @@ export async function pushPatternsScenario(options: { temporalAddress: string })
         return id;
       },
     },
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('../workflows/push-model.ts', import.meta.url)),
-      logger: new DefaultLogger('WARN'),
-    }),
   });
-  const running = worker.run();
-  const client = temporalClient(connection, payloadCodecKeys);
 
   const byUpdateWithStart = async () => {
     const workflowId = `bench-push-model:${randomUUID()}`;
@@ -113,8 +99,6 @@ export async function pushPatternsScenario(options: { temporalAddress: string })
     print('(b) eager start, outcome handed over', figures.eagerStart);
     return { stepMs: STEP_MS, ...figures };
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
+    await stop();
   }
 }

@@ -1,12 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks } from '@temporalio/worker';
+import type { InjectedSinks } from '@temporalio/worker';
 import { searchAttributes } from '../../workflows/deliveries/delivery-starter.js';
 import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
-import { shopflowDataConverter } from '../../config/payload-codec.js';
-import { loadSettings } from '../../config/settings.js';
-import { temporalClient } from '../../config/temporal-connection.js';
+import { startBenchWorker } from '../bench-worker.js';
 
 export interface CeilingResults {
   concurrency: number;
@@ -16,8 +13,6 @@ export interface CeilingResults {
   /** CPU milliseconds per workflow: `temporal` is the server (dev or cluster), `bench` this process with its worker. */
   cpuMsPerWorkflow: CpuGroups;
 }
-
-let runtimeInstalled = false;
 
 /**
  * The engine's own ceiling on this machine: workflows that do nothing, each with the five search
@@ -30,30 +25,16 @@ export async function temporalCeilingScenario(options: {
   seconds: number;
   concurrency: number;
 }): Promise<CeilingResults> {
-  // The SDK's own lines (worker state, "no activities registered") would interleave with the figures.
-  // Installed once a process (the engines scenario measures twice); a later runtime reuses the options.
-  if (!runtimeInstalled) Runtime.install({ logger: new DefaultLogger('ERROR') });
-  runtimeInstalled = true;
-  const taskQueue = `bench-ceiling-${randomUUID()}`;
   const waiting = new Map<string, () => void>();
   const sinks: InjectedSinks<CeilingSinks> = {
     bench: { finished: { fn: (info) => waiting.get(info.workflowId)?.(), callDuringReplay: false } },
   };
-  const connection = await NativeConnection.connect({ address: options.temporalAddress });
-  // The codec every Shopflow worker and client has: the ceiling pays what deliveries pay for it.
-  const { payloadCodecKeys } = loadSettings();
-  const worker = await Worker.create({
-    connection,
-    taskQueue,
-    dataConverter: shopflowDataConverter(payloadCodecKeys),
+  const { client, taskQueue, stop } = await startBenchWorker({
+    temporalAddress: options.temporalAddress,
+    workflows: 'empty.ts',
+    taskQueuePrefix: 'bench-ceiling',
     sinks,
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: fileURLToPath(new URL('../workflows/empty.ts', import.meta.url)),
-      logger: new DefaultLogger('WARN'),
-    }),
   });
-  const running = worker.run();
-  const client = temporalClient(connection, payloadCodecKeys);
   const runOne = async (): Promise<number> => {
     const workflowId = `bench-ceiling:${randomUUID()}`;
     const started = performance.now();
@@ -101,8 +82,6 @@ export async function temporalCeilingScenario(options: {
     );
     return results;
   } finally {
-    worker.shutdown();
-    await running;
-    await connection.close();
+    await stop();
   }
 }
