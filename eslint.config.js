@@ -102,6 +102,16 @@ const API_RULES = [
     message: 'The API is a Temporal client: no worker, activity or workflow runs in it.',
   },
 ];
+/** The API process's entry point hosts the shipments' worker (decision 0259): through that one file of workers/. */
+const API_ENTRY_RULES = API_RULES.map((rule) =>
+  rule.regex === topFolder('activities', 'workers', 'scripts')
+    ? {
+        regex: `${topFolder('activities', 'scripts')}|^(?:\\.{1,2}/)+workers/(?!setup/shipment-worker-host\\.js$)`,
+        message:
+          "The API process's entry calls domain/, adapters/, the starters, and workers/setup/shipment-worker-host.ts for its worker (decision 0259).",
+      }
+    : rule,
+);
 const WORKER_RULES = [
   INNER_FILE_OF_A_MODULE,
   { regex: topFolder('api', 'scripts'), message: 'A worker process runs workflows and activities: it imports no API or script.' },
@@ -132,6 +142,7 @@ export default tseslint.config(
   restrict(STARTERS, STARTER_RULES),
   restrict(['activities/**/*.ts'], ACTIVITY_RULES),
   restrict(['adapters/**/*.ts'], ADAPTER_RULES),
-  restrict(['api/**/*.ts'], API_RULES),
+  restrict(['api/**/*.ts'], API_RULES, ['api/server.ts']),
+  restrict(['api/server.ts'], API_ENTRY_RULES),
   restrict(['workers/**/*.ts'], WORKER_RULES),
 );

@@ -24,7 +24,7 @@ import { inventoryRoutes } from './routes/inventory/inventory.js';
 import { orderRoutes } from './routes/orders/orders.js';
 import { shipmentRoutes } from './routes/shipments/shipments.js';
 import { carrierCallbackRoutes } from './routes/shipments/carrier-callbacks.js';
-import type { ShipmentStarter } from '../workflows/shipments/shipment-starter.js';
+import type { EagerShipments, ShipmentStarter } from '../workflows/shipments/shipment-starter.js';
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
@@ -91,6 +91,8 @@ export interface AppDeps {
   chatPlatformUrl?: string;
   /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
   shipments?: { waitMs: number; pollEveryMs: number };
+  /** The process's worker on the shipments' queue, once it runs (settings `SHIPMENT_WORKER`; decision 0259). */
+  eagerShipments?: () => EagerShipments | undefined;
   /** The built admin web app, served at `/admin` (default: web/dist). */
   webAppRoot?: string;
   /** How long a client may take to send a whole request (settings `REQUEST_TIMEOUT_MS`). */
@@ -209,6 +211,7 @@ export async function buildApp(deps: AppDeps) {
     waitMs: deps.shipments?.waitMs ?? 20_000,
     pollEveryMs: deps.shipments?.pollEveryMs ?? 900_000,
     sealKey: deps.deliveryRequestKey,
+    ...(deps.eagerShipments ? { eager: deps.eagerShipments } : {}),
   };
   await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
   await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });

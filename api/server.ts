@@ -5,6 +5,8 @@ import { createAppSql } from '../db/client.js';
 import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 import { serveMetrics } from '../telemetry/metrics-server.js';
+// The one import of workers/ in the API: its process hosts the shipments' worker (decision 0259).
+import { hostApiShipmentWorker } from '../workers/setup/shipment-worker-host.js';
 
 const settings = loadSettings();
 const sql = createAppSql(settings, 'shopflow-api');
@@ -26,6 +28,7 @@ const app = await buildApp({
   trustProxy: settings.TRUST_PROXY,
   requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   shipments: { waitMs: settings.SHIPMENT_WAIT_MS, pollEveryMs: settings.SHIPMENT_POLL_MS },
+  ...(settings.SHIPMENT_WORKER === 'on' ? { eagerShipments: () => shipmentWorker?.host.eager() } : {}),
   chatWebhook: settings.chatWebhook,
   chatPlatformUrl: settings.CHAT_PLATFORM_URL,
   outbound: outboundPolicyFrom(settings),
@@ -34,11 +37,19 @@ const app = await buildApp({
   retention: settings.retention,
   logger: { level: settings.LOG_LEVEL },
 });
-
+// Connected in the background: the API serves while Temporal is down, pushes then through the server.
+const shipmentWorker =
+  settings.SHIPMENT_WORKER === 'on' ? await hostApiShipmentWorker(settings, sql, (level, message) => app.log[level](message)) : undefined;
 const metrics =
-  settings.METRICS === 'on' ? await serveMetrics({ host: settings.METRICS_HOST, port: settings.API_METRICS_PORT }) : undefined;
+  shipmentWorker?.metrics ??
+  (settings.SHIPMENT_WORKER === 'off' && settings.METRICS === 'on'
+    ? await serveMetrics({ host: settings.METRICS_HOST, port: settings.API_METRICS_PORT })
+    : undefined);
+
 const shutdown = async () => {
+  // Requests in flight may await the shipments' worker: it stops after them.
   await Promise.all([app.close(), metrics?.close()]);
+  await shipmentWorker?.host.stop();
   await Promise.allSettled([sql.end({ timeout: 5 }), temporal.close()]);
   process.exit(0);
 };

@@ -1,12 +1,14 @@
 import { Writable } from 'node:stream';
 import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
 import { buildApp, type App, type AppDeps } from '../../api/app.js';
 import type { Sql } from '../../db/client.js';
 import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
 import { testSecretsKey } from './fixtures.js';
 import { testOutboundPolicy } from './receiver.js';
 import { testCarrierEndpoints } from './carriers.js';
-import { testCodecKeys } from './temporal.js';
+import { testCodecKeys, testWorkerOptions } from './temporal.js';
+import { hostShipmentWorker } from '../../workers/setup/shipment-worker-host.js';
 
 /** The operator token of the test API's codec endpoint. */
 export const TEST_OPERATOR_TOKEN = 'test-operator-token-0123456789abcdef';
@@ -19,8 +21,12 @@ export interface TestApi {
   close: () => Promise<void>;
 }
 
-/** The task queue the admin routes start deliveries on (none is polled unless given), and the server's settings. */
-export type TestApiOptions = { taskQueue?: string } & Partial<
+/**
+ * The task queue the admin routes start deliveries on (none is polled unless given), and the server's
+ * settings. With a task queue, the API hosts a worker on its shipments' queue, as `api/server.ts`
+ * does, unless `shipmentWorker` is false (SHIPMENT_WORKER=off).
+ */
+export type TestApiOptions = { taskQueue?: string; shipmentWorker?: boolean } & Partial<
   Pick<
     AppDeps,
     | 'trustProxy'
@@ -48,6 +54,15 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     },
   });
   const temporal = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  const taskQueue = options.taskQueue;
+  const shipmentWorker =
+    taskQueue && options.shipmentWorker !== false
+      ? hostShipmentWorker({
+          connect: () => NativeConnection.connect({ address: testEnv('TEMPORAL_ADDRESS') }),
+          workerOptions: (connection) => testWorkerOptions({ sql, policy: testOutboundPolicy(), connection, taskQueue }),
+          log: (level, message) => logs.push(`${level}: ${message}\n`),
+        })
+      : undefined;
   const app = await buildApp({
     sql,
     temporal,
@@ -58,7 +73,8 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     temporalNamespace: 'default',
     payloadCodecKeys: testCodecKeys,
     codecOperatorToken: TEST_OPERATOR_TOKEN,
-    temporalTaskQueue: options.taskQueue ?? 'shopflow-test-unused',
+    temporalTaskQueue: taskQueue ?? 'shopflow-test-unused',
+    ...(shipmentWorker ? { eagerShipments: shipmentWorker.eager } : {}),
     temporalUiUrl: options.temporalUiUrl ?? 'http://127.0.0.1:8233',
     deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY,
     trustProxy: options.trustProxy,
@@ -70,6 +86,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     carrierEndpoints: options.carrierEndpoints ?? testCarrierEndpoints,
     logger: { level: 'info', stream },
   });
+  await shipmentWorker?.started;
   beforeListen?.(app);
   const address = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
@@ -78,6 +95,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     logs,
     close: async () => {
       await app.close();
+      await shipmentWorker?.stop();
       await temporal.close();
     },
   };

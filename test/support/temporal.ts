@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Connection, type Client, type ConnectionLike } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
-import { createShopflowWorker, workflowsPath } from '../../workers/setup/create-worker.js';
+import { createShopflowWorker, workflowsPath, type ShopflowWorkerOptions } from '../../workers/setup/create-worker.js';
 import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
 import type { OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import type { Sql } from '../../db/client.js';
@@ -31,26 +31,24 @@ export interface TestTemporal {
   taskQueue: string;
   /** Starts deliveries on this worker's task queue, sealed with TEST_DELIVERY_REQUEST_KEY. */
   deliveries: DeliveryStarter;
+  /** The worker of the main queue; `shipmentWorker` polls the shipments' queue (shipmentTaskQueue). */
   worker: Worker;
+  shipmentWorker: Worker;
   shutdown: () => Promise<void>;
 }
 
-/**
- * A Shopflow worker on its own task queue of the real Temporal server that `npm test` started,
- * with the workflow bundle the worker processes keep (built once per version of workflows/), and a client.
- */
-export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy }): Promise<TestTemporal> {
-  const address = testEnv('TEMPORAL_ADDRESS');
-  const taskQueue = `test-${randomUUID()}`;
-  const [{ bundle: workflowBundle }, nativeConnection, connection] = await Promise.all([
-    cachedWorkflowBundle(workflowsPath, { logger: new DefaultLogger('WARN') }),
-    NativeConnection.connect({ address }),
-    Connection.connect({ address }),
-  ]);
-  const worker = await createShopflowWorker({
-    connection: nativeConnection,
+/** A Shopflow worker's options as the test processes have them, on `taskQueue` of the suite's server. */
+export async function testWorkerOptions(options: {
+  sql: Sql;
+  policy: OutboundPolicy;
+  connection: NativeConnection;
+  taskQueue: string;
+}): Promise<ShopflowWorkerOptions> {
+  const { bundle: workflowBundle } = await cachedWorkflowBundle(workflowsPath, { logger: new DefaultLogger('WARN') });
+  return {
+    connection: options.connection,
     namespace: 'default',
-    taskQueue,
+    taskQueue: options.taskQueue,
     sql: options.sql,
     policy: options.policy,
     requestKey: TEST_DELIVERY_REQUEST_KEY,
@@ -58,8 +56,24 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     workflowBundle,
     carrierEndpoints: testCarrierEndpoints,
     payloadCodecKeys: testCodecKeys,
-  });
-  const running = worker.run();
+  };
+}
+
+/**
+ * Shopflow's workers (the main queue and the shipments') on a task queue of their own of the real
+ * Temporal server that `npm test` started, with the workflow bundle the worker processes keep (built
+ * once per version of workflows/), and a client.
+ */
+export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy }): Promise<TestTemporal> {
+  const address = testEnv('TEMPORAL_ADDRESS');
+  const taskQueue = `test-${randomUUID()}`;
+  const [nativeConnection, connection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
+  const workerOptions = await testWorkerOptions({ ...options, connection: nativeConnection, taskQueue });
+  const [worker, shipmentWorker] = await Promise.all([
+    createShopflowWorker(workerOptions),
+    createShopflowWorker({ ...workerOptions, queue: 'shipments' }),
+  ]);
+  const running = Promise.all([worker.run(), shipmentWorker.run()]);
   const client = testTemporalClient(connection);
   return {
     client,
@@ -67,8 +81,10 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     taskQueue,
     deliveries: { client, taskQueue, requestKey: TEST_DELIVERY_REQUEST_KEY },
     worker,
+    shipmentWorker,
     shutdown: async () => {
       worker.shutdown();
+      shipmentWorker.shutdown();
       await running;
       await Promise.all([nativeConnection.close(), connection.close()]);
     },

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleOption } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
 import { createAppSql, type Sql } from '../../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
@@ -17,7 +17,8 @@ import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '
 import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
-import { startTracking } from '../../workflows/shipments/shipment-starter.js';
+import { shipmentTaskQueue, startTracking, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
+import type { ShipmentOutcomeSinks } from '../../workflows/shipments/shipment-workflows.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
 
@@ -27,7 +28,18 @@ const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../../
 export interface ShopflowWorkerOptions {
   connection: NativeConnection;
   namespace: string;
+  /** `TEMPORAL_TASK_QUEUE`: the queue of `main`, and the base of the shipments' queue (shipmentTaskQueue). */
   taskQueue: string;
+  /**
+   * `main` (the default) polls `taskQueue` with every activity: deliveries, test-runs, housekeeping,
+   * and shipment runs started before the shipments had a queue. `shipments` polls the shipments'
+   * queue with the shipments' activities only: what an API process hosts (decision 0259).
+   */
+  queue?: 'main' | 'shipments';
+  /** Where the worker hands the outcome of each push and cancel it runs (an API process waits there). */
+  shipmentOutcomes?: ShipmentOutcomes;
+  /** How the worker names itself in histories (the SDK's default: `<pid>@<host>`). */
+  identity?: string;
   sql: Sql;
   policy: OutboundPolicy;
   /** `DELIVERY_REQUEST_KEY`: the worker acts only on workflow inputs and signals sealed with it (deliveries, shipments). */
@@ -51,10 +63,52 @@ export interface ShopflowWorkerOptions {
  */
 export const WORKFLOW_TASK_SLOTS = 100;
 
-/** The Temporal worker with every workflow and activity of Shopflow. */
+/** The Temporal worker of one of Shopflow's queues (`options.queue`), with every workflow. */
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   // One dispatcher for every outbound call of the worker: webhooks and carriers alike.
   const outbound = createOutboundAgent(options.policy);
+  const shipments = shipmentActivities(options, outbound);
+  const activities =
+    options.queue === 'shipments'
+      ? shipments
+      : {
+          ...shipments,
+          ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
+          ...createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
+          ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
+          ...createWebhookSendActivities({
+            requestKey: options.requestKey,
+            signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
+            recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
+            dispatcher: outbound,
+            policy: options.policy,
+            userAgent: USER_AGENT,
+          }),
+        };
+  return Worker.create({
+    connection: options.connection,
+    dataConverter: shopflowDataConverter(options.payloadCodecKeys),
+    namespace: options.namespace,
+    taskQueue: options.queue === 'shipments' ? shipmentTaskQueue(options.taskQueue) : options.taskQueue,
+    activities,
+    sinks: shipmentOutcomeSinks(options.shipmentOutcomes),
+    ...(options.identity ? { identity: options.identity } : {}),
+    workflowBundle: options.workflowBundle,
+    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
+    maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
+    // At least the deliveries in flight, so none is evicted and replayed from history between its
+    // retries; the SDK's default is derived from the heap and falls to 10 on a small one.
+    maxCachedWorkflows: 1_000,
+  });
+}
+
+/** The sink every worker registers (a workflow calling an unregistered one logs an error); without `outcomes`, it drops them. */
+export function shipmentOutcomeSinks(outcomes?: ShipmentOutcomes): InjectedSinks<ShipmentOutcomeSinks> {
+  return { shipmentOutcome: { settled: { fn: (info, outcome) => outcomes?.settle(info.workflowId, outcome) } } };
+}
+
+/** The carrier calls, the shipment records and the push that joins them. */
+function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType<typeof createOutboundAgent>) {
   const tracking = {
     client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace),
     taskQueue: options.taskQueue,
@@ -71,68 +125,39 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     sealKey: options.requestKey,
     startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
   });
-  const activities = {
-    ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
-    ...createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
-    ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
-    ...carrier,
-    ...records,
-    ...createPushActivities({ carrier, records }),
-    ...createWebhookSendActivities({
-      requestKey: options.requestKey,
-      signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
-      recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
-      dispatcher: outbound,
-      policy: options.policy,
-      userAgent: USER_AGENT,
-    }),
-  };
-  return Worker.create({
-    connection: options.connection,
-    dataConverter: shopflowDataConverter(options.payloadCodecKeys),
-    namespace: options.namespace,
-    taskQueue: options.taskQueue,
-    activities,
-    workflowBundle: options.workflowBundle,
-    maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
-    maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
-    // At least the deliveries in flight, so none is evicted and replayed from history between its
-    // retries; the SDK's default is derived from the heap and falls to 10 on a small one.
-    maxCachedWorkflows: 1_000,
-  });
+  return { ...carrier, ...records, ...createPushActivities({ carrier, records }) };
 }
 
 /**
- * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
- * logging at WARN (it logs every bundle and state change at INFO), its `/metrics` (its own and the
- * SDK's: the SDK's core exports on a loopback port, served again under the process's address), the
- * database pool, the Temporal connection, the workflow bundle (kept between starts:
- * workflow-bundle.ts), and the worker on them.
+ * The SDK's runtime of a process that hosts workers: its logging at WARN (it logs every bundle and
+ * state change at INFO), and the process's `/metrics` (its own and the SDK's: the SDK's core exports
+ * on a loopback port, served again under the process's address) unless METRICS is off.
  */
-export async function prepareWorkerProcess(
-  applicationName: string,
-  metricsPort: (settings: Settings) => number,
-): Promise<{ settings: Settings; sql: Sql; connection: NativeConnection; worker: Worker; metrics: MetricsServer | undefined }> {
-  const settings = loadSettings();
+export async function installWorkerRuntime(settings: Settings, metricsPort: number): Promise<MetricsServer | undefined> {
   const logger = new DefaultLogger(settings.LOG_LEVEL === 'debug' || settings.LOG_LEVEL === 'trace' ? 'DEBUG' : 'WARN');
-  let metrics: MetricsServer | undefined;
-  if (settings.METRICS === 'on') {
-    const coreMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
-    Runtime.install({
-      logger,
-      // Prometheus's conventions: `_total` counters, durations in seconds with their unit in the name.
-      telemetryOptions: {
-        metrics: { prometheus: { bindAddress: coreMetrics, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
-      },
-    });
-    metrics = await serveMetrics({ host: settings.METRICS_HOST, port: metricsPort(settings), alsoFrom: [`http://${coreMetrics}/metrics`] });
-  } else Runtime.install({ logger });
-  const sql = createAppSql(settings, applicationName);
-  const [connection, { bundle }] = await Promise.all([
-    NativeConnection.connect(temporalConnectionOptions(settings)),
-    cachedWorkflowBundle(workflowsPath, { logger: Runtime.instance().logger }),
-  ]);
-  const worker = await createShopflowWorker({
+  if (settings.METRICS === 'off') {
+    Runtime.install({ logger });
+    return undefined;
+  }
+  const coreMetrics = `127.0.0.1:${await freeLoopbackPort()}`;
+  Runtime.install({
+    logger,
+    // Prometheus's conventions: `_total` counters, durations in seconds with their unit in the name.
+    telemetryOptions: {
+      metrics: { prometheus: { bindAddress: coreMetrics, countersTotalSuffix: true, unitSuffix: true, useSecondsForDurations: true } },
+    },
+  });
+  return serveMetrics({ host: settings.METRICS_HOST, port: metricsPort, alsoFrom: [`http://${coreMetrics}/metrics`] });
+}
+
+/** A worker's options from the settings, on a process's pool and connection, with the bundle kept between starts. */
+export async function workerOptionsFrom(
+  settings: Settings,
+  sql: Sql,
+  connection: NativeConnection,
+): Promise<ShopflowWorkerOptions & { queue?: never }> {
+  const { bundle } = await cachedWorkflowBundle(workflowsPath, { logger: Runtime.instance().logger });
+  return {
     connection,
     namespace: settings.TEMPORAL_NAMESPACE,
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
@@ -144,6 +169,34 @@ export async function prepareWorkerProcess(
     carrierEndpoints: settings.carrierEndpoints,
     payloadCodecKeys: settings.payloadCodecKeys,
     retention: settings.retention,
-  });
-  return { settings, sql, connection, worker, metrics };
+  };
+}
+
+/**
+ * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
+ * runtime and its `/metrics`, the database pool, the Temporal connection, and the worker of the main
+ * queue on them; with `shipments`, a worker of the shipments' queue too.
+ */
+export async function prepareWorkerProcess(
+  applicationName: string,
+  metricsPort: (settings: Settings) => number,
+  { shipments = false } = {},
+): Promise<{
+  settings: Settings;
+  sql: Sql;
+  connection: NativeConnection;
+  worker: Worker;
+  shipmentWorker: Worker | undefined;
+  metrics: MetricsServer | undefined;
+}> {
+  const settings = loadSettings();
+  const metrics = await installWorkerRuntime(settings, metricsPort(settings));
+  const sql = createAppSql(settings, applicationName);
+  const connection = await NativeConnection.connect(temporalConnectionOptions(settings));
+  const options = await workerOptionsFrom(settings, sql, connection);
+  const [worker, shipmentWorker] = await Promise.all([
+    createShopflowWorker(options),
+    shipments ? createShopflowWorker({ ...options, queue: 'shipments' }) : undefined,
+  ]);
+  return { settings, sql, connection, worker, shipmentWorker, metrics };
 }

@@ -4,6 +4,7 @@ import {
   WorkflowFailedError,
   type Client,
   type WorkflowHandle,
+  type WorkflowHandleWithStartDetails,
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
@@ -18,24 +19,72 @@ import {
   SHIPMENT_NOT_DONE,
   trackingWorkflowId,
   type ShipmentCancelResult,
+  type ShipmentPushResult,
   type ShipmentTrackingInput,
 } from './shipment-workflows.js';
 
 /**
  * The client side of the shipment workflows: the API starts a shipment's workflow with its push and
- * awaits the push (update-with-start), starts a cancel and awaits it, and a carrier callback signals
- * the tracking. A push of an older run starts the tracking through the function the worker hands its
- * activity (activities import no workflow). Every input and signal is sealed.
+ * awaits the push, starts a cancel and awaits it, and a carrier callback signals the tracking. A
+ * push of an older run starts the tracking through the function the worker hands its activity
+ * (activities import no workflow). Every input and signal is sealed.
+ *
+ * Where the API process hosts a worker on the shipments' queue (decision 0259), a push or cancel
+ * starts on it eagerly and its outcome comes back in the process; otherwise (no such worker, not yet
+ * connected, or full) through the server: the push by update-with-start, the cancel by its result.
  */
 
 /** Where the API starts shipment workflows, how long it waits for them, and the tracking's poll interval. */
 export interface ShipmentStarter {
   client: Client;
+  /** `TEMPORAL_TASK_QUEUE`; shipment workflows run on `shipmentTaskQueue` of it. */
   taskQueue: string;
   waitMs: number;
   pollEveryMs: number;
   /** `DELIVERY_REQUEST_KEY`: seals every workflow input and signal (domain/kernel/seals.ts). */
   sealKey: string;
+  /** This process's worker on the shipments' queue, once it runs. */
+  eager?: () => EagerShipments | undefined;
+}
+
+/** A worker in this process on the shipments' queue: a client on its connection, and where its sink hands outcomes. */
+export interface EagerShipments {
+  client: Client;
+  outcomes: ShipmentOutcomes;
+}
+
+/**
+ * Where an API process waits for the outcome of a push or cancel it started eagerly on its own
+ * worker (decision 0259): the request expects the run's outcome by workflow id before the start, and
+ * the worker's `shipmentOutcome` sink settles it. An outcome nobody waits for (a run another process
+ * started, a request that gave up) is dropped: the workflow goes on as it would.
+ */
+export class ShipmentOutcomes {
+  readonly #waiting = new Map<string, (outcome: unknown) => void>();
+
+  /** The outcome of run `workflowId`, once this process's worker knows it; `forget` when no longer waiting. */
+  expect<Outcome>(workflowId: string): { outcome: Promise<Outcome>; forget: () => void } {
+    const outcome = new Promise<Outcome>((resolve) => this.#waiting.set(workflowId, resolve as (outcome: unknown) => void));
+    return { outcome, forget: () => this.#waiting.delete(workflowId) };
+  }
+
+  settle(workflowId: string, outcome: unknown): void {
+    this.#waiting.get(workflowId)?.(outcome);
+    this.#waiting.delete(workflowId);
+  }
+
+  /** Requests waiting for an outcome now. */
+  get waiting(): number {
+    return this.#waiting.size;
+  }
+}
+
+/**
+ * The queue of the shipment workflows: apart from deliveries and test-runs, so that an API process's
+ * worker takes only shipments. Runs started before it stay on `taskQueue`, which workers still poll.
+ */
+export function shipmentTaskQueue(taskQueue: string): string {
+  return `${taskQueue}-shipments`;
 }
 
 const NO_ANSWER = Symbol('no answer');
@@ -83,16 +132,22 @@ export async function pushShipment(
     pollEveryMs: starter.pollEveryMs,
   };
   const tracking = trackingStart(starter, keys);
-  const startWorkflowOperation = new WithStartWorkflowOperation(shipmentTrackingWorkflow, {
+  const options = {
     ...tracking,
-    args: [{ ...tracking.args[0], push: seal(starter.sealKey, push, workflowId) }],
+    args: [{ ...tracking.args[0], push: seal(starter.sealKey, push, workflowId) }] as [ShipmentTrackingInput],
     // A new shipment has no workflow yet; were one running, the update finds it.
-    workflowIdConflictPolicy: 'USE_EXISTING',
+    workflowIdConflictPolicy: 'USE_EXISTING' as const,
+  };
+  const outcome = eagerly<ShipmentPushResult>(starter, workflowId, {
+    start: (client) => client.workflow.start(shipmentTrackingWorkflow, { ...options, requestEagerStart: true }),
+    answer: (handle) => handle.executeUpdate(shipmentPushUpdate, { updateId: 'push' }),
+    otherwise: () =>
+      starter.client.workflow.executeUpdateWithStart(shipmentPushUpdate, {
+        updateId: 'push',
+        startWorkflowOperation: new WithStartWorkflowOperation(shipmentTrackingWorkflow, options),
+      }),
   });
-  const result = await bounded(
-    starter.client.workflow.executeUpdateWithStart(shipmentPushUpdate, { updateId: 'push', startWorkflowOperation }),
-    starter.waitMs,
-  );
+  const result = await bounded(outcome, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
@@ -111,8 +166,13 @@ export async function cancelShipment(
   input: Omit<ShipmentCancelInput, 'seal'>,
 ): Promise<ShipmentDetail> {
   const workflowId = `shipment-cancel:${keys.shipmentId}:${keys.request}`;
-  const handle = await starter.client.workflow.start(shipmentCancelWorkflow, startOptions(starter, 'cancel', workflowId, input, keys));
-  const result = await bounded(outcomeOf<ShipmentCancelResult>(handle), starter.waitMs);
+  const options = startOptions(starter, 'cancel', workflowId, input, keys);
+  const outcome = eagerly<ShipmentCancelResult>(starter, workflowId, {
+    start: (client) => client.workflow.start(shipmentCancelWorkflow, { ...options, requestEagerStart: true }),
+    answer: outcomeOf,
+    otherwise: async () => outcomeOf(await starter.client.workflow.start(shipmentCancelWorkflow, options)),
+  });
+  const result = await bounded(outcome, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
@@ -121,6 +181,37 @@ export async function cancelShipment(
   if (result.outcome === 'not-cancellable') throw new Problem('shipment-not-cancellable', `the carrier refuses: ${result.reason}`);
   if (result.outcome === 'unavailable') throw new Problem('carrier-unavailable', `the shipment was not cancelled: ${result.reason}`);
   return result.shipment;
+}
+
+/**
+ * A run's outcome: started eagerly on this process's worker and handed over by its sink when the
+ * worker has a free slot; else `answer`ed through the server (the start was not eager); `otherwise`
+ * without a worker here.
+ */
+async function eagerly<Outcome>(
+  starter: ShipmentStarter,
+  workflowId: string,
+  way: {
+    /** With `requestEagerStart`: taken up when the worker sharing the client's connection has a free slot. */
+    start: (client: Client) => Promise<WorkflowHandleWithStartDetails>;
+    answer: (handle: WorkflowHandle) => Promise<Outcome>;
+    otherwise: () => Promise<Outcome>;
+  },
+): Promise<Outcome> {
+  const eager = starter.eager?.();
+  if (!eager) return way.otherwise();
+  // Expected before the start: the worker may settle it before the start's answer is read.
+  const expected = eager.outcomes.expect<Outcome>(workflowId);
+  try {
+    const handle = await way.start(eager.client);
+    if (!handle.eagerlyStarted) {
+      expected.forget();
+      return await way.answer(handle);
+    }
+    return await expected.outcome;
+  } finally {
+    expected.forget();
+  }
 }
 
 /**
@@ -164,7 +255,7 @@ function startOptions<Input extends object>(
   keys: ShipmentKeys,
 ) {
   return {
-    taskQueue: starter.taskQueue,
+    taskQueue: shipmentTaskQueue(starter.taskQueue),
     workflowId,
     args: [seal(starter.sealKey, input, workflowId)] as [Sealed<Input>],
     typedSearchAttributes: searchAttributes(keys),

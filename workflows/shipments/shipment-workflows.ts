@@ -11,11 +11,13 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  proxySinks,
   setCurrentDetails,
   setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
+  type Sinks,
 } from '@temporalio/workflow';
 import type { CarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import type { PushActivities } from '../../activities/shipments/push-at-carrier.js';
@@ -52,6 +54,16 @@ const records = proxyLocalActivities<ShipmentRecordActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
+
+/**
+ * The worker running a push or cancel hears its outcome the moment the workflow knows it (decision
+ * 0259): an API process that started the run eagerly on its own worker answers the request from it,
+ * before the task's completion reaches the server. Not a command: histories are unchanged by it.
+ */
+export interface ShipmentOutcomeSinks extends Sinks {
+  shipmentOutcome: { settled(outcome: ShipmentPushResult | ShipmentCancelResult): void };
+}
+const { shipmentOutcome } = proxySinks<ShipmentOutcomeSinks>();
 
 export const shipmentMilestoneSignal = defineSignal<[SealedMilestone]>('milestone');
 /** Read the shipment again (a cancel was recorded): the tracking may be over. */
@@ -218,6 +230,7 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
   );
   if (input.push) {
     pushed = await pushToCarrier(input.push);
+    shipmentOutcome.settled(pushed);
     if (pushed.outcome !== 'accepted') {
       await condition(allHandlersFinished); // the API's update has its answer before the run fails
       throw notDoneFailure(pushed);
@@ -268,15 +281,18 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
     await carrierCalls.cancelAtCarrier(input);
   } catch (error) {
     const failure = carrierFailure(error);
-    if (failure?.type === CARRIER_FAILURE_TYPES['not-cancellable']) return notDone({ outcome: 'not-cancellable', reason: failure.reason });
-    if (failure) return notDone({ outcome: 'unavailable', reason: failure.reason });
-    throw error;
+    if (!failure) throw error;
+    const refused = failure.type === CARRIER_FAILURE_TYPES['not-cancellable'];
+    const outcome = { outcome: refused ? 'not-cancellable' : 'unavailable', reason: failure.reason } as const;
+    shipmentOutcome.settled(outcome);
+    return notDone(outcome);
   }
-  const shipment = await records.recordCancel(input);
+  const cancelled = { outcome: 'cancelled', shipment: await records.recordCancel(input) } as const;
+  shipmentOutcome.settled(cancelled);
   await getExternalWorkflowHandle(trackingWorkflowId(input.shipmentId))
     .signal(shipmentRecheckSignal)
     .catch(() => undefined); // no tracking running: nothing to tell
-  return { outcome: 'cancelled', shipment };
+  return cancelled;
 }
 
 /**

@@ -1,0 +1,122 @@
+import { NativeConnection } from '@temporalio/worker';
+import type { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
+import { prepareShipmentPush } from '../../domain/orders/index.js';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { API_WORKER_IDENTITY } from '../../workers/setup/shipment-worker-host.js';
+import { pushShipment, ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
+
+import { trackingWorkflowId as trackingWorkflowIdOf } from '../../workflows/shipments/shipment-workflows.js';
+import { startTestApi, type TestApi } from '../support/api.js';
+import { testEnv, TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
+import { useSuite } from '../support/suite.js';
+import { testTemporalClient } from '../support/temporal.js';
+import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+
+/**
+ * Decision 0259: the API process hosts a worker on the shipments' queue, starts a push or cancel on
+ * it eagerly and answers from the outcome its sink hands over; without that worker (SHIPMENT_WORKER
+ * off), or when the start was not eager, the answer comes through the server as before. The run's
+ * history shows which: an eager push has no update in it, and its tasks name the API's worker.
+ */
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const { db, shop, request } = suite;
+
+let carrier: CarrierB;
+let shipping: ShippingShop;
+let key: string;
+let apiWithoutWorker: TestApi;
+
+beforeAll(async () => {
+  carrier = await CarrierB.start({ callbackRetry: { attempts: 1 } });
+  shipping = await connectShipping(db, shop, { carrier_b: carrier }, 'http://127.0.0.1:9');
+  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Shipping')).key;
+  apiWithoutWorker = await startTestApi(db.app, undefined, {
+    taskQueue: suite.temporal.taskQueue,
+    shipmentWorker: false,
+    shipments: { waitMs: 8_000, pollEveryMs: 600_000 },
+  });
+});
+afterAll(async () => {
+  await apiWithoutWorker?.close();
+  await carrier?.close();
+});
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const historyOf = async (workflowId: string): Promise<HistoryEvent[]> =>
+  (await suite.temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+const updates = (events: HistoryEvent[]) => events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes);
+const taskIdentities = (events: HistoryEvent[]) => events.flatMap((event) => event.workflowTaskCompletedEventAttributes?.identity ?? []);
+
+async function pushThrough(baseUrl: string): Promise<{ id: string; status: string; trackingCode: string }> {
+  const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+  const response = await fetch(`${baseUrl}/api/open/v1/shipments`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ orderId, connectionId: shipping.connections.carrier_b }),
+  });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await response.json()) as { id: string; status: string; trackingCode: string };
+}
+
+describe('a push and a cancel on the API’s own worker', () => {
+  it('a push starts eagerly on the API’s worker: 201 with the tracking code, no update in the run, its tasks run by the API', async () => {
+    const shipment = await pushThrough(suite.api.baseUrl);
+    expect(shipment).toMatchObject({ status: 'pending', trackingCode: expect.stringMatching(/\S/) });
+    expect(carrier.orders().filter((order) => order.clientRef === shipment.id)).toHaveLength(1);
+    const events = await historyOf(trackingWorkflowIdOf(shipment.id));
+    expect(updates(events)).toEqual([]);
+    expect(taskIdentities(events)[0]).toMatch(new RegExp(`^${API_WORKER_IDENTITY} \\d+@`));
+
+    const cancelled = await request('POST', `/shipments/${shipment.id}/cancel`, { key, body: { reason: 'Khách đổi ý' } });
+    expect(cancelled.status, await cancelled.clone().text()).toBe(200);
+    expect(await cancelled.json()).toMatchObject({ id: shipment.id, status: 'cancelled' });
+    const cancelEvents = await historyOf(`shipment-cancel:${shipment.id}:1`);
+    expect(taskIdentities(cancelEvents)[0]).toMatch(new RegExp(`^${API_WORKER_IDENTITY} `));
+  });
+});
+
+describe('a push through the server', () => {
+  it('with SHIPMENT_WORKER off, the push is update-with-start on the stand-alone workers: 201, the update in the run', async () => {
+    const shipment = await pushThrough(apiWithoutWorker.baseUrl);
+    expect(shipment).toMatchObject({ status: 'pending', trackingCode: expect.stringMatching(/\S/) });
+    const events = await historyOf(trackingWorkflowIdOf(shipment.id));
+    expect(updates(events)).toHaveLength(1);
+    expect(taskIdentities(events).some((identity) => identity.startsWith(API_WORKER_IDENTITY))).toBe(false);
+  });
+
+  it('a start that was not eager (no worker on the client’s connection) asks the run by its update', async () => {
+    const connection = await NativeConnection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+    try {
+      const outcomes = new ShipmentOutcomes();
+      const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+      const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
+      const connectionId = shipping.connections.carrier_b!;
+      const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }));
+      const starter = {
+        client: suite.temporal.client,
+        taskQueue: suite.temporal.taskQueue,
+        waitMs: 8_000,
+        pollEveryMs: 600_000,
+        sealKey: TEST_DELIVERY_REQUEST_KEY,
+        eager: () => ({ client: testTemporalClient(connection), outcomes }),
+      };
+      const shipment = await pushShipment(starter, {
+        shopId: shop.shopId,
+        shipmentId: push.shipmentId,
+        orderId,
+        carrier: push.carrier,
+        connectionId,
+        applicationId: null,
+        request: push.request,
+      });
+      expect(shipment).toMatchObject({ id: push.shipmentId, status: 'pending' });
+      expect(outcomes.waiting).toBe(0);
+      expect(updates(await historyOf(trackingWorkflowIdOf(push.shipmentId)))).toHaveLength(1);
+    } finally {
+      await connection.close();
+    }
+  });
+});
