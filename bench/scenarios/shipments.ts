@@ -16,11 +16,14 @@ import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 /** The bench's carrier is the local simulator: loopback, as development allows. */
 const SIMULATOR_ENDPOINTS = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
 
-/** 10 shops × (40 pushes in flight + 2 alone + 1 to warm up): under the shipment counter's 60 a minute per shop. */
+/**
+ * 10 shops × (40 pushes in flight + 4 alone, half of them through an API without its shipments'
+ * worker, + 2 to warm up both ways): under the shipment counter's 60 a minute per shop.
+ */
 const SHOPS = 10;
 const IN_FLIGHT_PER_SHOP = 40;
-const ALONE_PER_SHOP = 2;
-const ORDERS_PER_SHOP = IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP + 1;
+const ALONE_PER_SHOP = 4;
+const ORDERS_PER_SHOP = IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP + 2;
 /** Requests in flight at once (BENCH_SHIPMENTS_CONCURRENCY). */
 const CONCURRENCY = Number(process.env.BENCH_SHIPMENTS_CONCURRENCY ?? 20);
 /** The create the direct baseline sends: a push's request for one shirt to Hà Nội. */
@@ -50,6 +53,23 @@ interface Timed {
   p95Ms: number;
 }
 
+/** Calls' latencies (ms) taken one at a time: their count, pace and percentiles. */
+function summary(latencies: number[]): Timed {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const seconds = sorted.reduce((sum, ms) => sum + ms, 0) / 1000;
+  return {
+    count: sorted.length,
+    seconds: Number(seconds.toFixed(2)),
+    perSecond: Number((sorted.length / seconds).toFixed(1)),
+    ...percentiles(sorted),
+  };
+}
+
+function percentiles(sorted: number[]): Pick<Timed, 'p50Ms' | 'p95Ms'> {
+  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
+  return { p50Ms: at(0.5), p95Ms: at(0.95) };
+}
+
 /** `count` calls, `concurrency` at a time: throughput and latency percentiles. */
 async function timed(count: number, concurrency: number, call: (index: number) => Promise<void>): Promise<Timed> {
   const latencies: number[] = [];
@@ -67,8 +87,7 @@ async function timed(count: number, concurrency: number, call: (index: number) =
   );
   const seconds = (performance.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
-  const at = (q: number) => Number(latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!.toFixed(1));
-  return { count, seconds: Number(seconds.toFixed(2)), perSecond: Number((count / seconds).toFixed(1)), p50Ms: at(0.5), p95Ms: at(0.95) };
+  return { count, seconds: Number(seconds.toFixed(2)), perSecond: Number((count / seconds).toFixed(1)), ...percentiles(latencies) };
 }
 
 /** A shop connected to the simulator, with a key and `ORDERS_PER_SHOP` orders ready to ship. */
@@ -124,6 +143,8 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     // The carrier is the local simulator: the API and the worker may reach loopback, as development allows.
     const env = { TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, OUTBOUND_ALLOW_LOOPBACK: 'true' };
     const apiUrl = await context.startServer('api', 'api/server.ts', env);
+    // The same API without its shipments' worker (decision 0259): pushes alone alternate between the two.
+    const serverWayUrl = await context.startServer('api-off', 'api/server.ts', { ...env, SHIPMENT_WORKER: 'off' });
     const worker = workers.startTs('worker', 'workers/worker.ts', {
       ...env,
       APP_DATABASE_URL: services.appUrl,
@@ -148,8 +169,8 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     const direct = await timed(total, CONCURRENCY, createDirectly);
 
     const pushed: { shopId: string; trackingCode: string }[] = [];
-    const push = async (shop: (typeof shops)[number], orderId: string) => {
-      const response = await fetch(`${apiUrl}/api/open/v1/shipments`, {
+    const push = async (shop: (typeof shops)[number], orderId: string, through = apiUrl) => {
+      const response = await fetch(`${through}/api/open/v1/shipments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shop.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ orderId, connectionId: shop.connectionId }),
@@ -158,12 +179,23 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
       pushed.push({ shopId: shop.shopId, trackingCode: ((await response.json()) as { trackingCode: string }).trackingCode });
     };
     const orderOf = (index: number, offset: number) => shops[index % SHOPS]!.orderIds[offset + Math.floor(index / SHOPS)]!;
-    // Unmeasured first: the worker's first tasks compile the workflow code, and the processes' code warms up.
-    await timed(SHOPS, 5, (index) => push(shops[index]!, orderOf(index, IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP)));
+    // Unmeasured first, both ways: the workers' first tasks compile the workflow code, and the processes' code warms up.
+    await timed(2 * SHOPS, 5, (index) =>
+      push(shops[index % SHOPS]!, orderOf(index, IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP), index < SHOPS ? apiUrl : serverWayUrl),
+    );
     const cpuBefore = cpuSnapshot();
     const throughApi = await timed(total, CONCURRENCY, (index) => push(shops[index % SHOPS]!, orderOf(index, 0)));
     const cpuMsPerPush = cpuPer(cpuBetween(cpuBefore, cpuSnapshot()), total);
-    const pushAlone = await timed(alone, 1, (index) => push(shops[index % SHOPS]!, orderOf(index, IN_FLIGHT_PER_SHOP)));
+    // One at a time, alternating: eager on the API's worker, then through the server (update-with-start).
+    const aloneLatencies = { eager: [] as number[], server: [] as number[] };
+    await timed(alone, 1, async (index) => {
+      const way = index % 2 === 0 ? 'eager' : 'server';
+      const begun = performance.now();
+      await push(shops[index % SHOPS]!, orderOf(index, IN_FLIGHT_PER_SHOP), way === 'eager' ? apiUrl : serverWayUrl);
+      aloneLatencies[way].push(performance.now() - begun);
+    });
+    const pushAlone = summary(aloneLatencies.eager);
+    const pushAloneThroughServer = summary(aloneLatencies.server);
     const ceilingAfter = await temporalCeilingScenario(ceilingOptions);
 
     // Every shipment one step on at the carrier (picked up: delivering), each a callback to Shopflow.
@@ -199,15 +231,23 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     line('create straight to the carrier B, alone', directAlone);
     line(`create straight to the carrier B, ${CONCURRENCY} in flight`, direct);
     line('POST /shipments, alone', pushAlone);
+    line('POST /shipments, alone, SHIPMENT_WORKER=off', pushAloneThroughServer);
     line(`POST /shipments, ${CONCURRENCY} in flight`, throughApi);
     console.log(`${''.padEnd(44)} CPU per push: ${formatCpu(cpuMsPerPush)}`);
     console.log(
       `pushes ÷ empty-workflow ceiling: ${goals.ofCeiling} (of ${Math.round(ceiling.workflowsPerSecond)}/s before and ${Math.round(ceilingAfter.workflowsPerSecond)}/s after the pushes; goal ≥ 0.5)`,
     );
     console.log(`p50 in flight ÷ direct create's p50: ${goals.latencyOfDirect}× (goal ≤ 3×)`);
-    console.log(`one push alone − one create alone, p50: ${goals.aloneOverDirectMs} ms (goal ≤ 30 ms)`);
+    console.log(
+      `one push alone − one create alone, p50: ${goals.aloneOverDirectMs} ms (goal ≤ 30 ms); through the server, alternating with it: ${(pushAloneThroughServer.p50Ms - directAlone.p50Ms).toFixed(1)} ms`,
+    );
     console.log(`carrier callbacks → shipment state recorded: ${callbacks.perSecond}/s (${callbacks.count} in ${callbacks.seconds} s)`);
-    return { ceiling, ceilingAfter, push: { directAlone, direct, pushAlone, throughApi, cpuMsPerPush, goals }, callbacks };
+    return {
+      ceiling,
+      ceilingAfter,
+      push: { directAlone, direct, pushAlone, pushAloneThroughServer, throughApi, cpuMsPerPush, goals },
+      callbacks,
+    };
   } finally {
     await workers.stopAll();
     await context.stopServers();

@@ -1,9 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { prepareShipmentPush } from '../../domain/orders/index.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
@@ -12,7 +9,7 @@ import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows
 import { testEnv } from '../support/environment.js';
 import { loadSettings } from '../../config/settings.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { testTemporalClient } from '../support/temporal.js';
 
@@ -75,22 +72,12 @@ describe('a worker killed in the middle of a push', () => {
     'after the carrier accepted and before the row was updated: exactly one carrier order, pending with its tracking code',
     { timeout: 180_000 },
     async () => {
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
       const group = await startWorker();
       // The carrier makes the order at once and answers 60 s later: the worker dies in between.
       carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 60_000 });
-      const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
-      const connectionId = shipping.connections.carrier_b!;
-      const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }));
-      const result = pushShipment(starter, {
-        shopId: shop.shopId,
-        shipmentId: push.shipmentId,
-        orderId,
-        carrier: push.carrier,
-        connectionId,
-        applicationId: null,
-        request: push.request,
-      });
+      const push = await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!);
+      const { orderId } = push;
+      const result = pushShipment(starter, push.keys);
       const carrierOrders = () => carrier.orders().filter((order) => order.clientRef === push.shipmentId);
       await vi.waitFor(() => expect(carrierOrders()).toHaveLength(1), { timeout: 30_000, interval: 20 });
       await group.kill('worker', 'SIGKILL');

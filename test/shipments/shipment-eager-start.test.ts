@@ -1,9 +1,6 @@
 import { NativeConnection } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { prepareShipmentPush } from '../../domain/orders/index.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { API_WORKER_IDENTITY } from '../../workers/setup/shipment-worker-host.js';
 import { pushShipment, ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
@@ -12,8 +9,10 @@ import { trackingWorkflowId as trackingWorkflowIdOf } from '../../workflows/ship
 import { startTestApi, type TestApi } from '../support/api.js';
 import { testEnv, TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
-import { testTemporalClient } from '../support/temporal.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
+import { testTemporalClient, testWorkerOptions } from '../support/temporal.js';
+import { testOutboundPolicy } from '../support/receiver.js';
+import { createShopflowWorker } from '../../workers/setup/create-worker.js';
+import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
 
 /**
  * Decision 0259: the API process hosts a worker on the shipments' queue, starts a push or cancel on
@@ -91,10 +90,7 @@ describe('a push through the server', () => {
     const connection = await NativeConnection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
     try {
       const outcomes = new ShipmentOutcomes();
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-      const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
-      const connectionId = shipping.connections.carrier_b!;
-      const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }));
+      const push = await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!);
       const starter = {
         client: suite.temporal.client,
         taskQueue: suite.temporal.taskQueue,
@@ -103,19 +99,42 @@ describe('a push through the server', () => {
         sealKey: TEST_DELIVERY_REQUEST_KEY,
         eager: () => ({ client: testTemporalClient(connection), outcomes }),
       };
-      const shipment = await pushShipment(starter, {
-        shopId: shop.shopId,
-        shipmentId: push.shipmentId,
-        orderId,
-        carrier: push.carrier,
-        connectionId,
-        applicationId: null,
-        request: push.request,
-      });
+      const shipment = await pushShipment(starter, push.keys);
       expect(shipment).toMatchObject({ id: push.shipmentId, status: 'pending' });
       expect(outcomes.waiting).toBe(0);
       expect(updates(await historyOf(trackingWorkflowIdOf(push.shipmentId)))).toHaveLength(1);
     } finally {
+      await connection.close();
+    }
+  });
+
+  it('an eager push slower than the wait is 503 carrier-unavailable, and nothing is left waiting in the process', async () => {
+    const connection = await NativeConnection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+    const outcomes = new ShipmentOutcomes();
+    const taskQueue = `${suite.temporal.taskQueue}-slow`;
+    const worker = await createShopflowWorker({
+      ...(await testWorkerOptions({ sql: db.app, policy: testOutboundPolicy(), connection, taskQueue })),
+      queue: 'shipments',
+      shipmentOutcomes: outcomes,
+    });
+    const running = worker.run();
+    try {
+      carrier.faults.inject('create', { type: 'timeout', delayMs: 3_000 });
+      const push = await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!);
+      const starter = {
+        client: suite.temporal.client,
+        taskQueue,
+        waitMs: 1_000,
+        pollEveryMs: 600_000,
+        sealKey: TEST_DELIVERY_REQUEST_KEY,
+        eager: () => ({ client: testTemporalClient(connection), outcomes }),
+      };
+      const answer = pushShipment(starter, push.keys);
+      await expect(answer).rejects.toMatchObject({ code: 'carrier-unavailable' });
+      expect(outcomes.waiting).toBe(0);
+    } finally {
+      worker.shutdown();
+      await running;
       await connection.close();
     }
   });

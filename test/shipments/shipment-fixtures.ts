@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
+import { ALL_PERMISSIONS } from '../../domain/access/permissions.js';
+import { prepareShipmentPush } from '../../domain/orders/index.js';
 import type { Carrier } from '../../domain/shipments/index.js';
 import { addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { connectTestCarrier } from '../support/carriers.js';
@@ -66,6 +68,30 @@ export async function readyOrder(
     );
     return { orderId: order.id, variantId };
   });
+}
+
+/**
+ * A push prepared as `POST /shipments` prepares it (the row written, the carrier's request built) for
+ * an order ready to ship over `connectionId`: what `pushShipment` takes, for tests that call the
+ * starter themselves.
+ */
+export async function preparedPush(db: TestDatabase, shop: ShopFixture, warehouseId: string, connectionId: string) {
+  const { orderId } = await readyOrder(db, shop, warehouseId);
+  const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
+  const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }));
+  return {
+    orderId,
+    shipmentId: push.shipmentId,
+    keys: {
+      shopId: shop.shopId,
+      shipmentId: push.shipmentId,
+      orderId,
+      carrier: push.carrier,
+      connectionId,
+      applicationId: null,
+      request: push.request,
+    },
+  };
 }
 
 /** Stock of a variant in a warehouse, as the database holds it. */

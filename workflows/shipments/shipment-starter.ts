@@ -138,7 +138,7 @@ export async function pushShipment(
     // A new shipment has no workflow yet; were one running, the update finds it.
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
   };
-  const outcome = eagerly<ShipmentPushResult>(starter, workflowId, {
+  const result = await awaitOutcome<ShipmentPushResult>(starter, workflowId, {
     start: (client) => client.workflow.start(shipmentTrackingWorkflow, { ...options, requestEagerStart: true }),
     answer: (handle) => handle.executeUpdate(shipmentPushUpdate, { updateId: 'push' }),
     otherwise: () =>
@@ -147,7 +147,6 @@ export async function pushShipment(
         startWorkflowOperation: new WithStartWorkflowOperation(shipmentTrackingWorkflow, options),
       }),
   });
-  const result = await bounded(outcome, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
@@ -167,12 +166,11 @@ export async function cancelShipment(
 ): Promise<ShipmentDetail> {
   const workflowId = `shipment-cancel:${keys.shipmentId}:${keys.request}`;
   const options = startOptions(starter, 'cancel', workflowId, input, keys);
-  const outcome = eagerly<ShipmentCancelResult>(starter, workflowId, {
+  const result = await awaitOutcome<ShipmentCancelResult>(starter, workflowId, {
     start: (client) => client.workflow.start(shipmentCancelWorkflow, { ...options, requestEagerStart: true }),
     answer: outcomeOf,
     otherwise: async () => outcomeOf(await starter.client.workflow.start(shipmentCancelWorkflow, options)),
   });
-  const result = await bounded(outcome, starter.waitMs);
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
@@ -184,11 +182,11 @@ export async function cancelShipment(
 }
 
 /**
- * A run's outcome: started eagerly on this process's worker and handed over by its sink when the
- * worker has a free slot; else `answer`ed through the server (the start was not eager); `otherwise`
- * without a worker here.
+ * A run's outcome within `waitMs`: started eagerly on this process's worker and handed over by its
+ * sink when the worker has a free slot; else `answer`ed through the server (the start was not eager);
+ * `otherwise` without a worker here. The expectation is dropped once the wait ends either way.
  */
-async function eagerly<Outcome>(
+async function awaitOutcome<Outcome>(
   starter: ShipmentStarter,
   workflowId: string,
   way: {
@@ -197,18 +195,17 @@ async function eagerly<Outcome>(
     answer: (handle: WorkflowHandle) => Promise<Outcome>;
     otherwise: () => Promise<Outcome>;
   },
-): Promise<Outcome> {
+): Promise<Outcome | typeof NO_ANSWER> {
   const eager = starter.eager?.();
-  if (!eager) return way.otherwise();
+  if (!eager) return bounded(way.otherwise(), starter.waitMs);
   // Expected before the start: the worker may settle it before the start's answer is read.
   const expected = eager.outcomes.expect<Outcome>(workflowId);
-  try {
+  const started = async () => {
     const handle = await way.start(eager.client);
-    if (!handle.eagerlyStarted) {
-      expected.forget();
-      return await way.answer(handle);
-    }
-    return await expected.outcome;
+    return handle.eagerlyStarted ? expected.outcome : way.answer(handle);
+  };
+  try {
+    return await bounded(started(), starter.waitMs);
   } finally {
     expected.forget();
   }
