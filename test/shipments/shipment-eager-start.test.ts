@@ -1,6 +1,15 @@
 import { NativeConnection } from '@temporalio/worker';
 import type { temporal } from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { randomUUID } from 'node:crypto';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
+import { createPushActivities, type PushedAtCarrier } from '../../activities/shipments/push-at-carrier.js';
+import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import type { ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
+import { seal } from '../../domain/kernel/index.js';
+import { testCarrierOptions } from '../support/carriers.js';
+import { testSecretsKey } from '../support/fixtures.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { API_WORKER_IDENTITY } from '../../workers/setup/shipment-worker-host.js';
 import { pushShipment, ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
@@ -65,15 +74,21 @@ describe('a push and a cancel on the API’s own worker', () => {
     const shipment = await pushThrough(suite.api.baseUrl);
     expect(shipment).toMatchObject({ status: 'pending', trackingCode: expect.stringMatching(/\S/) });
     expect(carrier.orders().filter((order) => order.clientRef === shipment.id)).toHaveLength(1);
-    const events = await historyOf(trackingWorkflowIdOf(shipment.id));
+    // The answer may come before the task's completion reaches the server: the history catches up.
+    const events = await vi.waitFor(async () => {
+      const history = await historyOf(trackingWorkflowIdOf(shipment.id));
+      expect(taskIdentities(history)).not.toEqual([]);
+      return history;
+    });
     expect(updates(events)).toEqual([]);
     expect(taskIdentities(events)[0]).toMatch(new RegExp(`^${API_WORKER_IDENTITY} \\d+@`));
 
     const cancelled = await request('POST', `/shipments/${shipment.id}/cancel`, { key, body: { reason: 'Khách đổi ý' } });
     expect(cancelled.status, await cancelled.clone().text()).toBe(200);
     expect(await cancelled.json()).toMatchObject({ id: shipment.id, status: 'cancelled' });
-    const cancelEvents = await historyOf(`shipment-cancel:${shipment.id}:1`);
-    expect(taskIdentities(cancelEvents)[0]).toMatch(new RegExp(`^${API_WORKER_IDENTITY} `));
+    await vi.waitFor(async () =>
+      expect(taskIdentities(await historyOf(`shipment-cancel:${shipment.id}:1`))[0]).toMatch(new RegExp(`^${API_WORKER_IDENTITY} `)),
+    );
   });
 });
 
@@ -137,5 +152,33 @@ describe('a push through the server', () => {
       await running;
       await connection.close();
     }
+  });
+
+  it('the push activity hands an accepted push to the waiting request once its record is committed, a workflow activation sooner', async () => {
+    const push = await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!);
+    const workflowId = trackingWorkflowIdOf(push.shipmentId);
+    const sealKey = TEST_DELIVERY_REQUEST_KEY;
+    const carrierCalls = createCarrierActivities({
+      sql: db.app,
+      secretsKey: testSecretsKey,
+      sealKey,
+      adapterOptions: testCarrierOptions(500),
+    });
+    const records = createShipmentRecordActivities({ sql: db.app, sealKey, startTracking: async () => {} });
+    const heard: { workflowId: string; trackingCode: string | null; committed: string | null }[] = [];
+    const activities = createPushActivities({
+      carrier: carrierCalls,
+      records,
+      recorded: (id, shipment) =>
+        void db.admin<{ trackingCode: string | null }[]>`select tracking_code from shipments where id = ${shipment.id}`.then(([row]) =>
+          heard.push({ workflowId: id, trackingCode: shipment.trackingCode, committed: row?.trackingCode ?? null }),
+        ),
+    });
+    const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as ShipmentPushInput;
+    const environment = new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } });
+    const pushed = (await environment.run(activities.pushAtCarrier, input)) as PushedAtCarrier;
+    await vi.waitFor(() => expect(heard).toHaveLength(1));
+    expect(heard[0]).toEqual({ workflowId, trackingCode: pushed.order.trackingCode, committed: pushed.order.trackingCode });
+    expect(pushed.shipment).toMatchObject({ id: push.shipmentId, status: 'pending', trackingCode: pushed.order.trackingCode });
   });
 });

@@ -18,7 +18,8 @@ import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
 import { shipmentTaskQueue, startTracking, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
-import type { ShipmentOutcomeSinks } from '../../workflows/shipments/shipment-workflows.js';
+import type { ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
+import type { ShipmentDetail } from '../../domain/shipments/index.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
 
@@ -40,6 +41,8 @@ export interface ShopflowWorkerOptions {
   shipmentOutcomes?: ShipmentOutcomes;
   /** How the worker names itself in histories (the SDK's default: `<pid>@<host>`). */
   identity?: string;
+  /** Long polls the worker keeps open per kind of task (the SDK's default: 10 each). */
+  pollsAtMost?: number;
   sql: Sql;
   policy: OutboundPolicy;
   /** `DELIVERY_REQUEST_KEY`: the worker acts only on workflow inputs and signals sealed with it (deliveries, shipments). */
@@ -93,6 +96,12 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     activities,
     sinks: shipmentOutcomeSinks(options.shipmentOutcomes),
     ...(options.identity ? { identity: options.identity } : {}),
+    ...(options.pollsAtMost
+      ? {
+          workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: options.pollsAtMost },
+          activityTaskPollerBehavior: { type: 'simple-maximum', maximum: options.pollsAtMost },
+        }
+      : {}),
     workflowBundle: options.workflowBundle,
     maxConcurrentWorkflowTaskExecutions: WORKFLOW_TASK_SLOTS,
     maxConcurrentLocalActivityExecutions: WORKFLOW_TASK_SLOTS,
@@ -125,7 +134,11 @@ function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType
     sealKey: options.requestKey,
     startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
   });
-  return { ...carrier, ...records, ...createPushActivities({ carrier, records }) };
+  const recorded = options.shipmentOutcomes
+    ? (workflowId: string, shipment: ShipmentDetail) =>
+        options.shipmentOutcomes!.settle(workflowId, { outcome: 'accepted', shipment } satisfies ShipmentPushResult)
+    : undefined;
+  return { ...carrier, ...records, ...createPushActivities({ carrier, records, ...(recorded ? { recorded } : {}) }) };
 }
 
 /**

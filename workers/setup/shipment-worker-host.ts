@@ -31,7 +31,9 @@ const RETRY_MOST_MS = 15_000;
  */
 export function hostShipmentWorker(options: {
   connect: () => Promise<NativeConnection>;
-  workerOptions: (connection: NativeConnection) => Promise<Omit<ShopflowWorkerOptions, 'queue' | 'shipmentOutcomes' | 'identity'>>;
+  workerOptions: (
+    connection: NativeConnection,
+  ) => Promise<Omit<ShopflowWorkerOptions, 'queue' | 'shipmentOutcomes' | 'identity' | 'pollsAtMost'>>;
   log: (level: 'warn' | 'error' | 'info', message: string) => void;
 }): ShipmentWorkerHost {
   let ready: EagerShipments | undefined;
@@ -59,7 +61,8 @@ export function hostShipmentWorker(options: {
     const outcomes = new ShipmentOutcomes();
     // Named so that operators tell, in a run's history, the tasks an API process ran.
     const identity = `${API_WORKER_IDENTITY} ${process.pid}@${hostname()}`;
-    worker = await createShopflowWorker({ ...workerOptions, queue: 'shipments', shipmentOutcomes: outcomes, identity });
+    // Its pushes and cancels come eagerly; polls serve only the rest (tracking, retries): two suffice.
+    worker = await createShopflowWorker({ ...workerOptions, queue: 'shipments', shipmentOutcomes: outcomes, identity, pollsAtMost: 2 });
     running = worker.run().finally(() => (ready = undefined));
     running.catch((error: unknown) => options.log('error', `shipments worker stopped: ${String(error)}; pushes go through the server`));
     ready = { client: temporalClient(connection, workerOptions.payloadCodecKeys, workerOptions.namespace), outcomes };
