@@ -2,7 +2,7 @@ import { Decimal } from 'decimal.js';
 import { adjustStock } from '../inventory/index.js';
 import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
 import type { OrderActor } from './orders.js';
-import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus } from './order-status.js';
+import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus, type StatusMatrix } from './order-status.js';
 import { goodsMoves, stockedLinesOf } from './order-stock.js';
 import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
 import { pipelined, Problem } from '../kernel/index.js';
@@ -76,10 +76,17 @@ class TrialDone extends Error {}
 
 /**
  * Whether the order could move to `to` now (the shop's matrix, the stock), without moving it: the
- * move runs in a savepoint that is rolled back. Throws the move's own refusal.
+ * move runs in a savepoint that is rolled back. Throws the move's own refusal. `matrix`: the shop's,
+ * when the caller read it already.
  */
-export async function trialMove(tx: Tx, actor: OrderActor, order: OrderDetail, to: OrderStatus): Promise<void> {
-  assertTransition(order.status, to, actor.permissions, await shopStatusMatrix(tx));
+export async function trialMove(
+  tx: Tx,
+  actor: OrderActor,
+  order: OrderDetail,
+  to: OrderStatus,
+  matrix?: StatusMatrix,
+): Promise<void> {
+  assertTransition(order.status, to, actor.permissions, matrix ?? (await shopStatusMatrix(tx)));
   await tx
     .savepoint(async (savepoint) => {
       await moveGoods(savepoint, actor.shopId, order, to);

@@ -20,7 +20,7 @@ import {
 } from '../shipments/index.js';
 import { lockedOrder, type OrderDetail } from './order-detail.js';
 import { changeOrderStatus, shipGoodsBack, trialMove } from './order-lifecycle.js';
-import type { OrderStatus } from './order-status.js';
+import { shopStatusMatrix, type OrderStatus } from './order-status.js';
 
 /**
  * An order's side of its shipments: what may be pushed and what the carrier is sent, and how the
@@ -55,13 +55,19 @@ export async function prepareShipmentPush(
   actor: ShipmentActor,
   input: ShipmentPushInput,
 ): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest }> {
-  const order = await lockedOrder(tx, input.orderId);
-  if (await hasLiveShipment(tx, order.id)) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
+  const [order, matrix] = await Promise.all([lockedOrder(tx, input.orderId), shopStatusMatrix(tx)]);
+  // The reads that need only the order go out together, one round trip; their refusals are awaited
+  // in the order they had when each waited for the last (the later ones' then go unheard).
+  const live = hasLiveShipment(tx, order.id);
+  const connectionRead = connectionForPush(tx, input.connectionId);
+  const weightRead = input.weightGram === undefined ? catalogueWeight(tx, order) : Promise.resolve(input.weightGram);
+  for (const read of [live, connectionRead, weightRead]) read.catch(() => undefined);
+  if (await live) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
   // The order would move to `shipped`: the shop's matrix and the stock must allow it now.
-  await trialMove(tx, actor, order, 'shipped');
-  const connection = await connectionForPush(tx, input.connectionId);
+  await trialMove(tx, actor, order, 'shipped', matrix);
+  const connection = await connectionRead;
   const recipient = recipientOf(order);
-  const weightGram = input.weightGram ?? (await catalogueWeight(tx, order)) ?? DEFAULT_WEIGHT_GRAM;
+  const weightGram = (await weightRead) ?? DEFAULT_WEIGHT_GRAM;
   // Still to collect: credit from another order's return is already settled (spec, Order `creditApplied`).
   const owed = new Decimal(order.totalAmount).minus(order.paidAmount).minus(order.creditApplied);
   const codAmount = input.codAmount ?? Decimal.max(0, owed).toFixed();

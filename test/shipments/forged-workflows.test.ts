@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
@@ -88,9 +88,21 @@ const attemptCount = async () => (await db.admin<{ n: number }[]>`select count(*
 const eventCount = async () => (await db.admin<{ n: number }[]>`select count(*)::int as n from events`)[0]!.n;
 
 describe('workflows started or signalled from outside Shopflow', () => {
-  it('the attacker finds the ids in the workflow list', async () => {
+  it('the attacker finds the ids in the workflow list', { timeout: 120_000 }, async () => {
     const shipment = await pushed();
-    const listed = (await temporalCli('workflow', 'list', '--query', `WorkflowId = '${trackingWorkflowId(shipment.id)}'`)) as unknown[];
+    // Asked again while the dev server is too loaded to answer a list in time ("context deadline exceeded").
+    const listed = await vi.waitFor(
+      async () =>
+        (await temporalCli(
+          'workflow',
+          'list',
+          '--limit',
+          '1',
+          '--query',
+          `WorkflowId = '${trackingWorkflowId(shipment.id)}'`,
+        )) as unknown[],
+      { timeout: 90_000, interval: 1_000 },
+    );
     expect(listed).toHaveLength(1);
   });
 
