@@ -79,13 +79,7 @@ class TrialDone extends Error {}
  * move runs in a savepoint that is rolled back. Throws the move's own refusal. `matrix`: the shop's,
  * when the caller read it already.
  */
-export async function trialMove(
-  tx: Tx,
-  actor: OrderActor,
-  order: OrderDetail,
-  to: OrderStatus,
-  matrix?: StatusMatrix,
-): Promise<void> {
+export async function trialMove(tx: Tx, actor: OrderActor, order: OrderDetail, to: OrderStatus, matrix?: StatusMatrix): Promise<void> {
   assertTransition(order.status, to, actor.permissions, matrix ?? (await shopStatusMatrix(tx)));
   await tx
     .savepoint(async (savepoint) => {
