@@ -163,13 +163,19 @@ export async function installWorkerRuntime(settings: Settings, metricsPort: numb
   return serveMetrics({ host: settings.METRICS_HOST, port: metricsPort, alsoFrom: [`http://${coreMetrics}/metrics`] });
 }
 
-/** A worker's options from the settings, on a process's pool and connection, with the bundle kept between starts. */
+/**
+ * A worker's options from the settings, on a process's pool and connection, with the bundle kept
+ * between starts; a connection still being made is awaited beside the bundle.
+ */
 export async function workerOptionsFrom(
   settings: Settings,
   sql: Sql,
-  connection: NativeConnection,
+  connecting: NativeConnection | Promise<NativeConnection>,
 ): Promise<ShopflowWorkerOptions & { queue?: never }> {
-  const { bundle } = await cachedWorkflowBundle(workflowsPath, { logger: Runtime.instance().logger });
+  const [connection, { bundle }] = await Promise.all([
+    connecting,
+    cachedWorkflowBundle(workflowsPath, { logger: Runtime.instance().logger }),
+  ]);
   return {
     connection,
     namespace: settings.TEMPORAL_NAMESPACE,
@@ -205,8 +211,8 @@ export async function prepareWorkerProcess(
   const settings = loadSettings();
   const metrics = await installWorkerRuntime(settings, metricsPort(settings));
   const sql = createAppSql(settings, applicationName);
-  const connection = await NativeConnection.connect(temporalConnectionOptions(settings));
-  const options = await workerOptionsFrom(settings, sql, connection);
+  const options = await workerOptionsFrom(settings, sql, NativeConnection.connect(temporalConnectionOptions(settings)));
+  const { connection } = options;
   const [worker, shipmentWorker] = await Promise.all([
     createShopflowWorker(options),
     shipments ? createShopflowWorker({ ...options, queue: 'shipments' }) : undefined,
