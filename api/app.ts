@@ -213,7 +213,7 @@ export async function buildApp(deps: AppDeps) {
     sealKey: deps.deliveryRequestKey,
     ...(deps.eagerShipments ? { eager: deps.eagerShipments } : {}),
   };
-  await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments });
+  await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments, secretsKey: deps.secretsKey });
   await app.register(carrierCallbackRoutes, { sql: deps.sql, shipments });
 
   const chatPlatform = observedChatPlatform(

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
 import { Problem, seal, withShop } from '../../domain/kernel/index.js';
-import { carrierConnection } from '../../domain/shipments/index.js';
+import { carrierConnection, type OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { CARRIER_FAILURE_TYPES } from './shipment-failures.js';
 import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from './shipment-inputs.js';
 import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
@@ -24,18 +24,34 @@ export interface ConnectionRef {
  * The carrier calls as activities: each checks that the workflow's input is Shopflow's (sealed for the
  * running workflow: sealed-inputs.ts), opens the connection's credentials in the shop's transaction
  * (never in workflow history), calls the adapter, and turns a carrier error into an
- * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable.
+ * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable. A push's
+ * create takes the connection its request opened, when that request started the run on this
+ * process's worker and handed it over (`handedConnection`, decision 0260).
  */
-export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject; sealKey: string; adapterOptions: CarrierAdapterOptions }) {
-  async function withCarrier<T>(ref: ConnectionRef, call: (adapter: CarrierAdapter) => Promise<T>): Promise<T> {
-    const connection = await withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey)).catch(
-      (error: unknown) => {
-        // A connection without credentials is unusable, like one whose credentials the carrier refuses.
-        if (error instanceof Problem && error.code === 'carrier-unavailable')
-          throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unauthorized);
-        throw error;
-      },
-    );
+export function createCarrierActivities(deps: {
+  sql: Sql;
+  secretsKey: KeyObject;
+  sealKey: string;
+  adapterOptions: CarrierAdapterOptions;
+  /** The connection handed over for run `workflowId`, once (ShipmentOutcomes.takeConnection). */
+  handedConnection?: (workflowId: string) => OpenedCarrierConnection | undefined;
+}) {
+  const opened = (ref: ConnectionRef, handed: OpenedCarrierConnection | undefined): Promise<OpenedCarrierConnection> =>
+    handed?.id === ref.connectionId && handed.shopId === ref.shopId
+      ? Promise.resolve(handed)
+      : withShop(deps.sql, ref.shopId, (tx) => carrierConnection(tx, ref.connectionId, deps.secretsKey));
+
+  async function withCarrier<T>(
+    ref: ConnectionRef,
+    call: (adapter: CarrierAdapter) => Promise<T>,
+    handed?: OpenedCarrierConnection,
+  ): Promise<T> {
+    const connection = await opened(ref, handed).catch((error: unknown) => {
+      // A connection without credentials is unusable, like one whose credentials the carrier refuses.
+      if (error instanceof Problem && error.code === 'carrier-unavailable')
+        throw ApplicationFailure.nonRetryable(error.detail, CARRIER_FAILURE_TYPES.unauthorized);
+      throw error;
+    });
     try {
       return await call(observedCarrier(carrierAdapter(connection, deps.adapterOptions), connection.carrier, carrierOutcome));
     } catch (error) {
@@ -46,7 +62,7 @@ export function createCarrierActivities(deps: { sql: Sql; secretsKey: KeyObject;
   return {
     async createAtCarrier(push: ShipmentPushInput): Promise<CarrierOrder> {
       assertSealedForRun(deps.sealKey, push, 'the push');
-      return withCarrier(push, (adapter) => adapter.create(push.request));
+      return withCarrier(push, (adapter) => adapter.create(push.request), deps.handedConnection?.(runningWorkflowId()));
     },
 
     /** The order the carrier holds under our shipment id, or null when it has none (the create never landed). */

@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { variantFacts } from '../catalog/index.js';
-import { Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import { pipelined, Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import { writeEvent } from '../events/index.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -156,16 +156,18 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
     if ([after.quantity, after.reserved, after.inTransit].some((value) => value.abs().gte(QUANTITY_LIMIT))) {
       throw new Problem('validation-failed', `${where}: the stock would exceed ${QUANTITY_LIMIT.minus('0.001').toFixed()}`);
     }
-    await tx`
+    const update = tx`
       update stock set
         quantity = quantity + ${move.quantity.toFixed()}::numeric,
         reserved = reserved + ${move.reserved.toFixed()}::numeric,
         in_transit = in_transit + ${move.inTransit.toFixed()}::numeric
       where id = ${before!.id}`;
-    // Only a change of quantity or in-transit amount is an event (a reservation alone is not).
+    // Only a change of quantity or in-transit amount is an event (a reservation alone is not); its
+    // row is read in the update's round trip.
     if (!move.quantity.isZero() || !move.inTransit.isZero()) {
-      await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data: await getStockRow(tx, before!.id) });
-    }
+      const data = await pipelined(update, () => getStockRow(tx, before!.id));
+      await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data });
+    } else await update;
   }
 }
 

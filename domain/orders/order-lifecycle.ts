@@ -3,7 +3,7 @@ import { adjustStock } from '../inventory/index.js';
 import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
 import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus, type StatusMatrix } from './order-status.js';
-import { goodsMoves, stockedLinesOf } from './order-stock.js';
+import { goodsMoves, stockedLinesOf, type StockedLine } from './order-stock.js';
 import { diffSnapshots, recordUpdate, writeEvent } from '../events/index.js';
 import { pipelined, Problem } from '../kernel/index.js';
 import { writeShopLog } from '../access/index.js';
@@ -21,9 +21,10 @@ export async function changeOrderStatus(
   request: { status: OrderStatus; reason?: string | undefined },
 ): Promise<OrderDetail> {
   if (request.status === 'deleted') throw new Problem('order-status-not-allowed', 'an order reaches deleted only by DELETE /orders/{id}');
-  const [before, matrix] = await Promise.all([lockedOrder(tx, id), shopStatusMatrix(tx)]);
+  // The goods are read in the lock's round trip: after it, on the same connection.
+  const [before, matrix, lines] = await Promise.all([lockedOrder(tx, id), shopStatusMatrix(tx), stockedLinesOf(tx, id)]);
   assertTransition(before.status, request.status, actor.permissions, matrix);
-  await moveGoods(tx, actor.shopId, before, request.status);
+  await moveGoods(tx, actor.shopId, before, request.status, lines);
   return setStatus(tx, actor, before, request.status, request.reason ?? null);
 }
 
@@ -64,7 +65,7 @@ async function setStatus(
 export async function deleteOrder(tx: Tx, shopId: string, id: string): Promise<OrderDetail> {
   const before = await lockedOrder(tx, id);
   if (before.status === 'deleted') return before;
-  await moveGoods(tx, shopId, before, 'deleted');
+  await moveGoods(tx, shopId, before, 'deleted', await stockedLinesOf(tx, id));
   await tx`update orders set status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id}`;
   const after = await getOrder(tx, id);
   await writeEvent(tx, { shopId, type: 'order.deleted', resourceId: id, data: after });
@@ -81,9 +82,12 @@ class TrialDone extends Error {}
  */
 export async function trialMove(tx: Tx, actor: OrderActor, order: OrderDetail, to: OrderStatus, matrix?: StatusMatrix): Promise<void> {
   assertTransition(order.status, to, actor.permissions, matrix ?? (await shopStatusMatrix(tx)));
+  // Read in the savepoint's round trip.
+  const lines = stockedLinesOf(tx, order.id);
+  lines.catch(() => undefined);
   await tx
     .savepoint(async (savepoint) => {
-      await moveGoods(savepoint, actor.shopId, order, to);
+      await moveGoods(savepoint, actor.shopId, order, to, await lines);
       throw new TrialDone();
     })
     .catch((error: unknown) => {
@@ -108,8 +112,9 @@ export async function shipGoodsBack(
   await setStatus(tx, actor, before, 'ready_to_ship', reason);
 }
 
-async function moveGoods(tx: Tx, shopId: string, order: OrderDetail, to: OrderStatus): Promise<void> {
-  const moves = goodsMoves(await stockedLinesOf(tx, order.id), order.warehouseId, stockPhase(order.status), stockPhase(to));
+/** The goods of `order` (its stocked `lines`) moved from its status's stock phase to `to`'s. */
+async function moveGoods(tx: Tx, shopId: string, order: OrderDetail, to: OrderStatus, lines: readonly StockedLine[]): Promise<void> {
+  const moves = goodsMoves(lines, order.warehouseId, stockPhase(order.status), stockPhase(to));
   await adjustStock(tx, shopId, moves);
 }
 

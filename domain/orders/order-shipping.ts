@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { writeShopLog } from '../access/index.js';
 import { variantFacts } from '../catalog/index.js';
@@ -15,6 +16,7 @@ import {
   type CarrierOrder,
   type CarrierOrderRequest,
   type CarrierRecipient,
+  type OpenedCarrierConnection,
   type ShipmentDetail,
   type ShipmentState,
 } from '../shipments/index.js';
@@ -48,23 +50,27 @@ export const DEFAULT_WEIGHT_GRAM = 1_000;
 /**
  * `POST /shipments`, before the carrier is called: every refusal that needs no carrier (404 order or
  * connection, 422 a state that cannot ship under the shop's matrix, 409 a live shipment or an
- * address carriers cannot take, 422 short stock), then the shipment row and the carrier's request.
+ * address carriers cannot take, 422 short stock), then the shipment row and the carrier's request,
+ * and the connection opened with `secretsKey` (the request hands it to the run it starts: decision 0260).
  */
 export async function prepareShipmentPush(
   tx: Tx,
   actor: ShipmentActor,
   input: ShipmentPushInput,
-): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest }> {
+  secretsKey: KeyObject,
+): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest; connection: OpenedCarrierConnection }> {
   const [order, matrix] = await Promise.all([lockedOrder(tx, input.orderId), shopStatusMatrix(tx)]);
   // The reads that need only the order go out together, one round trip; their refusals are awaited
   // in the order they had when each waited for the last (the later ones' then go unheard).
   const live = hasLiveShipment(tx, order.id);
-  const connectionRead = connectionForPush(tx, input.connectionId);
+  const connectionRead = connectionForPush(tx, input.connectionId, secretsKey);
   const weightRead = input.weightGram === undefined ? catalogueWeight(tx, order) : Promise.resolve(input.weightGram);
-  for (const read of [live, connectionRead, weightRead]) read.catch(() => undefined);
+  // The order would move to `shipped`: the shop's matrix and the stock must allow it now (a trial,
+  // rolled back; its first statements go out with the reads).
+  const trial = trialMove(tx, actor, order, 'shipped', matrix);
+  for (const read of [live, trial, connectionRead, weightRead]) read.catch(() => undefined);
   if (await live) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
-  // The order would move to `shipped`: the shop's matrix and the stock must allow it now.
-  await trialMove(tx, actor, order, 'shipped', matrix);
+  await trial;
   const connection = await connectionRead;
   const recipient = recipientOf(order);
   const weightGram = (await weightRead) ?? DEFAULT_WEIGHT_GRAM;
@@ -85,6 +91,7 @@ export async function prepareShipmentPush(
     shipmentId,
     orderCode: order.code,
     carrier: connection.carrier,
+    connection,
     request: {
       shipmentId,
       recipient,

@@ -135,23 +135,59 @@ export async function disconnectCarrier(tx: Tx, connectionId: string): Promise<'
   return 'deleted';
 }
 
+/** A connection's row as the adapters need it, its credentials still sealed. */
+interface SealedConnectionRow {
+  id: string;
+  shopId: string;
+  name: string;
+  carrier: Carrier;
+  active: boolean;
+  baseUrl: string | null;
+  warehouseId: string | null;
+  pickUp: CarrierAddress | null;
+  sealedCredentials: Buffer | null;
+}
+
+async function sealedConnection(tx: Tx, id: string): Promise<SealedConnectionRow | undefined> {
+  const [row] = await tx<SealedConnectionRow[]>`
+    select id, shop_id, name, carrier, active, base_url, warehouse_id, pick_up, sealed_credentials from carrier_connections where id = ${id}`;
+  return row;
+}
+
+/** The row with its credentials opened; 503 `carrier-unavailable` when it was never given any. */
+function opened(row: SealedConnectionRow, secretsKey: KeyObject): OpenedCarrierConnection {
+  const { sealedCredentials, baseUrl, ...fields } = row;
+  if (!sealedCredentials || !baseUrl)
+    throw new Problem('carrier-unavailable', `carrier connection ${row.id} has no credentials: connect the carrier again`);
+  const secrets = sealedConnectionSecretsSchema.parse(JSON.parse(openSecret(secretsKey, sealedCredentials, row.id)));
+  const common = { ...fields, baseUrl, callbackSecret: secrets.callbackSecret };
+  return fields.carrier === 'carrier_a'
+    ? { ...common, carrier: 'carrier_a', credentials: carrierACredentialsSchema.parse(secrets.credentials) }
+    : { ...common, carrier: 'carrier_b', credentials: carrierBCredentialsSchema.parse(secrets.credentials) };
+}
+
 /**
- * The connection a push names, before the carrier is called: 404 when the shop has none with that id,
- * 409 `conflict` when it is switched off, 503 `carrier-unavailable` when it cannot be used (no
+ * The connection a push names, opened before the carrier is called (the request hands it to the run
+ * it starts on its own worker: decision 0260): 404 when the shop has none with that id, 409
+ * `conflict` when it is switched off, 503 `carrier-unavailable` when it cannot be used (no
  * credentials or pick-up address: connected before they were kept).
  */
-export async function connectionForPush(tx: Tx, id: string): Promise<{ id: string; carrier: Carrier; pickUp: CarrierAddress }> {
-  const [row] = await tx<{ id: string; name: string; carrier: Carrier; active: boolean; usable: boolean; pickUp: CarrierAddress | null }[]>`
-    select id, name, carrier, active, sealed_credentials is not null as usable, pick_up from carrier_connections where id = ${id}`;
+export async function connectionForPush(
+  tx: Tx,
+  id: string,
+  secretsKey: KeyObject,
+): Promise<OpenedCarrierConnection & { pickUp: CarrierAddress }> {
+  const row = await sealedConnection(tx, id);
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
   if (!row.active)
     throw new Problem('conflict', `carrier connection "${row.name}" is switched off: choose another or connect the carrier again`);
-  if (!row.usable || !row.pickUp)
+  const { pickUp } = row;
+  if (!row.sealedCredentials || !row.baseUrl || !pickUp)
     throw new Problem(
       'carrier-unavailable',
       `carrier connection "${row.name}" has no credentials or pick-up address: connect the carrier again`,
     );
-  return { id: row.id, carrier: row.carrier, pickUp: row.pickUp };
+  return { ...opened(row, secretsKey), pickUp };
 }
 
 /**
@@ -159,26 +195,7 @@ export async function connectionForPush(tx: Tx, id: string): Promise<{ id: strin
  * connection; 503 `carrier-unavailable` when it was never given credentials (an unusable connection).
  */
 export async function carrierConnection(tx: Tx, id: string, secretsKey: KeyObject): Promise<OpenedCarrierConnection> {
-  const [row] = await tx<
-    {
-      id: string;
-      shopId: string;
-      name: string;
-      carrier: 'carrier_a' | 'carrier_b';
-      active: boolean;
-      baseUrl: string | null;
-      warehouseId: string | null;
-      pickUp: CarrierAddress | null;
-      sealedCredentials: Buffer | null;
-    }[]
-  >`select id, shop_id, name, carrier, active, base_url, warehouse_id, pick_up, sealed_credentials from carrier_connections where id = ${id}`;
+  const row = await sealedConnection(tx, id);
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
-  const { sealedCredentials, baseUrl, ...fields } = row;
-  if (!sealedCredentials || !baseUrl)
-    throw new Problem('carrier-unavailable', `carrier connection ${id} has no credentials: connect the carrier again`);
-  const secrets = sealedConnectionSecretsSchema.parse(JSON.parse(openSecret(secretsKey, sealedCredentials, id)));
-  const common = { ...fields, baseUrl, callbackSecret: secrets.callbackSecret };
-  return fields.carrier === 'carrier_a'
-    ? { ...common, carrier: 'carrier_a', credentials: carrierACredentialsSchema.parse(secrets.credentials) }
-    : { ...common, carrier: 'carrier_b', credentials: carrierBCredentialsSchema.parse(secrets.credentials) };
+  return opened(row, secretsKey);
 }

@@ -8,6 +8,7 @@ import { createPushActivities, type PushedAtCarrier } from '../../activities/shi
 import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
 import type { ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { seal } from '../../domain/kernel/index.js';
+import type { OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { testCarrierOptions } from '../support/carriers.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -114,7 +115,8 @@ describe('a push through the server', () => {
         sealKey: TEST_DELIVERY_REQUEST_KEY,
         eager: () => ({ client: testTemporalClient(connection), outcomes }),
       };
-      const shipment = await pushShipment(starter, push.keys);
+      // The connection it hands over is not taken (the run is elsewhere): it goes with the wait.
+      const shipment = await pushShipment(starter, { ...push.keys, connection: push.connection });
       expect(shipment).toMatchObject({ id: push.shipmentId, status: 'pending' });
       expect(outcomes.waiting).toBe(0);
       expect(updates(await historyOf(trackingWorkflowIdOf(push.shipmentId)))).toHaveLength(1);
@@ -144,7 +146,7 @@ describe('a push through the server', () => {
         sealKey: TEST_DELIVERY_REQUEST_KEY,
         eager: () => ({ client: testTemporalClient(connection), outcomes }),
       };
-      const answer = pushShipment(starter, push.keys);
+      const answer = pushShipment(starter, { ...push.keys, connection: push.connection });
       await expect(answer).rejects.toMatchObject({ code: 'carrier-unavailable' });
       expect(outcomes.waiting).toBe(0);
     } finally {
@@ -180,5 +182,52 @@ describe('a push through the server', () => {
     await vi.waitFor(() => expect(heard).toHaveLength(1));
     expect(heard[0]).toEqual({ workflowId, trackingCode: pushed.order.trackingCode, committed: pushed.order.trackingCode });
     expect(pushed.shipment).toMatchObject({ id: push.shipmentId, status: 'pending', trackingCode: pushed.order.trackingCode });
+  });
+
+  it('a push’s create takes the connection its request handed over, and reads its own when none or another was handed', async () => {
+    // A second carrier account, known only to the handed connection: where the order lands tells which was used.
+    const elsewhere = await CarrierB.start();
+    try {
+      const account = elsewhere.registerShop();
+      const sealKey = TEST_DELIVERY_REQUEST_KEY;
+      const pushes = [
+        await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!),
+        await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!),
+        await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!),
+      ];
+      const handedFor = (push: (typeof pushes)[number]): OpenedCarrierConnection => ({
+        ...push.connection,
+        carrier: 'carrier_b',
+        baseUrl: elsewhere.url,
+        credentials: { token: account.token, clientSource: account.clientSource },
+      });
+      const handed = new Map([
+        [trackingWorkflowIdOf(pushes[0]!.shipmentId), handedFor(pushes[0]!)],
+        [trackingWorkflowIdOf(pushes[1]!.shipmentId), { ...handedFor(pushes[1]!), shopId: randomUUID() }],
+      ]);
+      const carrierCalls = createCarrierActivities({
+        sql: db.app,
+        secretsKey: testSecretsKey,
+        sealKey,
+        adapterOptions: testCarrierOptions(500),
+        handedConnection: (workflowId) => handed.get(workflowId),
+      });
+      for (const push of pushes) {
+        const workflowId = trackingWorkflowIdOf(push.shipmentId);
+        const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as ShipmentPushInput;
+        await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(
+          carrierCalls.createAtCarrier,
+          input,
+        );
+      }
+      const landedAt = (shipmentId: string) =>
+        [carrier, elsewhere].map((simulator) => simulator.orders().filter((order) => order.clientRef === shipmentId).length);
+      expect(landedAt(pushes[0]!.shipmentId)).toEqual([0, 1]);
+      // Handed over for another shop: not taken; none handed over: read from the shop's row.
+      expect(landedAt(pushes[1]!.shipmentId)).toEqual([1, 0]);
+      expect(landedAt(pushes[2]!.shipmentId)).toEqual([1, 0]);
+    } finally {
+      await elsewhere.close();
+    }
   });
 });

@@ -7,7 +7,7 @@ import type { Carrier } from '../../domain/shipments/index.js';
 import { addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { connectTestCarrier } from '../support/carriers.js';
 import type { TestDatabase } from '../support/database.js';
-import type { ShopFixture } from '../support/fixtures.js';
+import { testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import type { Suite } from '../support/suite.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -72,16 +72,18 @@ export async function readyOrder(
 
 /**
  * A push prepared as `POST /shipments` prepares it (the row written, the carrier's request built) for
- * an order ready to ship over `connectionId`: what `pushShipment` takes, for tests that call the
- * starter themselves.
+ * an order ready to ship over `connectionId`: what `pushShipment` takes (`keys`, and the opened
+ * `connection` it may hand over), for tests that call the starter themselves.
  */
 export async function preparedPush(db: TestDatabase, shop: ShopFixture, warehouseId: string, connectionId: string) {
   const { orderId } = await readyOrder(db, shop, warehouseId);
   const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
-  const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }));
+  const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }, testSecretsKey));
   return {
     orderId,
     shipmentId: push.shipmentId,
+    /** The connection opened as the request opens it: what it hands to a run on its own worker. */
+    connection: push.connection,
     keys: {
       shopId: shop.shopId,
       shipmentId: push.shipmentId,

@@ -123,20 +123,22 @@ function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType
     taskQueue: options.taskQueue,
     sealKey: options.requestKey,
   };
+  const { shipmentOutcomes } = options;
   const carrier = createCarrierActivities({
     sql: options.sql,
     secretsKey: options.secretsKey,
     sealKey: options.requestKey,
     adapterOptions: { dispatcher: outbound, endpoints: options.carrierEndpoints },
+    ...(shipmentOutcomes ? { handedConnection: (workflowId: string) => shipmentOutcomes.takeConnection(workflowId) } : {}),
   });
   const records = createShipmentRecordActivities({
     sql: options.sql,
     sealKey: options.requestKey,
     startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
   });
-  const recorded = options.shipmentOutcomes
+  const recorded = shipmentOutcomes
     ? (workflowId: string, shipment: ShipmentDetail) =>
-        options.shipmentOutcomes!.settle(workflowId, { outcome: 'accepted', shipment } satisfies ShipmentPushResult)
+        shipmentOutcomes.settle(workflowId, { outcome: 'accepted', shipment } satisfies ShipmentPushResult)
     : undefined;
   return { ...carrier, ...records, ...createPushActivities({ carrier, records, ...(recorded ? { recorded } : {}) }) };
 }

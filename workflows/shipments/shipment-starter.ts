@@ -8,7 +8,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
-import type { CarrierMilestone, CarrierOrderRequest, ShipmentDetail } from '../../domain/shipments/index.js';
+import type { CarrierMilestone, CarrierOrderRequest, OpenedCarrierConnection, ShipmentDetail } from '../../domain/shipments/index.js';
 import type { ShipmentCancelInput, ShipmentKeys, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
 import {
@@ -58,14 +58,24 @@ export interface EagerShipments {
  * worker (decision 0259): the request expects the run's outcome by workflow id before the start, and
  * the worker's `shipmentOutcome` sink settles it. An outcome nobody waits for (a run another process
  * started, a request that gave up) is dropped: the workflow goes on as it would.
+ *
+ * A push's request also hands over the carrier connection it opened (decision 0260): the run's first
+ * carrier call, on this process's worker, takes it instead of reading it again. It stays in the
+ * process's memory, never in the run's input or history, and goes with the expectation.
  */
 export class ShipmentOutcomes {
   readonly #waiting = new Map<string, (outcome: unknown) => void>();
+  readonly #connections = new Map<string, OpenedCarrierConnection>();
 
   /** The outcome of run `workflowId`, once this process's worker knows it; `forget` when no longer waiting. */
-  expect<Outcome>(workflowId: string): { outcome: Promise<Outcome>; forget: () => void } {
+  expect<Outcome>(workflowId: string, connection?: OpenedCarrierConnection): { outcome: Promise<Outcome>; forget: () => void } {
     const outcome = new Promise<Outcome>((resolve) => this.#waiting.set(workflowId, resolve as (outcome: unknown) => void));
-    return { outcome, forget: () => this.#waiting.delete(workflowId) };
+    if (connection) this.#connections.set(workflowId, connection);
+    const forget = () => {
+      this.#waiting.delete(workflowId);
+      this.#connections.delete(workflowId);
+    };
+    return { outcome, forget };
   }
 
   settle(workflowId: string, outcome: unknown): void {
@@ -73,9 +83,16 @@ export class ShipmentOutcomes {
     this.#waiting.delete(workflowId);
   }
 
-  /** Requests waiting for an outcome now. */
+  /** The connection the request of run `workflowId` handed over, once: a retried call reads it again. */
+  takeConnection(workflowId: string): OpenedCarrierConnection | undefined {
+    const connection = this.#connections.get(workflowId);
+    this.#connections.delete(workflowId);
+    return connection;
+  }
+
+  /** Requests waiting for an outcome now, and connections handed over and not yet taken. */
   get waiting(): number {
-    return this.#waiting.size;
+    return this.#waiting.size + this.#connections.size;
   }
 }
 
@@ -118,7 +135,13 @@ async function outcomeOf<T>(handle: WorkflowHandle): Promise<T> {
  */
 export async function pushShipment(
   starter: ShipmentStarter,
-  keys: ShipmentKeys & { connectionId: string; applicationId: string | null; request: CarrierOrderRequest },
+  keys: ShipmentKeys & {
+    connectionId: string;
+    applicationId: string | null;
+    request: CarrierOrderRequest;
+    /** Opened by the request: handed to the run when it starts on this process's worker. */
+    connection?: OpenedCarrierConnection;
+  },
 ): Promise<ShipmentDetail> {
   const workflowId = trackingWorkflowId(keys.shipmentId);
   const push: Omit<ShipmentPushInput, 'seal'> = {
@@ -139,6 +162,7 @@ export async function pushShipment(
     workflowIdConflictPolicy: 'USE_EXISTING' as const,
   };
   const result = await awaitOutcome<ShipmentPushResult>(starter, workflowId, {
+    ...(keys.connection ? { connection: keys.connection } : {}),
     start: (client) => client.workflow.start(shipmentTrackingWorkflow, { ...options, requestEagerStart: true }),
     answer: (handle) => handle.executeUpdate(shipmentPushUpdate, { updateId: 'push' }),
     otherwise: () =>
@@ -190,6 +214,8 @@ async function awaitOutcome<Outcome>(
   starter: ShipmentStarter,
   workflowId: string,
   way: {
+    /** Handed to the run's first carrier call when it starts on this process's worker. */
+    connection?: OpenedCarrierConnection;
     /** With `requestEagerStart`: taken up when the worker sharing the client's connection has a free slot. */
     start: (client: Client) => Promise<WorkflowHandleWithStartDetails>;
     answer: (handle: WorkflowHandle) => Promise<Outcome>;
@@ -199,7 +225,7 @@ async function awaitOutcome<Outcome>(
   const eager = starter.eager?.();
   if (!eager) return bounded(way.otherwise(), starter.waitMs);
   // Expected before the start: the worker may settle it before the start's answer is read.
-  const expected = eager.outcomes.expect<Outcome>(workflowId);
+  const expected = eager.outcomes.expect<Outcome>(workflowId, way.connection);
   const started = async () => {
     const handle = await way.start(eager.client);
     return handle.eagerlyStarted ? expected.outcome : way.answer(handle);

@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { IdParams, NOT_BLANK, Note } from '../../../domain/kernel/index.js';
@@ -34,7 +35,10 @@ const NewShipment = z.strictObject({
 const pushProblems = ['not-found', 'conflict', 'order-status-not-allowed', 'insufficient-stock', 'carrier-unavailable'] as const;
 
 /** Shipments: a thin HTTP shape over domain/shipments, domain/orders' shipping side and the shipment workflows. */
-export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: ShipmentStarter }> = async (app, deps) => {
+export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: ShipmentStarter; secretsKey: KeyObject }> = async (
+  app,
+  deps,
+) => {
   app.get(
     '/shipments',
     {
@@ -85,7 +89,9 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
     (request, reply) =>
       respondIdempotentlyAfter(deps.sql, deps.publicBaseUrl, request, reply, 201, async () => {
         const { shop, permissions, applicationId } = request.auth;
-        const push = await request.inShop((tx) => prepareShipmentPush(tx, { shopId: shop.id, permissions, applicationId }, request.body));
+        const push = await request.inShop((tx) =>
+          prepareShipmentPush(tx, { shopId: shop.id, permissions, applicationId }, request.body, deps.secretsKey),
+        );
         return pushShipment(deps.shipments, {
           shopId: shop.id,
           shipmentId: push.shipmentId,
@@ -95,6 +101,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
           connectionId: request.body.connectionId,
           applicationId,
           request: push.request,
+          connection: push.connection,
         });
       }),
   );
