@@ -51,7 +51,8 @@ async function post(url: string, body: object, headers: Record<string, string> =
  */
 export async function chatScenario(context: BenchContext, sql: Sql) {
   const platformUrl = await context.startServer('chat-simulator', 'bench/chat-simulator-server.ts');
-  const apiUrl = await context.startServer('api', 'api/server.ts', { CHAT_PLATFORM_URL: platformUrl });
+  // No shipments' worker: chat needs none, and the Temporal server may not run in this scenario.
+  const apiUrl = await context.startServer('api', 'api/server.ts', { CHAT_PLATFORM_URL: platformUrl, SHIPMENT_WORKER: 'off' });
   try {
     const control = async <T>(path: string, body: object) =>
       (await (

@@ -17,12 +17,12 @@ import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 const SIMULATOR_ENDPOINTS = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
 
 /**
- * 10 shops × (40 pushes in flight + 4 alone, half of them through an API without its shipments'
+ * 10 shops × (40 pushes in flight + 6 alone, half of them through an API without its shipments'
  * worker, + 2 to warm up both ways): under the shipment counter's 60 a minute per shop.
  */
 const SHOPS = 10;
 const IN_FLIGHT_PER_SHOP = 40;
-const ALONE_PER_SHOP = 4;
+const ALONE_PER_SHOP = 6;
 const ORDERS_PER_SHOP = IN_FLIGHT_PER_SHOP + ALONE_PER_SHOP + 2;
 /** Requests in flight at once (BENCH_SHIPMENTS_CONCURRENCY). */
 const CONCURRENCY = Number(process.env.BENCH_SHIPMENTS_CONCURRENCY ?? 20);
