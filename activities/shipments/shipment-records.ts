@@ -23,12 +23,17 @@ export interface ShipmentRef {
  * The shipment workflows' database steps, each one transaction in the shop: the carrier's
  * acceptance or rejection of a push, a milestone, a confirmed cancel; and the start of a shipment's
  * tracking workflow. Each is safe to run again.
+ *
+ * `cancelRecorded` hears of each confirmed cancel once it is committed, before the workflow does: a
+ * request that started the cancel in this process answers from it, a workflow activation sooner
+ * (decision 0259), as a push's acceptance is handed over by its activity.
  */
 export function createShipmentRecordActivities(deps: {
   sql: Sql;
   sealKey: string;
   /** Starts the shipment's tracking workflow (the worker hands it the starter's: activities import no workflow). */
   startTracking: (keys: ShipmentKeys, pollEveryMs: number) => Promise<void>;
+  cancelRecorded?: (workflowId: string, shipment: ShipmentDetail) => void;
 }) {
   const inShop = <T>(shopId: string, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, shopId, work);
   return {
@@ -63,7 +68,9 @@ export function createShipmentRecordActivities(deps: {
     async recordCancel(cancel: ShipmentCancelInput): Promise<ShipmentDetail> {
       assertSealedForRun(deps.sealKey, cancel, 'the cancel');
       const actor = { shopId: cancel.shopId, permissions: [], applicationId: cancel.applicationId };
-      return inShop(cancel.shopId, (tx) => recordShipmentCancelled(tx, actor, cancel.shipmentId, cancel.reason));
+      const shipment = await inShop(cancel.shopId, (tx) => recordShipmentCancelled(tx, actor, cancel.shipmentId, cancel.reason));
+      deps.cancelRecorded?.(runningWorkflowId(), shipment);
+      return shipment;
     },
 
     /** The shipment's tracking workflow, once the carrier has it (already running: fine). */

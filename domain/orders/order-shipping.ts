@@ -159,10 +159,7 @@ export async function recordShipmentPushed(
   shipmentId: string,
   carrierOrder: CarrierOrder,
 ): Promise<ShipmentDetail | undefined> {
-  const accepted = await recordAcceptedShipment(tx, actor.shopId, shipmentId, carrierOrder);
-  if (!accepted) return undefined;
-  if (accepted.created) await followShipment(tx, actor, accepted.detail, ['shipped']);
-  return accepted.detail;
+  return recordAcceptedShipment(tx, actor.shopId, shipmentId, carrierOrder, (detail) => followShipment(tx, actor, detail, ['shipped']));
 }
 
 /** Where the order goes when its shipment reaches a state (each step through the shop's matrix). */

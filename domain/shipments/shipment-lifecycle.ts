@@ -46,14 +46,16 @@ async function detailOf(tx: Tx, id: string): Promise<ShipmentDetail> {
 /**
  * The carrier accepted: its tracking code, fee and promise, the first milestone, and
  * `shipment.created`. Undefined when the row is gone. Again for the same shipment (a retried
- * activity): the stored detail, nothing written twice.
+ * activity): the stored detail, nothing written twice. `followUp` runs once, when this call recorded
+ * the acceptance, its first statements sent in the event's round trip.
  */
 export async function recordAcceptedShipment(
   tx: Tx,
   shopId: string,
   id: string,
   order: CarrierOrder,
-): Promise<{ detail: ShipmentDetail; created: boolean } | undefined> {
+  followUp: (detail: ShipmentDetail) => Promise<void>,
+): Promise<ShipmentDetail | undefined> {
   // The acceptance is written once: a second recording (a retried activity) finds the code set, and
   // waits on the first's row lock until then.
   const [accepted] = await tx`
@@ -61,10 +63,7 @@ export async function recordAcceptedShipment(
       carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
     where id = ${id} and tracking_code is null
     returning id`;
-  if (!accepted) {
-    const detail = await shipmentDetail(tx, id);
-    return detail && { detail, created: false };
-  }
+  if (!accepted) return shipmentDetail(tx, id);
   // The carrier's own report of the creation may have come first (a callback racing the answer):
   // that step is where the shipment became pending. Our own steps are timed to the second, as
   // carriers report theirs (GHTK's `action_time`): a carrier step of the same second is not older.
@@ -76,8 +75,8 @@ export async function recordAcceptedShipment(
     select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
     where not exists (select from reported)`;
   const detail = await pipelined(pending, () => detailOf(tx, id));
-  await writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail });
-  return { detail, created: true };
+  await Promise.all([writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail }), followUp(detail)]);
+  return detail;
 }
 
 /** The carrier refused the content: the row goes (spec: a shipment rejected at creation is deleted, never listed). */

@@ -77,7 +77,13 @@ async function shipmentsOf(orderIds: string[]): Promise<void> {
         recipient: pickUpAddress,
       });
       const carrierOrder = { trackingCode: `S1.KIT.${index}`, shipmentId, feeTotal: null, expectedDeliveryAt: null, carrierStatus: '2' };
-      await recordAcceptedShipment(tx, shop.shopId, shipmentId, { ...carrierOrder, status: 'pending', returnTrackingCode: null });
+      await recordAcceptedShipment(
+        tx,
+        shop.shopId,
+        shipmentId,
+        { ...carrierOrder, status: 'pending', returnTrackingCode: null },
+        async () => {},
+      );
     }
   });
 }

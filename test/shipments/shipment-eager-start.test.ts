@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { createPushActivities, type PushedAtCarrier } from '../../activities/shipments/push-at-carrier.js';
 import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
-import type { ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
+import type { ShipmentCancelInput, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { seal } from '../../domain/kernel/index.js';
 import type { OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { testCarrierOptions } from '../support/carriers.js';
@@ -182,6 +182,36 @@ describe('a push through the server', () => {
     await vi.waitFor(() => expect(heard).toHaveLength(1));
     expect(heard[0]).toEqual({ workflowId, trackingCode: pushed.order.trackingCode, committed: pushed.order.trackingCode });
     expect(pushed.shipment).toMatchObject({ id: push.shipmentId, status: 'pending', trackingCode: pushed.order.trackingCode });
+  });
+
+  it('the cancel’s record hands a confirmed cancel to the waiting request once it is committed, a workflow activation sooner', async () => {
+    const shipment = await pushThrough(suite.api.baseUrl);
+    const workflowId = `shipment-cancel:${shipment.id}:1`;
+    const sealKey = TEST_DELIVERY_REQUEST_KEY;
+    const heard: { workflowId: string; status: string; committed: string | null }[] = [];
+    const records = createShipmentRecordActivities({
+      sql: db.app,
+      sealKey,
+      startTracking: async () => {},
+      cancelRecorded: (id, cancelled) =>
+        void db.admin<{ status: string }[]>`select status from shipments where id = ${cancelled.id}`.then(([row]) =>
+          heard.push({ workflowId: id, status: cancelled.status, committed: row?.status ?? null }),
+        ),
+    });
+    const cancel = {
+      shopId: shop.shopId,
+      shipmentId: shipment.id,
+      connectionId: shipping.connections.carrier_b!,
+      trackingCode: shipment.trackingCode,
+      applicationId: null,
+      reason: 'khách đổi ý',
+    };
+    const input = seal(sealKey, cancel, workflowId) as ShipmentCancelInput;
+    const environment = new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } });
+    const recorded = (await environment.run(records.recordCancel, input)) as { status: string };
+    expect(recorded.status).toBe('cancelled');
+    await vi.waitFor(() => expect(heard).toHaveLength(1));
+    expect(heard[0]).toEqual({ workflowId, status: 'cancelled', committed: 'cancelled' });
   });
 
   it('a push’s create takes the connection its request handed over, and reads its own when none or another was handed', async () => {

@@ -18,7 +18,7 @@ import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
 import { shipmentTaskQueue, startTracking, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
-import type { ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
+import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
 import type { ShipmentDetail } from '../../domain/shipments/index.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
@@ -135,6 +135,12 @@ function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType
     sql: options.sql,
     sealKey: options.requestKey,
     startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
+    ...(shipmentOutcomes
+      ? {
+          cancelRecorded: (workflowId: string, shipment: ShipmentDetail) =>
+            shipmentOutcomes.settle(workflowId, { outcome: 'cancelled', shipment } satisfies ShipmentCancelResult),
+        }
+      : {}),
   });
   const recorded = shipmentOutcomes
     ? (workflowId: string, shipment: ShipmentDetail) =>
