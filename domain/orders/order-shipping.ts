@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { writeShopLog } from '../access/index.js';
 import { variantFacts } from '../catalog/index.js';
-import { Problem } from '../kernel/index.js';
+import { allAnswered, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   connectionForPush,
@@ -60,20 +60,20 @@ export async function prepareShipmentPush(
   secretsKey: KeyObject,
 ): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest; connection: OpenedCarrierConnection }> {
   const [order, matrix] = await Promise.all([lockedOrder(tx, input.orderId), shopStatusMatrix(tx)]);
-  // The reads that need only the order go out together, one round trip; their refusals are awaited
-  // in the order they had when each waited for the last (the later ones' then go unheard).
-  const live = hasLiveShipment(tx, order.id);
-  const connectionRead = connectionForPush(tx, input.connectionId, secretsKey);
-  const weightRead = input.weightGram === undefined ? catalogueWeight(tx, order) : Promise.resolve(input.weightGram);
-  // The order would move to `shipped`: the shop's matrix and the stock must allow it now (a trial,
-  // rolled back; its first statements go out with the reads).
-  const trial = trialMove(tx, actor, order, 'shipped', matrix);
-  for (const read of [live, trial, connectionRead, weightRead]) read.catch(() => undefined);
-  if (await live) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
-  await trial;
-  const connection = await connectionRead;
+  // What needs only the order goes out together, one round trip: the reads, and the trial of the
+  // move to `shipped` (the shop's matrix and the stock must allow it now; rolled back). Refusals come
+  // in the order they had when each waited for the last, once every part has finished.
+  const live = hasLiveShipment(tx, order.id).then((isLive) => {
+    if (isLive) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
+  });
+  const [, , connection, weightRead] = await allAnswered([
+    live,
+    trialMove(tx, actor, order, 'shipped', matrix),
+    connectionForPush(tx, input.connectionId, secretsKey),
+    input.weightGram === undefined ? catalogueWeight(tx, order) : Promise.resolve(input.weightGram),
+  ]);
   const recipient = recipientOf(order);
-  const weightGram = (await weightRead) ?? DEFAULT_WEIGHT_GRAM;
+  const weightGram = weightRead ?? DEFAULT_WEIGHT_GRAM;
   // Still to collect: credit from another order's return is already settled (spec, Order `creditApplied`).
   const owed = new Decimal(order.totalAmount).minus(order.paidAmount).minus(order.creditApplied);
   const codAmount = input.codAmount ?? Decimal.max(0, owed).toFixed();

@@ -1,6 +1,6 @@
 import { writeShopLog } from '../access/index.js';
 import { diffSnapshots, writeEvent } from '../events/index.js';
-import { pipelined, Problem } from '../kernel/index.js';
+import { allAnswered, pipelined, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { Carrier } from './carrier-connection-input.js';
 import type { CarrierRecipient } from './carrier-address.js';
@@ -75,7 +75,7 @@ export async function recordAcceptedShipment(
     select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
     where not exists (select from reported)`;
   const detail = await pipelined(pending, () => detailOf(tx, id));
-  await Promise.all([writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail }), followUp(detail)]);
+  await allAnswered([writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail }), followUp(detail)]);
   return detail;
 }
 

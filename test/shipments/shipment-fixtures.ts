@@ -76,11 +76,12 @@ export async function readyOrder(
  * `connection` it may hand over), for tests that call the starter themselves.
  */
 export async function preparedPush(db: TestDatabase, shop: ShopFixture, warehouseId: string, connectionId: string) {
-  const { orderId } = await readyOrder(db, shop, warehouseId);
+  const { orderId, variantId } = await readyOrder(db, shop, warehouseId);
   const actor = { shopId: shop.shopId, permissions: ALL_PERMISSIONS, applicationId: null };
   const push = await withShop(db.app, shop.shopId, (tx) => prepareShipmentPush(tx, actor, { orderId, connectionId }, testSecretsKey));
   return {
     orderId,
+    variantId,
     shipmentId: push.shipmentId,
     /** The connection opened as the request opens it: what it hands to a run on its own worker. */
     connection: push.connection,

@@ -7,7 +7,7 @@ import { createShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, stockOf, type ShippingShop } from './shipment-fixtures.js';
+import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, stockOf, type ShippingShop } from './shipment-fixtures.js';
 import { testConnectionKeys } from '../support/carriers.js';
 
 /**
@@ -90,6 +90,20 @@ describe('POST /shipments', () => {
     await db.admin`update stock set quantity = 1 where variant_id = ${short.variantId}`;
     await expectProblem(await push({ orderId: short.orderId }), 422, 'insufficient-stock');
     expect(await shipmentsOf(short.orderId)).toEqual([]);
+  });
+
+  it('a push of an order whose earlier push is still open is 409 conflict, and its trial of the move leaves no stock moved and no event', async () => {
+    // The earlier push's row, its carrier not yet answered: the order is still ready to ship, so the trial runs in full.
+    const earlier = await preparedPush(db, shop, shipping.warehouseId, connectionId());
+    const stockEvents = async () =>
+      (await db.admin`select 1 from events where type = 'inventory.stock_changed' and shop_id = ${shop.shopId}`).length;
+    const [stockBefore, eventsBefore] = [await stockOf(db, earlier.variantId, shipping.warehouseId), await stockEvents()];
+    await expectProblem(await push({ orderId: earlier.orderId }), 409, 'conflict');
+    // A statement of the trial sent after the refusal would run outside its transaction, within milliseconds.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stockOf(db, earlier.variantId, shipping.warehouseId)).toEqual(stockBefore);
+    expect(await stockEvents()).toBe(eventsBefore);
+    expect(await orderStatus(earlier.orderId)).toBe('ready_to_ship');
   });
 
   it('answers 400 for a weight out of 1–50000 g or an unknown field, and writes nothing', async () => {
