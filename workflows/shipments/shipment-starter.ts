@@ -64,35 +64,32 @@ export interface EagerShipments {
  * process's memory, never in the run's input or history, and goes with the expectation.
  */
 export class ShipmentOutcomes {
-  readonly #waiting = new Map<string, (outcome: unknown) => void>();
-  readonly #connections = new Map<string, OpenedCarrierConnection>();
+  readonly #expected = new Map<string, { settle: (outcome: unknown) => void; connection?: OpenedCarrierConnection }>();
 
   /** The outcome of run `workflowId`, once this process's worker knows it; `forget` when no longer waiting. */
   expect<Outcome>(workflowId: string, connection?: OpenedCarrierConnection): { outcome: Promise<Outcome>; forget: () => void } {
-    const outcome = new Promise<Outcome>((resolve) => this.#waiting.set(workflowId, resolve as (outcome: unknown) => void));
-    if (connection) this.#connections.set(workflowId, connection);
-    const forget = () => {
-      this.#waiting.delete(workflowId);
-      this.#connections.delete(workflowId);
-    };
-    return { outcome, forget };
+    const outcome = new Promise<Outcome>((resolve) =>
+      this.#expected.set(workflowId, { settle: resolve as (outcome: unknown) => void, ...(connection ? { connection } : {}) }),
+    );
+    return { outcome, forget: () => this.#expected.delete(workflowId) };
   }
 
   settle(workflowId: string, outcome: unknown): void {
-    this.#waiting.get(workflowId)?.(outcome);
-    this.#waiting.delete(workflowId);
+    this.#expected.get(workflowId)?.settle(outcome);
+    this.#expected.delete(workflowId);
   }
 
   /** The connection the request of run `workflowId` handed over, once: a retried call reads it again. */
   takeConnection(workflowId: string): OpenedCarrierConnection | undefined {
-    const connection = this.#connections.get(workflowId);
-    this.#connections.delete(workflowId);
+    const expected = this.#expected.get(workflowId);
+    const connection = expected?.connection;
+    delete expected?.connection;
     return connection;
   }
 
-  /** Requests waiting for an outcome now, and connections handed over and not yet taken. */
+  /** Requests waiting for an outcome now (with the connection they handed over, if not yet taken). */
   get waiting(): number {
-    return this.#waiting.size + this.#connections.size;
+    return this.#expected.size;
   }
 }
 
