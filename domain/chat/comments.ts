@@ -36,7 +36,7 @@ const COMMENT_COLUMNS = (tx: Tx) => tx`
  * webhook never brings back older text.
  */
 export async function recordCommentChange(tx: Tx, shopId: string, pageId: string, change: CommentChange): Promise<ChatComment> {
-  const chatCustomerId = await rememberChatCustomer(tx, shopId, pageId, change.author);
+  const { id: chatCustomerId } = await rememberChatCustomer(tx, shopId, pageId, change.author);
   const removed = change.verb === 'remove';
   const hidden = change.verb === 'hide' ? true : change.verb === 'unhide' ? false : null;
   // Only an edit replaces text; any change carrying text fills a comment known without it. Changes

@@ -1,4 +1,14 @@
-import { isUuid, Problem, syncedPage, type CursorBinding, type Fragment, type ListQuery, type Page, type Tx } from '../kernel/index.js';
+import {
+  isUuid,
+  pipelined,
+  Problem,
+  syncedPage,
+  type CursorBinding,
+  type Fragment,
+  type ListQuery,
+  type Page,
+  type Tx,
+} from '../kernel/index.js';
 import type { ChatAttachment, ChatConversation } from './chat-shapes.js';
 
 /** Messenger's standard messaging window: a page may answer for 24 hours after the customer's last message. */
@@ -66,34 +76,38 @@ export async function getConversation(tx: Tx, id: string, pageIds: readonly stri
 
 /** The conversation of a page with a chat customer, created on the first message; locked until the transaction ends. */
 export async function lockConversationWith(tx: Tx, shopId: string, pageId: string, chatCustomerId: string): Promise<string> {
-  await tx`
-    insert into chat_conversations (shop_id, page_id, chat_customer_id) values (${shopId}, ${pageId}, ${chatCustomerId})
-    on conflict (chat_customer_id) do nothing`;
-  const [conversation] = await tx<
-    { id: string }[]
-  >`select id from chat_conversations where chat_customer_id = ${chatCustomerId} for update`;
-  return conversation!.id;
+  // Sent together: the lock's read runs after the insert, so it finds the conversation either way.
+  return pipelined(
+    tx`
+      insert into chat_conversations (shop_id, page_id, chat_customer_id) values (${shopId}, ${pageId}, ${chatCustomerId})
+      on conflict (chat_customer_id) do nothing`,
+    async () =>
+      (await tx<{ id: string }[]>`select id from chat_conversations where chat_customer_id = ${chatCustomerId} for update`)[0]!.id,
+  );
 }
 
 /**
- * A new message in the conversation: it moves to the top (`lastMessageAt` is when Shopflow recorded
- * it, so `updatedSince` passes never miss a late webhook); the snippet follows the newest message by
- * platform time; a customer's message restarts the messaging window from its platform time.
+ * What a new message does to its conversation, as an update to send inside the statement that
+ * records the message (`when` tells it the message is new): the conversation moves to the top
+ * (`lastMessageAt` is when Shopflow recorded it, so `updatedSince` passes never miss a late webhook);
+ * the snippet follows the newest message by platform time; a customer's message restarts the
+ * messaging window from its platform time.
  */
-export async function noteNewMessage(
+export function movedByNewMessage(
   tx: Tx,
   conversationId: string,
   message: { direction: 'in' | 'out'; text: string | null; attachments: ChatAttachment[]; sentAt: Date },
-): Promise<void> {
+  when: Fragment,
+): Fragment {
   const snippet = snippetOf(message);
-  await tx`
+  return tx`
     update chat_conversations set
       last_message_at = clock_timestamp(),
       snippet = case when snippet_sent_at is null or snippet_sent_at <= ${message.sentAt} then ${snippet} else snippet end,
       snippet_sent_at = greatest(snippet_sent_at, ${message.sentAt}),
       last_customer_message_at = case when ${message.direction} = 'in'
         then greatest(last_customer_message_at, ${message.sentAt}) else last_customer_message_at end
-    where id = ${conversationId}`;
+    where id = ${conversationId} and ${when}`;
 }
 
 /** The start of the text, or what was attached (`[image]`), as chat lists show it. */

@@ -1,8 +1,8 @@
 import { writeEvent } from '../events/index.js';
-import { syncedPage, type CursorBinding, type ListQuery, type Page, type Tx } from '../kernel/index.js';
+import { allAnswered, syncedPage, type CursorBinding, type ListQuery, type Page, type Tx } from '../kernel/index.js';
 import { rememberChatCustomer, type PlatformCustomer } from './chat-customers.js';
 import type { ChatAttachment, ChatMessage } from './chat-shapes.js';
-import { getConversation, lockConversationWith, noteNewMessage } from './conversations.js';
+import { getConversation, lockConversationWith, movedByNewMessage } from './conversations.js';
 
 /** What the platform says of one message, in either direction. */
 export interface PlatformMessage {
@@ -48,6 +48,12 @@ export async function getMessage(tx: Tx, id: string): Promise<ChatMessage | unde
   return row && present(row);
 }
 
+/** Whether the page holds a message of this platform id. */
+export async function holdsPlatformMessage(tx: Tx, pageId: string, platformMessageId: string): Promise<boolean> {
+  const [held] = await tx`select 1 from chat_messages where page_id = ${pageId} and platform_message_id = ${platformMessageId}`;
+  return held !== undefined;
+}
+
 async function messageByPlatformId(tx: Tx, pageId: string, platformMessageId: string): Promise<ChatMessage> {
   const [row] = await tx<MessageRow[]>`
     select ${MESSAGE_COLUMNS(tx)} from ${MESSAGE_SOURCE(tx)}
@@ -65,15 +71,18 @@ async function recordMessage(
   target: { pageId: string; conversationId: string },
   message: PlatformMessage & { direction: 'in' | 'out'; senderName: string | null; sentByIntegration: boolean },
 ): Promise<{ message: ChatMessage; created: boolean }> {
-  const inserted = await tx`
-    insert into chat_messages (shop_id, page_id, conversation_id, direction, text, attachments, sender_name, sent_by_integration, platform_message_id, sent_at)
-    values (${shopId}, ${target.pageId}, ${target.conversationId}, ${message.direction}, ${message.text}, ${tx.json(message.attachments)},
-            ${message.senderName}, ${message.sentByIntegration}, ${message.platformMessageId}, ${message.sentAt})
-    on conflict (page_id, platform_message_id) do nothing
-    returning id`;
+  const recorded = tx<{ id: string }[]>`
+    with inserted as (
+      insert into chat_messages (shop_id, page_id, conversation_id, direction, text, attachments, sender_name, sent_by_integration, platform_message_id, sent_at)
+      values (${shopId}, ${target.pageId}, ${target.conversationId}, ${message.direction}, ${message.text}, ${tx.json(message.attachments)},
+              ${message.senderName}, ${message.sentByIntegration}, ${message.platformMessageId}, ${message.sentAt})
+      on conflict (page_id, platform_message_id) do nothing
+      returning id
+    ), moved as (${movedByNewMessage(tx, target.conversationId, message, tx`exists (select from inserted)`)})
+    select id from inserted`;
+  // Sent together: the read runs after the insert, so it finds the message, new or not.
+  const [inserted, stored] = await allAnswered([recorded.execute(), messageByPlatformId(tx, target.pageId, message.platformMessageId)]);
   const created = inserted.length > 0;
-  if (created) await noteNewMessage(tx, target.conversationId, message);
-  const stored = await messageByPlatformId(tx, target.pageId, message.platformMessageId);
   if (created)
     await writeEvent(tx, {
       shopId,
@@ -96,14 +105,13 @@ export async function recordWebhookMessage(
   shopId: string,
   input: PlatformMessage & { pageId: string; customer: PlatformCustomer; direction: 'in' | 'out' },
 ): Promise<{ message: ChatMessage; created: boolean }> {
-  const chatCustomerId = await rememberChatCustomer(tx, shopId, input.pageId, input.customer);
-  const conversationId = await lockConversationWith(tx, shopId, input.pageId, chatCustomerId);
-  const [customer] = await tx<{ name: string | null }[]>`select name from chat_customers where id = ${chatCustomerId}`;
+  const customer = await rememberChatCustomer(tx, shopId, input.pageId, input.customer);
+  const conversationId = await lockConversationWith(tx, shopId, input.pageId, customer.id);
   return recordMessage(
     tx,
     shopId,
     { pageId: input.pageId, conversationId },
-    { ...input, senderName: input.direction === 'in' ? customer!.name : null, sentByIntegration: false },
+    { ...input, senderName: input.direction === 'in' ? customer.name : null, sentByIntegration: false },
   );
 }
 

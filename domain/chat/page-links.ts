@@ -1,8 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
-import type { Sql } from '../../db/client.js';
 import { existingPageIds } from '../access/index.js';
-import { isUuid, openSecret, Problem, sealSecret, type Tx } from '../kernel/index.js';
+import { isUuid, openSecret, pipelined, Problem, sealSecret, type Tx } from '../kernel/index.js';
 
 /** A page's platform side, its token opened: what the platform adapter needs to speak for the page. */
 export interface PageLink {
@@ -10,6 +9,12 @@ export interface PageLink {
   platformPageId: string;
   accessToken: string;
   connected: boolean;
+}
+
+/** The shop and page a platform page is linked to. */
+export interface LinkedPage {
+  shopId: string;
+  pageId: string;
 }
 
 /** What linking takes: the platform page and its page access token (sent as a header: printable, no spaces). */
@@ -89,13 +94,28 @@ async function knownPage(tx: Tx, pageId: string): Promise<string> {
   return known;
 }
 
+/** A link's row as `SEALED_LINK_COLUMNS` reads it: every column null where a left join found no link. */
+export interface SealedPageLinkRow {
+  pageId: string | null;
+  platformPageId: string | null;
+  sealedAccessToken: Buffer | null;
+  connected: boolean | null;
+}
+
+/** The columns of `chat_page_links l` that `openedPageLink` reads. */
+export const SEALED_LINK_COLUMNS = (tx: Tx) => tx`l.page_id, l.platform_page_id, l.sealed_access_token, l.connected`;
+
+/** The link of a row, its token opened; undefined when the row holds no link. */
+export function openedPageLink(row: SealedPageLinkRow, key: KeyObject): PageLink | undefined {
+  const { pageId, platformPageId, sealedAccessToken, connected } = row;
+  if (pageId === null || platformPageId === null || sealedAccessToken === null || connected === null) return undefined;
+  return { pageId, platformPageId, connected, accessToken: openSecret(key, sealedAccessToken, pageId) };
+}
+
 /** The page's link with its token opened; undefined when the page has none. */
 export async function pageLink(tx: Tx, pageId: string, key: KeyObject): Promise<PageLink | undefined> {
-  const [link] = await tx<{ pageId: string; platformPageId: string; sealedAccessToken: Buffer; connected: boolean }[]>`
-    select page_id, platform_page_id, sealed_access_token, connected from chat_page_links where page_id = ${pageId}`;
-  if (!link) return undefined;
-  const { sealedAccessToken, ...rest } = link;
-  return { ...rest, accessToken: openSecret(key, sealedAccessToken, link.pageId) };
+  const [row] = await tx<SealedPageLinkRow[]>`select ${SEALED_LINK_COLUMNS(tx)} from chat_page_links l where l.page_id = ${pageId}`;
+  return row && openedPageLink(row, key);
 }
 
 /** The platform refused the page's token (code 190): the page stays disconnected until a new token is linked. */
@@ -105,13 +125,12 @@ export async function markPageDisconnected(tx: Tx, pageId: string): Promise<void
 
 /**
  * The shop and page an inbound webhook's platform page belongs to; undefined when no shop linked it.
- * The webhook knows no shop yet: row-level security shows the link to whoever names its platform id.
+ * The webhook knows no shop yet: row-level security shows the link to whoever names its platform id,
+ * which this names for the rest of the open transaction. One round trip.
  */
-export async function linkedPageOf(sql: Sql, platformPageId: string): Promise<{ shopId: string; pageId: string } | undefined> {
-  return sql.begin(async (tx) => {
-    await tx`select set_config('app.platform_page_id', ${platformPageId}, true)`;
-    const [link] = await tx<{ shopId: string; pageId: string }[]>`
-      select shop_id, page_id from chat_page_links where platform_page_id = ${platformPageId}`;
-    return link;
-  }) as Promise<{ shopId: string; pageId: string } | undefined>;
+export function linkedPageOf(tx: Tx, platformPageId: string): Promise<LinkedPage | undefined> {
+  return pipelined(
+    tx`select set_config('app.platform_page_id', ${platformPageId}, true)`,
+    async () => (await tx<LinkedPage[]>`select shop_id, page_id from chat_page_links where platform_page_id = ${platformPageId}`)[0],
+  );
 }

@@ -4,7 +4,7 @@ import type { ChatAttachment, ChatComment, ChatMessage } from './chat-shapes.js'
 import { getComment, markPrivatelyReplied } from './comments.js';
 import { lockConversationWith } from './conversations.js';
 import { recordPageMessage } from './messages.js';
-import { pageLink } from './page-links.js';
+import { openedPageLink, pageLink, SEALED_LINK_COLUMNS, type PageLink, type SealedPageLinkRow } from './page-links.js';
 
 /** A page as the platform knows it, with its opened token: what the channel speaks for. */
 export interface PlatformPage {
@@ -40,10 +40,14 @@ export interface ChatActor {
  * The page's platform side, or 422 `page-not-connected` when it has none or the platform refused its
  * token already (the link says so until a new token is linked): the platform is not asked again.
  */
-async function connectedPage(tx: Tx, actor: ChatActor, pageId: string): Promise<PlatformPage> {
-  const link = await pageLink(tx, pageId, actor.secretsKey);
+function connectedPage(actor: ChatActor, link: PageLink | undefined): PlatformPage {
   if (!link?.connected) throw new Problem('page-not-connected', 'this page is not connected to its chat platform; link it again');
-  return { shopId: actor.shopId, pageId, accessToken: link.accessToken };
+  return { shopId: actor.shopId, pageId: link.pageId, accessToken: link.accessToken };
+}
+
+/** `connectedPage` of a page the caller found, read from its link. */
+async function readConnectedPage(tx: Tx, actor: ChatActor, pageId: string): Promise<PlatformPage> {
+  return connectedPage(actor, await pageLink(tx, pageId, actor.secretsKey));
 }
 
 /**
@@ -53,18 +57,21 @@ async function connectedPage(tx: Tx, actor: ChatActor, pageId: string): Promise<
  * recorded. A refusal or failure of the platform records nothing.
  */
 export async function sendChatMessage(tx: Tx, actor: ChatActor, conversationId: string, content: OutgoingContent): Promise<ChatMessage> {
+  // The page's link comes with the lock: one round trip.
   const [target] = isUuid(conversationId)
-    ? await tx<{ pageId: string; platformCustomerId: string }[]>`
-        select c.page_id, k.platform_customer_id
+    ? await tx<({ conversationPageId: string; platformCustomerId: string } & SealedPageLinkRow)[]>`
+        select c.page_id as conversation_page_id, k.platform_customer_id, ${SEALED_LINK_COLUMNS(tx)}
         from chat_conversations c join chat_customers k on k.id = c.chat_customer_id
+        left join chat_page_links l on l.page_id = c.page_id
         where c.id = ${conversationId} and c.page_id = any(${actor.pageIds as string[]}::uuid[])
         for update of c`
     : [];
   if (!target) throw new Problem('not-found', `no conversation ${conversationId}`);
-  const page = await connectedPage(tx, actor, target.pageId);
-  const sent = await actor.channel.sendMessage(page, target.platformCustomerId, content);
+  const { conversationPageId: pageId, platformCustomerId, ...link } = target;
+  const page = connectedPage(actor, openedPageLink(link, actor.secretsKey));
+  const sent = await actor.channel.sendMessage(page, platformCustomerId, content);
   return recordPageMessage(tx, actor.shopId, {
-    pageId: target.pageId,
+    pageId,
     conversationId,
     platformMessageId: sent.platformMessageId,
     text: 'text' in content ? content.text : null,
@@ -108,7 +115,7 @@ export async function replyPrivately(tx: Tx, actor: ChatActor, commentId: string
     const why = comment.privatelyRepliedAt ? 'already has its private reply' : 'was removed by its author';
     throw new Problem('conversation-not-replyable', `the comment ${why}; the platform allows one private reply to a live comment`);
   }
-  const page = await connectedPage(tx, actor, comment.pageId);
+  const page = await readConnectedPage(tx, actor, comment.pageId);
   const conversationId = await lockConversationWith(tx, actor.shopId, comment.pageId, comment.chatCustomerId);
   const sent = await actor.channel.replyPrivately(page, comment.platformCommentId, text);
   const sentAt = new Date();
@@ -132,7 +139,7 @@ export async function replyPrivately(tx: Tx, actor: ChatActor, commentId: string
 export async function setCommentHidden(tx: Tx, actor: ChatActor, commentId: string, hidden: boolean): Promise<ChatComment> {
   const comment = await lockComment(tx, actor, commentId);
   if (comment.removedAt) throw new Problem('conflict', 'the comment was removed by its author; it can no longer be hidden or shown');
-  const page = await connectedPage(tx, actor, comment.pageId);
+  const page = await readConnectedPage(tx, actor, comment.pageId);
   await actor.channel.setCommentHidden(page, comment.platformCommentId, hidden);
   await tx`
     update chat_comments set hidden = ${hidden}, hidden_changed_at = clock_timestamp(), updated_at = clock_timestamp()

@@ -11,9 +11,11 @@ import {
   listMessages,
   pageLink,
   recordCommentChange,
+  recordInboundWebhook,
   recordWebhookMessage,
+  type InboundItem,
 } from '../../domain/chat/index.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
+import { withShop, type Tx } from '../../domain/kernel/tenancy.js';
 import { addCustomer } from '../../scripts/fixtures/index.js';
 import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
@@ -49,8 +51,8 @@ describe('page links', () => {
     expect(stored!.sealedAccessToken.includes(Buffer.from(accessToken))).toBe(false);
     expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toEqual({ pageId, platformPageId, accessToken, connected: true });
     // No shop set: the webhook finds the link by its platform page id, and nothing else.
-    expect(await linkedPageOf(db.app, platformPageId)).toEqual({ shopId: shop.shopId, pageId });
-    expect(await linkedPageOf(db.app, 'no-such-page')).toBeUndefined();
+    expect(await db.app.begin((tx) => linkedPageOf(tx, platformPageId))).toEqual({ shopId: shop.shopId, pageId });
+    expect(await db.app.begin((tx) => linkedPageOf(tx, 'no-such-page'))).toBeUndefined();
     expect(await db.app`select page_id from chat_page_links`).toHaveLength(0);
   });
 
@@ -157,6 +159,77 @@ describe('outbound messages', () => {
     const after = await inShop((tx) => getConversation(tx, received.conversationId, [pageId]));
     expect(after).toMatchObject({ snippet: '[image]', replyWindowEndsAt: before.replyWindowEndsAt });
     expect(after.lastMessageAt > before.lastMessageAt).toBe(true);
+  });
+});
+
+describe('a message delivered again', () => {
+  it('is stored once and leaves its conversation as the first delivery left it', async () => {
+    const { pageId } = await linkedPage(db.app, shop.shopId);
+    const first = await inbound(pageId, 'psid-again', 'còn size M không', { mid: 'm_again', sentAt: new Date(Date.now() - 60_000) });
+    const before = await inShop((tx) => getConversation(tx, first.message.conversationId, [pageId]));
+    const again = await inbound(pageId, 'psid-again', 'còn size M không', { mid: 'm_again', sentAt: new Date() });
+    expect(again).toEqual({ message: first.message, created: false });
+    expect(await inShop((tx) => getConversation(tx, first.message.conversationId, [pageId]))).toEqual(before);
+    expect(await eventsOf('message.received', first.message.id)).toHaveLength(1);
+  });
+});
+
+describe('the echo of a send', () => {
+  const echoOf = (platformPageId: string, psid: string, mid: string): InboundItem => ({
+    kind: 'echo',
+    platformPageId,
+    customer: { platformCustomerId: psid },
+    platformMessageId: mid,
+    text: 'Dạ còn ạ',
+    attachments: [],
+    sentAt: new Date(),
+  });
+  const sendRecorded = (tx: Tx, pageId: string, psid: string, mid: string) =>
+    recordWebhookMessage(tx, shop.shopId, {
+      direction: 'out',
+      pageId,
+      customer: { platformCustomerId: psid },
+      platformMessageId: mid,
+      text: 'Dạ còn ạ',
+      attachments: [],
+      sentAt: new Date(),
+    });
+  const storedState = async (conversationId: string) => ({
+    messages: await db.admin`select id from chat_messages where conversation_id = ${conversationId}`,
+    events:
+      await db.admin`select e.id from events e join chat_messages m on m.id = e.resource_id where m.conversation_id = ${conversationId}`,
+    conversation: (await db.admin`select last_message_at, snippet_sent_at from chat_conversations where id = ${conversationId}`)[0],
+    customer: (
+      await db.admin`select k.updated_at from chat_customers k join chat_conversations c on c.chat_customer_id = k.id
+      where c.id = ${conversationId}`
+    )[0],
+  });
+
+  it('writes nothing when the send it echoes is already recorded', async () => {
+    const { pageId, platformPageId } = await linkedPage(db.app, shop.shopId);
+    const { message } = await inShop((tx) => sendRecorded(tx, pageId, 'psid-echo-1', 'm_sent_1'));
+    const before = await storedState(message.conversationId);
+    expect(await recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-1', 'm_sent_1')])).toEqual({ recorded: 1, ignored: 0 });
+    // Not the customer's row, not the conversation: the echo was answered after one read.
+    expect(await storedState(message.conversationId)).toEqual(before);
+    expect(before.messages).toHaveLength(1);
+    expect(before.events).toHaveLength(1);
+  });
+
+  it('waits for a send still being recorded, then finds its message there', async () => {
+    const { pageId, platformPageId } = await linkedPage(db.app, shop.shopId);
+    const { message } = await inShop((tx) => sendRecorded(tx, pageId, 'psid-echo-2', 'm_first'));
+    let echoed: Promise<unknown> | undefined;
+    await inShop(async (tx) => {
+      await sendRecorded(tx, pageId, 'psid-echo-2', 'm_racing');
+      // The echo comes while the send's transaction is open: the message is not visible to it yet.
+      echoed = recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-2', 'm_racing')]);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    expect(await echoed).toEqual({ recorded: 1, ignored: 0 });
+    const after = await storedState(message.conversationId);
+    expect(after.messages).toHaveLength(2);
+    expect(after.events).toHaveLength(2);
   });
 });
 
