@@ -11,7 +11,8 @@ export interface PlatformCustomer {
 /**
  * The chat customer of `pageId` with this page-scoped id, created on first sight. A name or phone the
  * platform gives replaces the stored one; a phone links the shop's customer holding it (a customer
- * linked earlier stays linked while no phone is given). Returns the chat customer's id and the name it now has.
+ * linked earlier stays linked while no phone is given). Returns the chat customer's id and the name
+ * it now has.
  */
 export async function rememberChatCustomer(
   tx: Tx,

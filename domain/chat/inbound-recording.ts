@@ -13,7 +13,8 @@ export type ProfileLookup = (page: LinkedPage, platformCustomerId: string) => Pr
  * Records the items of one verified webhook, each in its page's shop and its own transaction. Items
  * of a platform page no shop has linked are ignored (the platform would retry them for nothing);
  * an echo of the page's own send is recorded once: a send through the API already holds its platform
- * id, and its echo is then answered after one read. A failure throws: the webhook is then answered 5xx and the platform delivers it again, which recording once per platform id makes safe.
+ * id, and its echo is then answered after one read. A failure throws: the webhook is then answered
+ * 5xx and the platform delivers it again, which recording once per platform id makes safe.
  * With `profileOf`, a customer whose name the page does not know yet is looked up first (name, and
  * the phone that links the shop's customer); a failed lookup records the message without it.
  */
