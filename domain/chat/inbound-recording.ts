@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/client.js';
-import { inShop, withShop } from '../kernel/index.js';
+import { allAnswered, inShop, withShop } from '../kernel/index.js';
 import { hasChatCustomerProfile, type PlatformCustomer } from './chat-customers.js';
 import { recordCommentChange } from './comments.js';
 import type { InboundItem, InboundMessage } from './inbound-webhook.js';
@@ -25,50 +25,60 @@ export async function recordInboundWebhook(
 ): Promise<{ recorded: number; ignored: number }> {
   let recorded = 0;
   for (const item of items) {
-    const target = await inboundTarget(sql, item);
+    const target = await inboundTarget(sql, item, options.profileOf !== undefined);
     if (!target) continue;
     // Held: the echo of a send through the API, committed before its echo came.
-    if (!target.held) await recordItem(sql, target.link, item, options.profileOf);
+    if (!target.held) await recordItem(sql, target, item, options.profileOf);
     recorded += 1;
   }
   return { recorded, ignored: items.length - recorded };
 }
 
-async function recordItem(sql: Sql, link: LinkedPage, item: InboundItem, profileOf: ProfileLookup | undefined): Promise<void> {
+/** Where an item goes, and what the page already knows of it. */
+interface InboundTarget {
+  link: LinkedPage;
+  /** An echo whose message the page holds. */
+  held: boolean;
+  /** Whether the page knows the customer's name (the profile is asked for only when it does not). */
+  knowsProfile: boolean;
+}
+
+async function recordItem(sql: Sql, target: InboundTarget, item: InboundItem, profileOf: ProfileLookup | undefined): Promise<void> {
+  const { link } = target;
   if (item.kind === 'comment') {
     await withShop(sql, link.shopId, (tx) => recordCommentChange(tx, link.shopId, link.pageId, item.change));
     return;
   }
-  const customer = await withProfile(sql, link, item, profileOf);
+  const customer = target.knowsProfile || !profileOf ? item.customer : await withProfile(link, item, profileOf);
   const direction = item.kind === 'echo' ? 'out' : 'in';
   await withShop(sql, link.shopId, (tx) => recordWebhookMessage(tx, link.shopId, { ...item, customer, direction, pageId: link.pageId }));
 }
 
 /**
- * The linked page an item belongs to (undefined when no shop linked it), and for an echo whether the
- * page already holds its message: one transaction, in as many round trips as it has questions. An echo
- * whose send is still being recorded is not held yet; it is then recorded as any message, and waits
- * for the send's lock on the conversation to find it there.
+ * The linked page an item belongs to (undefined when no shop linked it), whether the page already
+ * holds an echo's message, and (`asksProfiles`) whether it knows a message's customer by name: one
+ * transaction, the page's questions in one round trip after the link's. An echo whose send is still
+ * being recorded is not held yet; it is then recorded as any message, and waits for the send's lock
+ * on the conversation to find it there.
  */
-async function inboundTarget(sql: Sql, item: InboundItem): Promise<{ link: LinkedPage; held: boolean } | undefined> {
+async function inboundTarget(sql: Sql, item: InboundItem, asksProfiles: boolean): Promise<InboundTarget | undefined> {
   return sql.begin(async (tx) => {
     const link = await linkedPageOf(tx, item.platformPageId);
     if (!link) return undefined;
-    const held =
-      item.kind === 'echo' && (await inShop(tx, link.shopId, () => holdsPlatformMessage(tx, link.pageId, item.platformMessageId)));
-    return { link, held };
-  }) as Promise<{ link: LinkedPage; held: boolean } | undefined>;
+    if (item.kind === 'comment' || (item.kind === 'message' && !asksProfiles)) return { link, held: false, knowsProfile: true };
+    const [held, knowsProfile] = await inShop(tx, link.shopId, () =>
+      allAnswered([
+        item.kind === 'echo' && holdsPlatformMessage(tx, link.pageId, item.platformMessageId),
+        !asksProfiles || hasChatCustomerProfile(tx, link.pageId, item.customer.platformCustomerId),
+      ]),
+    );
+    return { link, held, knowsProfile };
+  }) as Promise<InboundTarget | undefined>;
 }
 
-async function withProfile(
-  sql: Sql,
-  link: LinkedPage,
-  item: InboundMessage,
-  profileOf: ProfileLookup | undefined,
-): Promise<PlatformCustomer> {
+/** The item's customer with the platform's profile; without it when the platform cannot say. */
+async function withProfile(link: LinkedPage, item: InboundMessage, profileOf: ProfileLookup): Promise<PlatformCustomer> {
   const { platformCustomerId } = item.customer;
-  if (!profileOf || (await withShop(sql, link.shopId, (tx) => hasChatCustomerProfile(tx, link.pageId, platformCustomerId))))
-    return item.customer;
   try {
     return { platformCustomerId, ...(await profileOf(link, platformCustomerId)) };
   } catch {

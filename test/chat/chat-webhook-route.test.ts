@@ -60,6 +60,17 @@ describe('POST /platform/chat/webhook', () => {
     expect(customer).toEqual({ name: 'Mai Tran', phone: '+84912345678', customerId: known.id });
   });
 
+  it('asks for a profile only while the page does not know the customer by name', async () => {
+    const { pageId, psid } = await linkedSimulatorPage({ name: 'Lan Nguyen' });
+    simulator.platform.customerWrites(psid, { text: 'chào shop' });
+    await simulator.platform.webhooks.settled();
+    simulator.platform.store.customer(psid).name = 'Lan Tran';
+    simulator.platform.customerWrites(psid, { text: 'còn size M không?' });
+    await simulator.platform.webhooks.settled();
+    expect(await messagesOfPage(pageId)).toHaveLength(2);
+    expect(await db.admin`select name from chat_customers where page_id = ${pageId}`).toEqual([{ name: 'Lan Nguyen' }]);
+  });
+
   it('stores a webhook delivered twice once', async () => {
     const { pageId, psid } = await linkedSimulatorPage();
     const { webhook } = simulator.platform.customerWrites(psid, { text: 'hello' });
