@@ -10,8 +10,9 @@ import { loadSettings } from '../../config/settings.js';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 
 const CUSTOMERS = 100;
-/** 10 applications × 2 keys × 60 sends a minute: the sends without echoes, then with, fit one minute's message counters. */
-const SENDS = 600;
+/** 10 applications × 2 keys × 60 sends a minute: the warm-up and the sends without echoes, then with, fit one minute's message counters. */
+const SENDS = 500;
+const WARM_UP_SENDS = 100;
 const INBOUND = 1_000;
 
 interface Rate {
@@ -57,8 +58,9 @@ async function subscribeEchoes(platformUrl: string, app: { id: string; secret: s
 /**
  * Chat: sends per second through `POST /conversations/{id}/messages` (key, shop transaction, the
  * platform's Send API, the record and its event) against the same sends straight to the simulator's
- * Send API; and inbound customer messages per second from the platform's webhook to their stored
- * `message.received` event.
+ * Send API, and against the floor of the same work without the framework (bench/bare-chat-server.ts);
+ * the same sends with the platform's echoes subscribed; and inbound customer messages per second from
+ * the platform's webhook to their stored `message.received` event.
  */
 export async function chatScenario(context: BenchContext, sql: Sql) {
   const platformUrl = await context.startServer('chat-simulator', 'bench/chat-simulator-server.ts');
@@ -68,6 +70,7 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
     CHAT_VERIFY_TOKEN: ECHO_VERIFY_TOKEN,
     SHIPMENT_WORKER: 'off',
   });
+  const bareUrl = await context.startServer('bare-chat', 'bench/bare-chat-server.ts', { CHAT_PLATFORM_URL: platformUrl });
   try {
     const control = async <T>(path: string, body: object) =>
       (await (
@@ -138,37 +141,49 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
           { authorization: `Bearer ${page.accessTokens[0]}` },
         ),
       );
-    const direct = await sendDirectly();
-    const sendThroughApi = async () => {
+    /** `count` sends through a server of `POST /conversations/{id}/messages` under `base`, with the CPU per send. */
+    const sendThrough = async (base: string, count = SENDS) => {
       const before = cpuSnapshot();
-      const rate = await batch(SENDS, context.connections, (index) =>
+      const rate = await batch(count, context.connections, (index) =>
         post(
-          `${apiUrl}/api/open/v1/conversations/${conversations[index % conversations.length]!.id}/messages`,
+          `${base}/conversations/${conversations[index % conversations.length]!.id}/messages`,
           { text: `answer ${index}` },
           { authorization: `Bearer ${keys[index % keys.length]}` },
         ),
       );
       // Echoes, when subscribed, follow within milliseconds: they are part of what a send costs then.
       await new Promise((resolve) => setTimeout(resolve, 1_000));
-      return { ...rate, cpuMsPerSend: cpuPer(cpuBetween(before, cpuSnapshot()), SENDS) };
+      return { ...rate, cpuMsPerSend: cpuPer(cpuBetween(before, cpuSnapshot()), count) };
     };
-    const throughApi = await sendThroughApi();
+    const api = `${apiUrl}/api/open/v1`;
+    // Both servers warmed alike: their first sends compile what the measured ones run.
+    await sendThrough(api, WARM_UP_SENDS);
+    await sendThrough(bareUrl, WARM_UP_SENDS);
+    const direct = await sendDirectly();
+    const throughApi = await sendThrough(api);
     // The machine's pace drifts between phases: the direct sends again after, the ratio against the two's mean.
     const directAfter = await sendDirectly();
     const ratio = Number(((2 * throughApi.perSecond) / (direct.perSecond + directAfter.perSecond)).toFixed(2));
+    // The floor: the same work (the key's count, the domain's send) without the framework around it.
+    const floor = await sendThrough(bareUrl);
     // A shop that reads its page's replies from the platform's inbox subscribes to echoes: each send comes back.
     await subscribeEchoes(platformUrl, app, `${apiUrl}/platform/chat/webhook`);
-    const withEchoes = await sendThroughApi();
+    const withEchoes = await sendThrough(api);
     console.log(
       `Send API straight to the simulator:        ${direct.perSecond} sends/s before, ${directAfter.perSecond} after (${SENDS} each, in ${direct.seconds} and ${directAfter.seconds} s)`,
     );
     console.log(`POST /conversations/{id}/messages (API):   ${throughApi.perSecond} sends/s (${SENDS} in ${throughApi.seconds} s)`);
     console.log(`${''.padEnd(43)}CPU per send: ${formatCpu(throughApi.cpuMsPerSend)}`);
     console.log(`ratio API / direct (their mean): ${ratio} (throughput; goal ≥ 0.5)`);
+    console.log(`bare node:http + the same key count and send:  ${floor.perSecond} sends/s (${SENDS} in ${floor.seconds} s)`);
+    console.log(`${''.padEnd(43)}CPU per send: ${formatCpu(floor.cpuMsPerSend)}`);
+    console.log(
+      `ratios: floor / direct ${(floor.perSecond / ((direct.perSecond + directAfter.perSecond) / 2)).toFixed(2)}, API / floor ${(throughApi.perSecond / floor.perSecond).toFixed(2)}`,
+    );
     console.log(`the same, echoes subscribed:               ${withEchoes.perSecond} sends/s (${SENDS} in ${withEchoes.seconds} s)`);
     console.log(`${''.padEnd(43)}CPU per send, its echo included: ${formatCpu(withEchoes.cpuMsPerSend)}`);
     console.log(`inbound customer message → message.received stored: ${inbound.perSecond} messages/s (${INBOUND} in ${inbound.seconds} s)`);
-    return { sends: { direct, directAfter, throughApi, ratio, withEchoes }, inbound };
+    return { sends: { direct, directAfter, throughApi, ratio, floor, withEchoes }, inbound };
   } finally {
     await context.stopServers();
   }
