@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { unlinkPage } from '../../domain/chat/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 import { chatKey, simulatorPage } from './chat-fixtures.js';
@@ -153,6 +155,22 @@ describe('sending', () => {
     for (const effect of ['unavailable', 'throttled', 'drop-after-accept'] as const) {
       chat.platform.faults.inject({ kind: 'send', effect, count: 1 });
       await expectProblem(await send(conversationId, { text: `during ${effect}` }, { key: freshKey }), 503, 'channel-unavailable');
+    }
+    expect(await sentEvents(conversationId)).toHaveLength(0);
+    expect(await storedMessages(conversationId)).toHaveLength(1);
+  });
+
+  it('answers 422 page-not-connected for a conversation kept after its page was unlinked, without asking the platform', async () => {
+    const unlinked = await simulatorPage(db.app, shop.shopId, chat, ['Left behind']);
+    const unlinkedKey = await chatKey(db.app, shop, [unlinked.pageId]);
+    const { conversationId } = unlinked.customers[0]!;
+    await withShop(db.app, shop.shopId, (tx) => unlinkPage(tx, unlinked.pageId));
+    // Refused without a call: an injected outage would otherwise answer 503.
+    chat.platform.faults.inject({ kind: 'send', effect: 'unavailable', count: 1 });
+    try {
+      await expectProblem(await send(conversationId, { text: 'còn đó không?' }, { key: unlinkedKey }), 422, 'page-not-connected');
+    } finally {
+      chat.platform.faults.clear();
     }
     expect(await sentEvents(conversationId)).toHaveLength(0);
     expect(await storedMessages(conversationId)).toHaveLength(1);

@@ -220,11 +220,13 @@ describe('the echo of a send', () => {
     const { pageId, platformPageId } = await linkedPage(db.app, shop.shopId);
     const { message } = await inShop((tx) => sendRecorded(tx, pageId, 'psid-echo-2', 'm_first'));
     let echoed: Promise<unknown> | undefined;
+    let echoEnded = false;
     await inShop(async (tx) => {
       await sendRecorded(tx, pageId, 'psid-echo-2', 'm_racing');
       // The echo comes while the send's transaction is open: the message is not visible to it yet.
-      echoed = recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-2', 'm_racing')]);
+      echoed = recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-2', 'm_racing')]).finally(() => (echoEnded = true));
       await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(echoEnded).toBe(false);
     });
     expect(await echoed).toEqual({ recorded: 1, ignored: 0 });
     const after = await storedState(message.conversationId);
