@@ -70,7 +70,7 @@ export async function prepareShipmentPush(
     live,
     trialMove(tx, actor, order, 'shipped', matrix),
     connectionForPush(tx, input.connectionId, secretsKey),
-    input.weightGram === undefined ? catalogueWeight(tx, order) : Promise.resolve(input.weightGram),
+    input.weightGram ?? catalogueWeight(tx, order),
   ]);
   const recipient = recipientOf(order);
   const weightGram = weightRead ?? DEFAULT_WEIGHT_GRAM;
