@@ -131,8 +131,16 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
     const conversations = await withShop(
       sql,
       shop.id,
-      (tx) => tx<{ id: string }[]>`select id from chat_conversations where page_id = ${pageId}`,
+      (tx) => tx<{ id: string; recipient: string }[]>`
+        select conversation.id, customer.platform_customer_id as recipient
+        from chat_conversations conversation join chat_customers customer on customer.id = conversation.chat_customer_id
+        where conversation.page_id = ${pageId}`,
     );
+    const relayUrl = await context.startServer('relay-chat', 'bench/relay-chat-server.ts', {
+      CHAT_PLATFORM_URL: platformUrl,
+      PAGE_ACCESS_TOKEN: page.accessTokens[0]!,
+      RELAY_RECIPIENTS: JSON.stringify(Object.fromEntries(conversations.map(({ id, recipient }) => [id, recipient]))),
+    });
     const sendDirectly = () =>
       batch(SENDS, context.connections, (index) =>
         post(
@@ -159,15 +167,19 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
     // Both servers warmed alike: their first sends compile what the measured ones run.
     await sendThrough(api, WARM_UP_SENDS);
     await sendThrough(bareUrl, WARM_UP_SENDS);
+    await sendThrough(relayUrl, WARM_UP_SENDS);
     // The machine's pace drifts between phases: the baselines run before and after the API's sends,
     // each ratio against the two's mean. The floor is the same work (the key's count, the domain's send)
-    // without the framework around it.
+    // without the framework around it; the relay, a server that only passes each send on.
     const direct = await sendDirectly();
+    const relay = await sendThrough(relayUrl);
     const floor = await sendThrough(bareUrl);
     const throughApi = await sendThrough(api);
     const floorAfter = await sendThrough(bareUrl);
+    const relayAfter = await sendThrough(relayUrl);
     const directAfter = await sendDirectly();
     const directRate = (direct.perSecond + directAfter.perSecond) / 2;
+    const relayRate = (relay.perSecond + relayAfter.perSecond) / 2;
     const floorRate = (floor.perSecond + floorAfter.perSecond) / 2;
     const ratio = Number((throughApi.perSecond / directRate).toFixed(2));
     // A shop that reads its page's replies from the platform's inbox subscribes to echoes: each send comes back.
@@ -180,6 +192,13 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
     console.log(`${''.padEnd(43)}CPU per send: ${formatCpu(throughApi.cpuMsPerSend)}`);
     console.log(`ratio API / direct (their mean): ${ratio} (throughput; goal ≥ 0.5)`);
     console.log(
+      `a relay (bench/relay-chat-server.ts):      ${relay.perSecond} sends/s before, ${relayAfter.perSecond} after (${SENDS} each, in ${relay.seconds} and ${relayAfter.seconds} s)`,
+    );
+    console.log(`${''.padEnd(43)}CPU per send: ${formatCpu(relay.cpuMsPerSend)} before, ${formatCpu(relayAfter.cpuMsPerSend)} after`);
+    console.log(
+      `ratio relay / direct (their means): ${(relayRate / directRate).toFixed(2)} (what no server that passes sends on exceeds on these cores)`,
+    );
+    console.log(
       `the floor (bench/bare-chat-server.ts):     ${floor.perSecond} sends/s before, ${floorAfter.perSecond} after (${SENDS} each, in ${floor.seconds} and ${floorAfter.seconds} s)`,
     );
     console.log(`${''.padEnd(43)}CPU per send: ${formatCpu(floor.cpuMsPerSend)} before, ${formatCpu(floorAfter.cpuMsPerSend)} after`);
@@ -189,7 +208,7 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
     console.log(`the same, echoes subscribed:               ${withEchoes.perSecond} sends/s (${SENDS} in ${withEchoes.seconds} s)`);
     console.log(`${''.padEnd(43)}CPU per send, its echo included: ${formatCpu(withEchoes.cpuMsPerSend)}`);
     console.log(`inbound customer message → message.received stored: ${inbound.perSecond} messages/s (${INBOUND} in ${inbound.seconds} s)`);
-    return { sends: { direct, directAfter, throughApi, ratio, floor, floorAfter, withEchoes }, inbound };
+    return { sends: { direct, directAfter, relay, relayAfter, throughApi, ratio, floor, floorAfter, withEchoes }, inbound };
   } finally {
     await context.stopServers();
   }
