@@ -102,7 +102,65 @@ export async function latestStockRowOf(tx: Tx, variantId: string): Promise<Stock
  * row-level security).
  */
 export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockMove[]): Promise<void> {
-  const merged = new Map<string, { variantId: string; warehouseId: string; quantity: Decimal; reserved: Decimal; inTransit: Decimal }>();
+  for (const move of mergedMoves(moves)) {
+    // Creates the row when missing, and locks it either way (the no-op update keeps stock_changed_at).
+    const [before] = await tx<({ id: string } & StockAmounts)[]>`
+      insert into stock (shop_id, variant_id, warehouse_id) values (${shopId}, ${move.variantId}, ${move.warehouseId})
+      on conflict (variant_id, warehouse_id) do update set variant_id = excluded.variant_id
+      returning id, quantity, reserved, in_transit`;
+    assertMoveAllowed(before!, move);
+    const update = tx`
+      update stock set
+        quantity = quantity + ${move.quantity.toFixed()}::numeric,
+        reserved = reserved + ${move.reserved.toFixed()}::numeric,
+        in_transit = in_transit + ${move.inTransit.toFixed()}::numeric
+      where id = ${before!.id}`;
+    // Only a change of quantity or in-transit amount is an event (a reservation alone is not); its
+    // row is read in the update's round trip.
+    if (!move.quantity.isZero() || !move.inTransit.isZero()) {
+      const data = await pipelined(update, () => getStockRow(tx, before!.id));
+      await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data });
+    } else await update;
+  }
+}
+
+/**
+ * Whether `moves` could be applied now, without applying them: adjustStock's refusals against the
+ * rows as last committed (a missing row holds nothing), in one read, with no lock and no write. A
+ * check before an outside call (a carrier's); adjustStock checks again under its lock.
+ */
+export async function checkStockMoves(tx: Tx, moves: readonly StockMove[]): Promise<void> {
+  const merged = mergedMoves(moves);
+  if (merged.length === 0) return;
+  const rows = await tx<({ variantId: string; warehouseId: string } & StockAmounts)[]>`
+    select stock.variant_id, stock.warehouse_id, stock.quantity, stock.reserved, stock.in_transit
+    from stock
+    join unnest(${merged.map((move) => move.variantId)}::uuid[], ${merged.map((move) => move.warehouseId)}::uuid[])
+      as wanted (variant_id, warehouse_id) on wanted.variant_id = stock.variant_id and wanted.warehouse_id = stock.warehouse_id`;
+  for (const move of merged) {
+    const row = rows.find((candidate) => candidate.variantId === move.variantId && candidate.warehouseId === move.warehouseId);
+    assertMoveAllowed(row ?? { quantity: '0', reserved: '0', inTransit: '0' }, move);
+  }
+}
+
+/** What a stock row holds (numeric text). */
+interface StockAmounts {
+  quantity: string;
+  reserved: string;
+  inTransit: string;
+}
+
+interface MergedMove {
+  variantId: string;
+  warehouseId: string;
+  quantity: Decimal;
+  reserved: Decimal;
+  inTransit: Decimal;
+}
+
+/** Moves of the same variant and warehouse added together, those that move nothing left out, in (variant, warehouse) order. */
+function mergedMoves(moves: readonly StockMove[]): MergedMove[] {
+  const merged = new Map<string, MergedMove>();
   for (const move of moves) {
     const key = `${move.variantId}/${move.warehouseId}`;
     const entry = merged.get(key) ?? {
@@ -117,57 +175,41 @@ export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockM
     entry.inTransit = entry.inTransit.plus(move.inTransitDelta ?? 0);
     merged.set(key, entry);
   }
-  const ordered = [...merged.values()]
+  return [...merged.values()]
     .filter((move) => !move.quantity.isZero() || !move.reserved.isZero() || !move.inTransit.isZero())
     .sort((a, b) => compare(a.variantId, b.variantId) || compare(a.warehouseId, b.warehouseId));
+}
 
-  for (const move of ordered) {
-    // Creates the row when missing, and locks it either way (the no-op update keeps stock_changed_at).
-    const [before] = await tx<{ id: string; quantity: string; reserved: string; inTransit: string }[]>`
-      insert into stock (shop_id, variant_id, warehouse_id) values (${shopId}, ${move.variantId}, ${move.warehouseId})
-      on conflict (variant_id, warehouse_id) do update set variant_id = excluded.variant_id
-      returning id, quantity, reserved, in_transit`;
-    const quantity = new Decimal(before!.quantity);
-    const reserved = new Decimal(before!.reserved);
-    const inTransit = new Decimal(before!.inTransit);
-    const availableBefore = quantity.minus(reserved);
-    const after = {
-      quantity: quantity.plus(move.quantity),
-      reserved: reserved.plus(move.reserved),
-      inTransit: inTransit.plus(move.inTransit),
-    };
-    const availableAfter = after.quantity.minus(after.reserved);
-    const where = `variant ${move.variantId} in warehouse ${move.warehouseId}`;
-    if (availableAfter.lt(availableBefore) && availableAfter.isNegative()) {
-      throw new Problem(
-        'insufficient-stock',
-        `${where}: ${availableBefore.toFixed()} available, ${availableBefore.minus(availableAfter).toFixed()} needed`,
-      );
-    }
-    if (move.quantity.isNegative() && after.quantity.isNegative())
-      throw new Problem('insufficient-stock', `${where}: only ${quantity.toFixed()} on hand, ${move.quantity.neg().toFixed()} to take out`);
-    if (after.reserved.isNegative())
-      throw new Problem('insufficient-stock', `${where}: only ${reserved.toFixed()} reserved, ${move.reserved.neg().toFixed()} to release`);
-    if (after.inTransit.isNegative())
-      throw new Problem(
-        'insufficient-stock',
-        `${where}: only ${inTransit.toFixed()} in transit, ${move.inTransit.neg().toFixed()} to receive`,
-      );
-    if ([after.quantity, after.reserved, after.inTransit].some((value) => value.abs().gte(QUANTITY_LIMIT))) {
-      throw new Problem('validation-failed', `${where}: the stock would exceed ${QUANTITY_LIMIT.minus('0.001').toFixed()}`);
-    }
-    const update = tx`
-      update stock set
-        quantity = quantity + ${move.quantity.toFixed()}::numeric,
-        reserved = reserved + ${move.reserved.toFixed()}::numeric,
-        in_transit = in_transit + ${move.inTransit.toFixed()}::numeric
-      where id = ${before!.id}`;
-    // Only a change of quantity or in-transit amount is an event (a reservation alone is not); its
-    // row is read in the update's round trip.
-    if (!move.quantity.isZero() || !move.inTransit.isZero()) {
-      const data = await pipelined(update, () => getStockRow(tx, before!.id));
-      await writeEvent(tx, { shopId, type: 'inventory.stock_changed', resourceId: before!.id, data });
-    } else await update;
+/** Throws the refusal of `move` on a row holding `before` (adjustStock's list), if it has one. */
+function assertMoveAllowed(before: StockAmounts, move: MergedMove): void {
+  const quantity = new Decimal(before.quantity);
+  const reserved = new Decimal(before.reserved);
+  const inTransit = new Decimal(before.inTransit);
+  const availableBefore = quantity.minus(reserved);
+  const after = {
+    quantity: quantity.plus(move.quantity),
+    reserved: reserved.plus(move.reserved),
+    inTransit: inTransit.plus(move.inTransit),
+  };
+  const availableAfter = after.quantity.minus(after.reserved);
+  const where = `variant ${move.variantId} in warehouse ${move.warehouseId}`;
+  if (availableAfter.lt(availableBefore) && availableAfter.isNegative()) {
+    throw new Problem(
+      'insufficient-stock',
+      `${where}: ${availableBefore.toFixed()} available, ${availableBefore.minus(availableAfter).toFixed()} needed`,
+    );
+  }
+  if (move.quantity.isNegative() && after.quantity.isNegative())
+    throw new Problem('insufficient-stock', `${where}: only ${quantity.toFixed()} on hand, ${move.quantity.neg().toFixed()} to take out`);
+  if (after.reserved.isNegative())
+    throw new Problem('insufficient-stock', `${where}: only ${reserved.toFixed()} reserved, ${move.reserved.neg().toFixed()} to release`);
+  if (after.inTransit.isNegative())
+    throw new Problem(
+      'insufficient-stock',
+      `${where}: only ${inTransit.toFixed()} in transit, ${move.inTransit.neg().toFixed()} to receive`,
+    );
+  if ([after.quantity, after.reserved, after.inTransit].some((value) => value.abs().gte(QUANTITY_LIMIT))) {
+    throw new Problem('validation-failed', `${where}: the stock would exceed ${QUANTITY_LIMIT.minus('0.001').toFixed()}`);
   }
 }
 

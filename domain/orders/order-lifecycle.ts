@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { adjustStock } from '../inventory/index.js';
+import { adjustStock, checkStockMoves } from '../inventory/index.js';
 import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
 import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus, type StatusMatrix } from './order-status.js';
@@ -72,27 +72,20 @@ export async function deleteOrder(tx: Tx, shopId: string, id: string): Promise<O
   return after;
 }
 
-/** Rolls back the savepoint of a trial: its checks ran, its writes are undone. */
-class TrialDone extends Error {}
-
 /**
- * Whether the order could move to `to` now (the shop's matrix, the stock), without moving it: the
- * move runs in a savepoint that is rolled back. Throws the move's own refusal. `matrix`: the shop's,
- * when the caller read it already.
+ * Whether the order could move to `to` now (the shop's `matrix`, the stock of its stocked `lines`),
+ * without moving it: the stock as last committed, read without a lock (the move itself checks again
+ * under its lock). Throws the move's own refusal.
  */
-export async function trialMove(tx: Tx, actor: OrderActor, order: OrderDetail, to: OrderStatus, matrix?: StatusMatrix): Promise<void> {
-  assertTransition(order.status, to, actor.permissions, matrix ?? (await shopStatusMatrix(tx)));
-  // Read in the savepoint's round trip.
-  const lines = stockedLinesOf(tx, order.id);
-  lines.catch(() => undefined);
-  await tx
-    .savepoint(async (savepoint) => {
-      await moveGoods(savepoint, actor.shopId, order, to, await lines);
-      throw new TrialDone();
-    })
-    .catch((error: unknown) => {
-      if (!(error instanceof TrialDone)) throw error;
-    });
+export async function trialMove(
+  tx: Tx,
+  actor: OrderActor,
+  order: OrderDetail,
+  to: OrderStatus,
+  known: { matrix: StatusMatrix; lines: readonly StockedLine[] },
+): Promise<void> {
+  assertTransition(order.status, to, actor.permissions, known.matrix);
+  await checkStockMoves(tx, goodsMoves(known.lines, order.warehouseId, stockPhase(order.status), stockPhase(to)));
 }
 
 /**

@@ -23,6 +23,7 @@ import {
 import { lockedOrder, type OrderDetail } from './order-detail.js';
 import { changeOrderStatus, shipGoodsBack, trialMove } from './order-lifecycle.js';
 import { shopStatusMatrix, type OrderStatus } from './order-status.js';
+import { stockedLinesOf } from './order-stock.js';
 
 /**
  * An order's side of its shipments: what may be pushed and what the carrier is sent, and how the
@@ -59,16 +60,21 @@ export async function prepareShipmentPush(
   input: ShipmentPushInput,
   secretsKey: KeyObject,
 ): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest; connection: OpenedCarrierConnection }> {
-  const [order, matrix] = await Promise.all([lockedOrder(tx, input.orderId), shopStatusMatrix(tx)]);
+  // The goods are read in the lock's round trip: after it, on the same connection.
+  const [order, matrix, lines] = await Promise.all([
+    lockedOrder(tx, input.orderId),
+    shopStatusMatrix(tx),
+    stockedLinesOf(tx, input.orderId),
+  ]);
   // What needs only the order goes out together, one round trip: the reads, and the trial of the
-  // move to `shipped` (the shop's matrix and the stock must allow it now; rolled back). Refusals come
-  // in the order they had when each waited for the last, once every part has finished.
+  // move to `shipped` (the shop's matrix and the stock must allow it now). Refusals come in the order
+  // they had when each waited for the last, once every part has finished.
   const live = hasLiveShipment(tx, order.id).then((isLive) => {
     if (isLive) throw new Problem('conflict', `order ${order.code} already has a shipment that has not ended`);
   });
   const [, , connection, weightRead] = await allAnswered([
     live,
-    trialMove(tx, actor, order, 'shipped', matrix),
+    trialMove(tx, actor, order, 'shipped', { matrix, lines }),
     connectionForPush(tx, input.connectionId, secretsKey),
     input.weightGram ?? catalogueWeight(tx, order),
   ]);

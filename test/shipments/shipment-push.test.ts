@@ -273,7 +273,9 @@ describe('the shipment rate counter', () => {
 describe('GET /shipments', () => {
   it('syncs by (updatedAt, id) with cursors and filters; updatedSince holds back what is newer than the safety delay', async () => {
     const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    const shipment = (await (await push({ orderId })).json()) as { id: string };
+    const pushed = await push({ orderId });
+    expect(pushed.status, await pushed.clone().text()).toBe(201);
+    const shipment = (await pushed.json()) as { id: string };
     const page = async (query: string) =>
       (await (await request('GET', `/shipments?${query}`, { key })).json()) as {
         data: { id: string; status: string }[];
