@@ -1,6 +1,6 @@
 import { writeShopLog } from '../access/index.js';
 import { diffSnapshots, writeEvent } from '../events/index.js';
-import { allAnswered, pipelined, Problem } from '../kernel/index.js';
+import { allAnswered, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import type { Carrier } from './carrier-connection-input.js';
 import type { CarrierRecipient } from './carrier-address.js';
@@ -56,25 +56,28 @@ export async function recordAcceptedShipment(
   order: CarrierOrder,
   followUp: (detail: ShipmentDetail) => Promise<void>,
 ): Promise<ShipmentDetail | undefined> {
-  // The acceptance is written once: a second recording (a retried activity) finds the code set, and
-  // waits on the first's row lock until then.
-  const [accepted] = await tx`
-    update shipments set tracking_code = ${order.trackingCode}, fee_total = ${order.feeTotal}, expected_delivery_at = ${order.expectedDeliveryAt},
-      carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
-    where id = ${id} and tracking_code is null
-    returning id`;
-  if (!accepted) return shipmentDetail(tx, id);
+  // One statement, the detail read in its round trip. The acceptance is written once: a second
+  // recording (a retried activity) finds the code set, and waits on the first's row lock until then.
   // The carrier's own report of the creation may have come first (a callback racing the answer):
   // that step is where the shipment became pending. Our own steps are timed to the second, as
   // carriers report theirs (GHTK's `action_time`): a carrier step of the same second is not older.
-  const pending = tx`
-    with reported as (
+  const acceptance = tx<{ accepted: boolean }[]>`
+    with accepted as (
+      update shipments set tracking_code = ${order.trackingCode}, fee_total = ${order.feeTotal}, expected_delivery_at = ${order.expectedDeliveryAt},
+        carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
+      where id = ${id} and tracking_code is null
+      returning id),
+    reported as (
       update shipment_events set status = 'pending'
-      where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} returning id)
-    insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
-    select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
-    where not exists (select from reported)`;
-  const detail = await pipelined(pending, () => detailOf(tx, id));
+      where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} and exists (select from accepted)
+      returning id),
+    pending as (
+      insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
+      select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
+      where exists (select from accepted) and not exists (select from reported))
+    select exists (select from accepted) as accepted`;
+  const [[written], detail] = await allAnswered([acceptance.execute(), shipmentDetail(tx, id)] as const);
+  if (!written?.accepted || !detail) return detail;
   await allAnswered([writeEvent(tx, { shopId, type: 'shipment.created', resourceId: id, data: detail }), followUp(detail)]);
   return detail;
 }
