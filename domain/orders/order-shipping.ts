@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { writeShopLog } from '../access/index.js';
 import { variantFacts } from '../catalog/index.js';
-import { allAnswered, Problem } from '../kernel/index.js';
+import { allAnswered, inSavepoint, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   connectionForPush,
@@ -216,7 +216,7 @@ async function followShipment(
   for (const status of steps) {
     const reason = `shipment ${shipment.trackingCode ?? shipment.id}`;
     try {
-      await tx.savepoint((savepoint) => changeOrderStatus(savepoint, actor, shipment.orderId, { status, reason }));
+      await inSavepoint(tx, () => changeOrderStatus(tx, actor, shipment.orderId, { status, reason }));
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       await writeShopLog(tx, {

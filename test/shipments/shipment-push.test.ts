@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { addOrder, addProduct, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { expectProblem } from '../support/problems.js';
@@ -160,6 +161,47 @@ describe('POST /shipments', () => {
     const refused = await push({ orderId: other.orderId, connectionId: stranger.connectionId });
     await expectProblem(refused, 503, 'carrier-unavailable');
     expect(await shipmentsOf(other.orderId)).toEqual([]);
+  });
+
+  it('an order counted short while the carrier worked stays as it was: the shipment is made, no goods move, the shop log says why', async () => {
+    const { orderId, variantIds } = await withShop(db.app, shop.shopId, async (tx) => {
+      const product = await addProduct(tx, shop.shopId, {
+        name: `Quần ${randomUUID().slice(0, 6)}`,
+        price: '100000',
+        variants: [{ Size: 'S' }, { Size: 'L' }],
+        stock: { warehouseId: shipping.warehouseId, quantity: '5' },
+      });
+      const ids = product.variants.map((variant) => variant.id).sort();
+      const lines = ids.map((variantId) => ({ variantId, quantity: '2', unitPrice: '100000' }));
+      const order = await addOrder(
+        tx,
+        shop.shopId,
+        { warehouseId: shipping.warehouseId, shippingAddress: HANOI_RECIPIENT, lines },
+        { readyToShip: true },
+      );
+      return { orderId: order.id, variantIds: ids as [string, string] };
+    });
+    // Stock rows move in variant order: the first line's goods move before the second's refusal.
+    const [moved, short] = variantIds;
+    const [movedRow] = await db.admin<{ id: string }[]>`select id from stock where variant_id = ${moved}`;
+    const stockEvents = async () => (await db.admin`select 1 from events where resource_id = ${movedRow!.id}`).length;
+    const eventsBefore = await stockEvents();
+    // The carrier makes the order at once and answers 1.5 s later; meanwhile the second variant is counted short.
+    const carrierOrders = carrier.orders().length;
+    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 1_500 });
+    const pushing = push({ orderId });
+    await vi.waitFor(() => expect(carrier.orders().length).toBeGreaterThan(carrierOrders), { timeout: 8_000, interval: 20 });
+    await db.admin`update stock set quantity = 1 where variant_id = ${short}`;
+
+    const response = await pushing;
+    expect(response.status, await response.clone().text()).toBe(201);
+    expect(((await response.json()) as { trackingCode: string | null }).trackingCode).toEqual(expect.any(String));
+    expect(await orderStatus(orderId)).toBe('ready_to_ship');
+    expect(await stockOf(db, moved, shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
+    expect(await stockEvents()).toBe(eventsBefore);
+    const [log] = await db.admin<{ details: { to: string; reason: string } }[]>`
+      select details from shop_log where action = 'shipment.order_not_moved' and subject_id = ${orderId}`;
+    expect(log?.details).toMatchObject({ to: 'shipped', reason: expect.stringContaining('on hand') });
   });
 
   it('a lost answer after the carrier accepted is reconciled by our id: 201, exactly one carrier order', async () => {
