@@ -30,5 +30,5 @@ export { openSecret, sealSecret } from './sealed-secrets.js';
 export { hasValidSeal, seal, type Sealed } from './seals.js';
 export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
 export { refuseInUse, refuseTakenName } from './list-entries.js';
-export { allAnswered, asHousekeeping, inSavepoint, inShop, pipelined, purgeOlderThan, withShop, type Tx } from './tenancy.js';
+export { allAnswered, asHousekeeping, inShop, pipelined, purgeOlderThan, withShop, type Tx } from './tenancy.js';
 export * from './wire-fields.js';

@@ -41,25 +41,6 @@ export async function allAnswered<const T extends readonly unknown[]>(work: T): 
   return settled.map((outcome) => (outcome as PromiseFulfilledResult<unknown>).value) as { -readonly [K in keyof T]: Awaited<T[K]> };
 }
 
-let savepoints = 0;
-
-/**
- * Runs `work` in a savepoint of `tx` that goes out with `work`'s first statements (postgres.js's own
- * `savepoint` waits for its answer first, a round trip): undone, and the error thrown on, when `work`
- * throws. For refusals (a Problem) a caller records and goes on from; an error of PostgreSQL's inside
- * still fails the whole transaction, as postgres.js counts it against the transaction itself.
- */
-export async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
-  savepoints += 1;
-  const name = `shopflow_${savepoints}`;
-  try {
-    return await pipelined(tx.unsafe(`savepoint ${name}`), work);
-  } catch (error) {
-    await tx.unsafe(`rollback to savepoint ${name}`);
-    throw error;
-  }
-}
-
 /**
  * Runs `work` in one transaction declared as housekeeping (`app.housekeeping`): no shop is set, and
  * the housekeeping policies show, across shops, only rows already past their use
