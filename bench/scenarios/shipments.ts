@@ -1,4 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { Connection, ScheduleNotFoundError, WorkflowNotFoundError } from '@temporalio/client';
+import { temporalClient } from '../../config/temporal-connection.js';
+import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
+import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 import type { Sql } from '../../db/client.js';
 import { carrierB } from '../../adapters/carriers/carrier-b.js';
 import { loadSettings } from '../../config/settings.js';
@@ -136,6 +140,7 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
   const ceiling = await temporalCeilingScenario(ceilingOptions);
   const carrier = await CarrierB.start({ rateLimitPerSecond: null });
   const taskQueue = `bench-shipments-${randomUUID()}`;
+  const shipmentIds: string[] = [];
   const workers = new ProcessGroup((name, code) => {
     throw new Error(`${name} exited during the benchmark (code ${code})`);
   });
@@ -176,7 +181,9 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
         body: JSON.stringify({ orderId, connectionId: shop.connectionId }),
       });
       if (response.status !== 201) throw new Error(`POST /shipments: HTTP ${response.status} ${await response.text()}`);
-      pushed.push({ shopId: shop.shopId, trackingCode: ((await response.json()) as { trackingCode: string }).trackingCode });
+      const shipment = (await response.json()) as { id: string; trackingCode: string };
+      shipmentIds.push(shipment.id);
+      pushed.push({ shopId: shop.shopId, trackingCode: shipment.trackingCode });
     };
     const orderOf = (index: number, offset: number) => shops[index % SHOPS]!.orderIds[offset + Math.floor(index / SHOPS)]!;
     // Unmeasured first, both ways: the workers' first tasks compile the workflow code, and the processes' code warms up.
@@ -257,5 +264,37 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     await workers.stopAll();
     await context.stopServers();
     await carrier.close();
+    await endWhatTheBenchStarted(services.temporalAddress, taskQueue, shipmentIds);
+  }
+}
+
+/**
+ * The server keeps nothing of the scenario's: the worker's housekeeping schedule on the bench's queue
+ * (a run every 5 minutes) and each shipment's workflow, whose tracking would otherwise go on polling
+ * on a queue no worker serves, its timers firing into later runs on the same server.
+ */
+async function endWhatTheBenchStarted(temporalAddress: string, taskQueue: string, shipmentIds: readonly string[]): Promise<void> {
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = temporalClient(connection, loadSettings().payloadCodecKeys);
+    await removeHousekeepingSchedule(client, taskQueue).catch((error: unknown) => {
+      if (!(error instanceof ScheduleNotFoundError)) throw error;
+    });
+    const left = [...shipmentIds];
+    await Promise.all(
+      Array.from({ length: 10 }, async () => {
+        for (let id = left.pop(); id !== undefined; id = left.pop()) {
+          await client.workflow
+            .getHandle(trackingWorkflowId(id))
+            .terminate('the benchmark is over')
+            .catch((error: unknown) => {
+              // Tracking that ended already (a shipment that ended) has nothing to stop.
+              if (!(error instanceof WorkflowNotFoundError)) throw error;
+            });
+        }
+      }),
+    );
+  } finally {
+    await connection.close();
   }
 }
