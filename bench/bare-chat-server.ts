@@ -1,4 +1,3 @@
-import { createServer } from 'node:http';
 import { chatChannel } from '../adapters/chat-platform/chat-channel.js';
 import { createChatPlatformAdapter } from '../adapters/chat-platform/platform-adapter.js';
 import { createOutboundAgent } from '../adapters/outbound/outbound-http.js';
@@ -7,6 +6,7 @@ import { createSql } from '../db/client.js';
 import { hashApiKey } from '../domain/access/index.js';
 import { sendChatMessage } from '../domain/chat/index.js';
 import { withShop } from '../domain/kernel/index.js';
+import { serveConversationSends } from './conversation-sends-server.js';
 
 /**
  * The floor of the chat scenario: node:http calling the same work a send needs, with nothing else:
@@ -20,24 +20,14 @@ const channel = chatChannel(
   sql,
   createChatPlatformAdapter({ baseUrl: process.env.CHAT_PLATFORM_URL!, dispatcher: createOutboundAgent({ allowLoopback: true }) }),
 );
-const CONVERSATION_MESSAGES = /^\/conversations\/([^/]+)\/messages$/;
-
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', async () => {
-    const conversationId = CONVERSATION_MESSAGES.exec(request.url ?? '')?.[1];
-    const key = /^Bearer (\S+)$/.exec(request.headers.authorization ?? '')?.[1];
-    const [auth] =
-      conversationId && key
-        ? await sql<{ shopId: string; pageIds: string[]; applicationName: string }[]>`
-            select * from authenticate_request(${hashApiKey(key)}, 'bare')`
-        : [];
-    if (!auth || !conversationId) {
-      response.writeHead(auth ? 404 : 401).end();
-      return;
-    }
-    const { text } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text: string };
+serveConversationSends(
+  async ({ conversationId, text, authorization }) => {
+    const key = /^Bearer (\S+)$/.exec(authorization ?? '')?.[1];
+    const [auth] = key
+      ? await sql<{ shopId: string; pageIds: string[]; applicationName: string }[]>`
+          select * from authenticate_request(${hashApiKey(key)}, 'bare')`
+      : [];
+    if (!auth) return 401;
     const actor = {
       shopId: auth.shopId,
       pageIds: auth.pageIds,
@@ -45,10 +35,7 @@ const server = createServer((request, response) => {
       channel,
       secretsKey: settings.secretsKey,
     };
-    const message = await withShop(sql, auth.shopId, (tx) => sendChatMessage(tx, actor, conversationId, { text }));
-    response.writeHead(201, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(message));
-  });
-});
-server.listen(Number(process.env.PORT), '127.0.0.1');
-process.once('SIGTERM', () => server.close(() => void sql.end().then(() => process.exit(0))));
+    return withShop(sql, auth.shopId, (tx) => sendChatMessage(tx, actor, conversationId, { text }));
+  },
+  () => sql.end(),
+);

@@ -3,6 +3,7 @@ import type { ChildProcess } from 'node:child_process';
 import { Connection, type Client } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalClient } from '../config/temporal-connection.js';
+import { eachAtMost } from './load.js';
 
 /** How the deliveries of one phase spread over several relays and workers, read back from Temporal. */
 export interface DeliverySpread {
@@ -60,20 +61,15 @@ async function countSpread(client: Client, taskQueue: string, workflowIds: strin
   const nameOf = (identity: string | null | undefined) => names.get(Number(identity?.split('@')[0])) ?? `other (${identity})`;
   const startsByRelay: Record<string, number> = {};
   const firstTasksByWorker: Record<string, number> = {};
-  const queue = [...workflowIds];
-  await Promise.all(
-    Array.from({ length: 16 }, async () => {
-      for (let id = queue.pop(); id !== undefined; id = queue.pop()) {
-        const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-        const starter = nameOf(events[0]?.workflowExecutionStartedEventAttributes?.identity);
-        const runner = nameOf(
-          events.find((event) => event.workflowTaskCompletedEventAttributes)?.workflowTaskCompletedEventAttributes?.identity,
-        );
-        startsByRelay[starter] = (startsByRelay[starter] ?? 0) + 1;
-        firstTasksByWorker[runner] = (firstTasksByWorker[runner] ?? 0) + 1;
-      }
-    }),
-  );
+  await eachAtMost(workflowIds, 16, async (id) => {
+    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const starter = nameOf(events[0]?.workflowExecutionStartedEventAttributes?.identity);
+    const runner = nameOf(
+      events.find((event) => event.workflowTaskCompletedEventAttributes)?.workflowTaskCompletedEventAttributes?.identity,
+    );
+    startsByRelay[starter] = (startsByRelay[starter] ?? 0) + 1;
+    firstTasksByWorker[runner] = (firstTasksByWorker[runner] ?? 0) + 1;
+  });
   let runs = 0;
   for (let tries = 0; tries < 30; tries += 1) {
     ({ count: runs } = await client.workflow.count(`TaskQueue = '${taskQueue}'`));

@@ -55,6 +55,16 @@ export function formatRow(name: string, result: LoadResult): string {
   return `${name.padEnd(34)} ${result.requestsPerSecond.toFixed(0).padStart(8)} req/s   p50 ${String(result.p50Ms).padStart(4)} ms   p99 ${String(result.p99Ms).padStart(4)} ms   non-2xx ${result.non2xx}   errors ${result.errors}`;
 }
 
+/** Runs `work` on each of `items`, at most `concurrency` at once (in no particular order). */
+export async function eachAtMost<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>): Promise<void> {
+  const left = [...items];
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      for (let item = left.pop(); item !== undefined; item = left.pop()) await work(item);
+    }),
+  );
+}
+
 /**
  * Calls `fire` `rate` times a second for `seconds`, on schedule (open loop: a slow call does not
  * hold back the next one), and resolves when every call has settled.

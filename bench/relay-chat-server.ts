@@ -1,6 +1,6 @@
-import { createServer } from 'node:http';
 import { createChatPlatformAdapter } from '../adapters/chat-platform/platform-adapter.js';
 import { createOutboundAgent } from '../adapters/outbound/outbound-http.js';
+import { serveConversationSends } from './conversation-sends-server.js';
 
 /**
  * The least any server between the bench and the Send API costs: node:http in, the same platform
@@ -15,22 +15,8 @@ const platform = createChatPlatformAdapter({
   baseUrl: process.env.CHAT_PLATFORM_URL!,
   dispatcher: createOutboundAgent({ allowLoopback: true }),
 });
-const CONVERSATION_MESSAGES = /^\/conversations\/([^/]+)\/messages$/;
 
-const server = createServer((request, response) => {
-  const chunks: Buffer[] = [];
-  request.on('data', (chunk: Buffer) => chunks.push(chunk));
-  request.on('end', async () => {
-    const recipient = recipients.get(CONVERSATION_MESSAGES.exec(request.url ?? '')?.[1] ?? '');
-    if (!recipient) {
-      response.writeHead(404).end();
-      return;
-    }
-    const { text } = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { text: string };
-    const sent = await platform.sendMessage(pageToken, recipient, { text });
-    response.writeHead(201, { 'content-type': 'application/json' });
-    response.end(JSON.stringify(sent));
-  });
+serveConversationSends(async ({ conversationId, text }) => {
+  const recipient = recipients.get(conversationId);
+  return recipient ? platform.sendMessage(pageToken, recipient, { text }) : 404;
 });
-server.listen(Number(process.env.PORT), '127.0.0.1');
-process.once('SIGTERM', () => server.close(() => process.exit(0)));

@@ -164,7 +164,7 @@ export async function chatScenario(context: BenchContext, sql: Sql) {
       return { ...rate, cpuMsPerSend: cpuPer(cpuBetween(before, cpuSnapshot()), count) };
     };
     const api = `${apiUrl}/api/open/v1`;
-    // Both servers warmed alike: their first sends compile what the measured ones run.
+    // The three servers warmed alike: their first sends compile what the measured ones run.
     await sendThrough(api, WARM_UP_SENDS);
     await sendThrough(bareUrl, WARM_UP_SENDS);
     await sendThrough(relayUrl, WARM_UP_SENDS);

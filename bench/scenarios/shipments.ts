@@ -14,6 +14,7 @@ import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu } from '../cpu-usage.js';
 import { temporalCeilingScenario } from './temporal-ceiling.js';
+import { eachAtMost } from '../load.js';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
 import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 
@@ -140,7 +141,7 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
   const ceiling = await temporalCeilingScenario(ceilingOptions);
   const carrier = await CarrierB.start({ rateLimitPerSecond: null });
   const taskQueue = `bench-shipments-${randomUUID()}`;
-  const shipmentIds: string[] = [];
+  const pushed: { id: string; shopId: string; trackingCode: string }[] = [];
   const workers = new ProcessGroup((name, code) => {
     throw new Error(`${name} exited during the benchmark (code ${code})`);
   });
@@ -173,7 +174,6 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     const directAlone = await timed(alone, 1, createDirectly);
     const direct = await timed(total, CONCURRENCY, createDirectly);
 
-    const pushed: { shopId: string; trackingCode: string }[] = [];
     const push = async (shop: (typeof shops)[number], orderId: string, through = apiUrl) => {
       const response = await fetch(`${through}/api/open/v1/shipments`, {
         method: 'POST',
@@ -182,8 +182,7 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
       });
       if (response.status !== 201) throw new Error(`POST /shipments: HTTP ${response.status} ${await response.text()}`);
       const shipment = (await response.json()) as { id: string; trackingCode: string };
-      shipmentIds.push(shipment.id);
-      pushed.push({ shopId: shop.shopId, trackingCode: shipment.trackingCode });
+      pushed.push({ id: shipment.id, shopId: shop.shopId, trackingCode: shipment.trackingCode });
     };
     const orderOf = (index: number, offset: number) => shops[index % SHOPS]!.orderIds[offset + Math.floor(index / SHOPS)]!;
     // Unmeasured first, both ways: the workers' first tasks compile the workflow code, and the processes' code warms up.
@@ -264,7 +263,11 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     await workers.stopAll();
     await context.stopServers();
     await carrier.close();
-    await endWhatTheBenchStarted(services.temporalAddress, taskQueue, shipmentIds);
+    await endWhatTheBenchStarted(
+      services.temporalAddress,
+      taskQueue,
+      pushed.map((shipment) => shipment.id),
+    );
   }
 }
 
@@ -280,19 +283,17 @@ async function endWhatTheBenchStarted(temporalAddress: string, taskQueue: string
     await removeHousekeepingSchedule(client, taskQueue).catch((error: unknown) => {
       if (!(error instanceof ScheduleNotFoundError)) throw error;
     });
-    const left = [...shipmentIds];
-    await Promise.all(
-      Array.from({ length: 10 }, async () => {
-        for (let id = left.pop(); id !== undefined; id = left.pop()) {
-          await client.workflow
-            .getHandle(trackingWorkflowId(id))
-            .terminate('the benchmark is over')
-            .catch((error: unknown) => {
-              // Tracking that ended already (a shipment that ended) has nothing to stop.
-              if (!(error instanceof WorkflowNotFoundError)) throw error;
-            });
-        }
-      }),
+    await eachAtMost(shipmentIds, 10, (id) =>
+      client.workflow
+        .getHandle(trackingWorkflowId(id))
+        .terminate('the benchmark is over')
+        .then(
+          () => undefined,
+          (error: unknown) => {
+            // Tracking that ended already (a shipment that ended) has nothing to stop.
+            if (!(error instanceof WorkflowNotFoundError)) throw error;
+          },
+        ),
     );
   } finally {
     await connection.close();
