@@ -141,6 +141,13 @@ describe('order status', () => {
       ['order.status_changed', { fields: ['status'], status: { from: 'confirmed', to: 'shipped' } }],
     ]);
     expect(events[2]!.data).toEqual(shipped);
+    // One transaction, its events in the order of its work: the goods leave the stock, then the order is shipped.
+    const latest = await arrange(
+      (tx) => tx<{ type: string }[]>`
+        select type from events where resource_id in (${order.id}, (select id from stock where variant_id = ${variantId}))
+        order by id desc limit 2`,
+    );
+    expect(latest.map((event) => event.type)).toEqual(['order.status_changed', 'inventory.stock_changed']);
     await expectProblem(await setStatus(order.id, 'cancelled', keys.basic), 403, 'insufficient-permission');
     expect((await setStatus(order.id, 'cancelled')).status).toBe(200);
     expect(await stockOf(variantId)).toEqual({ quantity: '5', reserved: '0' });
