@@ -4,6 +4,8 @@
 FROM node:20-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The fixes applied to dependencies on install (patch-package, the postinstall script).
+COPY patches ./patches
 RUN npm ci --no-audit --no-fund
 COPY . .
 # The code stays root's, read-only to the processes; they write only the worker's bundle cache

@@ -643,7 +643,10 @@ ALTER TABLE public.delivery_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDE
 CREATE TABLE public.event_queue (
     event_id text NOT NULL,
     shop_id uuid NOT NULL,
-    created_at timestamp with time zone NOT NULL
+    created_at timestamp with time zone NOT NULL,
+    claimed_until timestamp with time zone,
+    failures integer DEFAULT 0 NOT NULL,
+    last_error text
 );
 
 
@@ -663,6 +666,20 @@ CREATE TABLE public.events (
 );
 
 ALTER TABLE ONLY public.events FORCE ROW LEVEL SECURITY;
+
+
+--
+-- Name: events_set_aside; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.events_set_aside (
+    event_id text NOT NULL,
+    shop_id uuid NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    failures integer NOT NULL,
+    reason text NOT NULL,
+    set_aside_at timestamp with time zone DEFAULT now() NOT NULL
+);
 
 
 --
@@ -1620,6 +1637,14 @@ ALTER TABLE ONLY public.event_queue
 
 ALTER TABLE ONLY public.events
     ADD CONSTRAINT events_pkey PRIMARY KEY (id);
+
+
+--
+-- Name: events_set_aside events_set_aside_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events_set_aside
+    ADD CONSTRAINT events_set_aside_pkey PRIMARY KEY (event_id);
 
 
 --
@@ -2641,6 +2666,14 @@ ALTER TABLE ONLY public.event_queue
 
 
 --
+-- Name: events_set_aside events_set_aside_event_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.events_set_aside
+    ADD CONSTRAINT events_set_aside_event_id_fkey FOREIGN KEY (event_id) REFERENCES public.events(id) ON DELETE CASCADE;
+
+
+--
 -- Name: events events_shop_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -3418,7 +3451,9 @@ CREATE POLICY housekeeping_purge ON public.delivery_attempts FOR DELETE USING ((
 
 CREATE POLICY housekeeping_purge ON public.events FOR DELETE USING (((current_setting('app.housekeeping'::text, true) = 'on'::text) AND (created_at < (now() - '1 day'::interval)) AND (NOT (EXISTS ( SELECT 1
    FROM public.event_queue q
-  WHERE (q.event_id = events.id)))) AND (NOT public.delivery_needs_event(id))));
+  WHERE (q.event_id = events.id)))) AND (NOT (EXISTS ( SELECT 1
+   FROM public.events_set_aside a
+  WHERE (a.event_id = events.id)))) AND (NOT public.delivery_needs_event(id))));
 
 
 --
@@ -3455,7 +3490,9 @@ CREATE POLICY housekeeping_read ON public.delivery_attempts FOR SELECT USING (((
 
 CREATE POLICY housekeeping_read ON public.events FOR SELECT USING (((current_setting('app.housekeeping'::text, true) = 'on'::text) AND (created_at < (now() - '1 day'::interval)) AND (NOT (EXISTS ( SELECT 1
    FROM public.event_queue q
-  WHERE (q.event_id = events.id)))) AND (NOT public.delivery_needs_event(id))));
+  WHERE (q.event_id = events.id)))) AND (NOT (EXISTS ( SELECT 1
+   FROM public.events_set_aside a
+  WHERE (a.event_id = events.id)))) AND (NOT public.delivery_needs_event(id))));
 
 
 --
@@ -4073,4 +4110,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261129003101'),
     ('20261129003111'),
     ('20261130000100'),
-    ('20261130000300');
+    ('20261130000300'),
+    ('20261201000100');

@@ -5,11 +5,13 @@ export interface QueueState {
   queued: number;
   /** How long the oldest of them has waited, in seconds (0 when none waits). */
   oldestSeconds: number;
+  /** Events taken off the queue because matching them to flows kept failing: each waits for an operator. */
+  setAside: number;
 }
 
 /**
- * The outbox queue's depth and the age of its oldest event, read when Prometheus scrapes: the
- * relay's lag, whether a relay runs or not.
+ * The outbox queue's depth, the age of its oldest event and the events set aside, read when
+ * Prometheus scrapes: the relay's lag and what needs an operator, whether a relay runs or not.
  */
 export function watchEventQueue(read: () => Promise<QueueState>): void {
   let reading: Promise<QueueState> | undefined;
@@ -27,6 +29,13 @@ export function watchEventQueue(read: () => Promise<QueueState>): void {
     help: "Age of the oldest event waiting in the outbox queue (0 when none waits): the relay's lag.",
     async collect() {
       this.set((await current()).oldestSeconds);
+    },
+  });
+  new Gauge({
+    name: 'shopflow_relay_set_aside_events',
+    help: 'Events set aside because matching them to flows kept failing; each waits for an operator (admin events:set-aside).',
+    async collect() {
+      this.set((await current()).setAside);
     },
   });
 }

@@ -1,56 +1,143 @@
+import type { Sql } from '../../db/client.js';
 import type { Tx } from '../kernel/index.js';
 
 /** An event waiting for its deliveries to start (the `events_enqueue` trigger queues every new event). */
 export interface QueuedEvent {
   eventId: string;
   shopId: string;
+  /** How many times matching it to flows has failed so far. */
+  failures: number;
 }
 
 /**
- * Takes queued events off the queue, at most `limit`, in the caller's transaction: they come back
- * only if it rolls back (a start failed), so the caller commits once every delivery has started.
+ * How long a claimed event stays the claimant's. A relay that dies holding a claim delays its events
+ * by this much; one that finishes sooner completes or releases them.
+ */
+export const CLAIM_SECONDS = 30;
+/** Matching failures after which an event is set aside (events_set_aside) rather than tried again. */
+export const MATCHING_ATTEMPTS = 3;
+
+/**
+ * Claims queued events for CLAIM_SECONDS, at most `limit`, in one statement that commits at once: the
+ * caller then matches and starts them outside any transaction, and completes, releases or fails each.
  *
- * Fair across shops: the batch is shared equally among the shops with queued events (the shops whose
- * oldest event has waited longest first, at most `limit` of them), and each shop's share is its
+ * Fair across shops: the batch is shared equally among the shops with claimable events (the shops
+ * whose oldest one has waited longest first, at most `limit` of them), and each shop's share is its
  * oldest events. A shop with a backlog of thousands therefore takes `limit / shops` of a batch, and
  * another shop's first event goes out in the next batch, not after the backlog. One shop alone takes
  * whole batches. A share smaller than a shop's queue leaves the batch short rather than fill it from
- * the backlog, so nothing is claimed and then left locked.
+ * the backlog.
  *
- * Rows another transaction holds are skipped (`FOR UPDATE SKIP LOCKED`, per shop), so several relays
- * share the work. One statement: the shops are found by a skip scan of `(shop_id, created_at)`, and
- * the claim and the removal are one round trip. The claim is a materialized CTE, run once: as the
- * inner side of a join PostgreSQL may rescan it per row deleted, and each rescan, skipping the rows
- * the statement has just deleted, claims the next ones (once, in CI, 214 events for a batch of ten).
+ * Rows another claim holds are skipped (`FOR UPDATE SKIP LOCKED` while it runs, the lease after), so
+ * several relays share the work. The shops are found by a skip scan of `(shop_id, created_at)`. The
+ * claim is a materialized CTE, run once: as the inner side of a join PostgreSQL may rescan it per row
+ * updated, and each rescan, skipping the rows the statement has just taken, claims the next ones
+ * (once, in CI, 214 events for a batch of ten).
  */
-export async function takeQueuedEvents(tx: Tx, limit: number): Promise<QueuedEvent[]> {
+export async function claimQueuedEvents(sql: Sql | Tx, limit: number): Promise<QueuedEvent[]> {
   if (limit < 1) return [];
-  return tx<QueuedEvent[]>`
+  return sql<QueuedEvent[]>`
     with recursive waiting (shop_id) as (
       (select shop_id from event_queue order by shop_id limit 1)
       union all
       select (select q.shop_id from event_queue q where q.shop_id > s.shop_id order by q.shop_id limit 1)
       from waiting s where s.shop_id is not null),
     served as (
-      select s.shop_id from waiting s where s.shop_id is not null
-      order by (select min(q.created_at) from event_queue q where q.shop_id = s.shop_id)
+      select s.shop_id, oldest.created_at from waiting s
+      cross join lateral (
+        select min(q.created_at) as created_at from event_queue q
+        where q.shop_id = s.shop_id and (q.claimed_until is null or q.claimed_until < now())) oldest
+      where s.shop_id is not null and oldest.created_at is not null
+      order by oldest.created_at
       limit ${limit}),
     claimed as materialized (
       select claim.event_id from served cross join lateral (
-        select q.event_id from event_queue q where q.shop_id = served.shop_id
+        select q.event_id from event_queue q
+        where q.shop_id = served.shop_id and (q.claimed_until is null or q.claimed_until < now())
         order by q.created_at limit ${limit} / (select count(*) from served)
         for update skip locked) claim),
     taken as (
-      delete from event_queue q using claimed where q.event_id = claimed.event_id
-      returning q.event_id, q.shop_id, q.created_at)
-    select event_id, shop_id from taken order by created_at`;
+      update event_queue q set claimed_until = now() + make_interval(secs => ${CLAIM_SECONDS})
+      from claimed where q.event_id = claimed.event_id
+      returning q.event_id, q.shop_id, q.created_at, q.failures)
+    select event_id, shop_id, failures from taken order by created_at`;
 }
 
-/** The queue's depth and how long its oldest event has waited (0 s when empty): the relay's lag, for the metrics. */
-export async function eventQueueState(tx: Tx): Promise<{ queued: number; oldestSeconds: number }> {
-  const [state] = await tx<{ queued: number; oldestSeconds: number }[]>`
+/** Takes events off the queue once every delivery they need has started. */
+export async function completeQueuedEvents(sql: Sql | Tx, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length > 0) await sql`delete from event_queue where event_id = any(${eventIds as string[]})`;
+}
+
+/** Gives claimed events back at once (a start failed, the relay stops): the next claim takes them again. */
+export async function releaseQueuedEvents(sql: Sql | Tx, eventIds: readonly string[]): Promise<void> {
+  if (eventIds.length > 0) await sql`update event_queue set claimed_until = null where event_id = any(${eventIds as string[]})`;
+}
+
+/**
+ * Matching `event` to flows failed (`reason`): it is tried again after 2, then 4 seconds; the
+ * MATCHING_ATTEMPTS-th failure moves it to events_set_aside with its reason, off the queue, where an
+ * operator finds it (`admin events:set-aside`) and queues it again once the cause is fixed. Returns
+ * whether it was set aside.
+ */
+export async function recordMatchingFailure(sql: Sql, event: QueuedEvent, reason: string): Promise<boolean> {
+  const failures = event.failures + 1;
+  if (failures < MATCHING_ATTEMPTS) {
+    await sql`
+      update event_queue set failures = ${failures}, last_error = ${reason},
+        claimed_until = now() + make_interval(secs => ${2 ** failures})
+      where event_id = ${event.eventId}`;
+    return false;
+  }
+  await sql`
+    with taken as (delete from event_queue where event_id = ${event.eventId} returning event_id, shop_id, created_at)
+    insert into events_set_aside (event_id, shop_id, created_at, failures, reason)
+    select event_id, shop_id, created_at, ${failures}, ${reason} from taken
+    on conflict (event_id) do update set failures = excluded.failures, reason = excluded.reason, set_aside_at = now()`;
+  return true;
+}
+
+/** An event taken off the queue because matching it to flows kept failing. */
+export interface SetAsideEvent {
+  eventId: string;
+  shopId: string;
+  createdAt: Date;
+  failures: number;
+  reason: string;
+  setAsideAt: Date;
+}
+
+/** The events set aside, oldest first (every shop's: an operator's list). */
+export async function setAsideEvents(sql: Sql): Promise<SetAsideEvent[]> {
+  return sql<SetAsideEvent[]>`
+    select event_id, shop_id, created_at, failures, reason, set_aside_at from events_set_aside order by set_aside_at`;
+}
+
+/**
+ * Puts set-aside events back on the queue with no failures counted, each in its place by creation
+ * time (all of them when `eventIds` is absent); returns the ids queued again.
+ */
+export async function requeueSetAsideEvents(sql: Sql, eventIds?: readonly string[]): Promise<string[]> {
+  const rows = await sql<{ eventId: string }[]>`
+    with taken as (
+      delete from events_set_aside
+      where ${eventIds ? sql`event_id = any(${eventIds as string[]})` : sql`true`}
+      returning event_id, shop_id, created_at)
+    insert into event_queue (event_id, shop_id, created_at) select event_id, shop_id, created_at from taken
+    on conflict (event_id) do nothing
+    returning event_id`;
+  if (rows.length > 0) await sql`select pg_notify('shopflow_events', '')`;
+  return rows.map((row) => row.eventId);
+}
+
+/**
+ * The queue's depth, how long its oldest event has waited (0 s when empty) and how many events are
+ * set aside: the relay's lag and what needs an operator, for the metrics.
+ */
+export async function eventQueueState(sql: Sql | Tx): Promise<{ queued: number; oldestSeconds: number; setAside: number }> {
+  const [state] = await sql<{ queued: number; oldestSeconds: number; setAside: number }[]>`
     select count(*)::int as queued,
-           coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_seconds
+           coalesce(extract(epoch from now() - min(created_at)), 0)::float8 as oldest_seconds,
+           (select count(*)::int from events_set_aside) as set_aside
     from event_queue`;
   return state!;
 }

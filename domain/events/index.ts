@@ -15,7 +15,19 @@ export {
   type EventType,
   type StoredEvent,
 } from './event-catalogue.js';
-export { eventQueueState, takeQueuedEvents } from './event-queue.js';
+export {
+  CLAIM_SECONDS,
+  claimQueuedEvents,
+  completeQueuedEvents,
+  eventQueueState,
+  MATCHING_ATTEMPTS,
+  recordMatchingFailure,
+  releaseQueuedEvents,
+  requeueSetAsideEvents,
+  setAsideEvents,
+  type QueuedEvent,
+  type SetAsideEvent,
+} from './event-queue.js';
 export { purgeOldEvents } from './event-purge.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
 export { eventDataOf, storedEvent } from './stored-events.js';

@@ -1,7 +1,8 @@
+import { MAX_KEYWORDS, MAX_VARIANTS } from '../catalog/index.js';
 import type { EventType } from '../events/index.js';
 import { Problem } from '../kernel/index.js';
 import { EVENT_EXAMPLES } from './event-samples.js';
-import { conditionPathSchema, DECIMAL_TEXT, type ConditionRule, type FlowCondition } from './flow-conditions.js';
+import { CONDITION_BUDGET, conditionPathSchema, DECIMAL_TEXT, type ConditionRule, type FlowCondition } from './flow-conditions.js';
 
 /**
  * What a Condition block may test, by event type: every path of the type's envelope `data` and
@@ -69,6 +70,47 @@ export function operatorsFor(kind: ConditionFieldKind): readonly ConditionRule['
 }
 
 /**
+ * The most elements each list of an event's data may hold, as the API's limits allow: a product's
+ * variants and their keywords, its images, categories, an order's lines, a customer's contacts.
+ */
+const LARGEST_LISTS: Record<string, number> = {
+  'data.variants': MAX_VARIANTS,
+  'data.variants.keywords': MAX_KEYWORDS,
+  'data.images': 50,
+  'data.images.variantIds': MAX_VARIANTS,
+  'data.categoryIds': 50,
+  'data.lines': 200,
+  'data.contacts': 20,
+};
+/** Lists no limit of the API bounds (tags, payments, addresses, attachments, itinerary events, changed fields): more than any record holds. */
+const LARGEST_OTHER_LIST = 1_000;
+
+/** Every path of the examples that holds a list (`data.lines`, `data.variants.keywords`, `changes.fields`). */
+const LIST_PATHS = new Set<string>();
+function collectLists(value: unknown, path: string): void {
+  if (Array.isArray(value)) {
+    LIST_PATHS.add(path);
+    for (const element of value) collectLists(element, path);
+  } else if (value !== null && typeof value === 'object')
+    for (const [name, inner] of Object.entries(value)) collectLists(inner, `${path}.${name}`);
+}
+for (const example of Object.values(EVENT_EXAMPLES)) {
+  collectLists(example.data, 'data');
+  if (example.changes) collectLists(example.changes, 'changes');
+}
+
+/** The most values a rule on `path` may read in one event: the product of the largest lists along it. */
+export function largestValueCount(path: string): number {
+  const names = path.split('.');
+  let count = 1;
+  for (let end = 2; end <= names.length; end++) {
+    const prefix = names.slice(0, end).join('.');
+    if (LIST_PATHS.has(prefix)) count *= LARGEST_LISTS[prefix] ?? LARGEST_OTHER_LIST;
+  }
+  return count;
+}
+
+/**
  * A condition fits a flow's event types when each rule names a field of at least one of them (an
  * event of a type without it fails the rule, as an absent field does) and uses an operator that
  * means something for that field. 400 `validation-failed`, a field error per rule, otherwise.
@@ -84,4 +126,31 @@ export function assertConditionFits(condition: FlowCondition, types: readonly Ev
   });
   if (errors.length > 0)
     throw new Problem('validation-failed', 'the condition names fields or comparisons the events do not have', { errors });
+  assertConditionCost(condition);
+}
+
+/**
+ * The save check of a condition's cost: the values its rules may read on the largest record the
+ * event types allow stay within CONDITION_BUDGET, or 400 `validation-failed` beside the rule that
+ * goes past it (`condition.rules.<i>.cost`), in words that say which field and how many values.
+ */
+function assertConditionCost(condition: FlowCondition): void {
+  let total = 0;
+  for (const [index, rule] of condition.rules.entries()) {
+    const count = largestValueCount(rule.path);
+    total += count;
+    if (total > CONDITION_BUDGET)
+      throw new Problem(
+        'validation-failed',
+        `the condition may test up to ${total} values of one event, more than the ${CONDITION_BUDGET} a condition may test`,
+        {
+          errors: [
+            {
+              path: `condition.rules.${index}.cost`,
+              message: `${rule.path} may hold up to ${count} values in one event (${total} with the rules before it; at most ${CONDITION_BUDGET}): test a field with fewer values, or drop a rule`,
+            },
+          ],
+        },
+      );
+  }
 }

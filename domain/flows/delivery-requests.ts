@@ -2,7 +2,9 @@ import { shopIdentity, writeShopLogs } from '../access/index.js';
 import { Problem, seal, type Sealed } from '../kernel/index.js';
 import { envelope, EVENT_READ_PERMISSIONS, isEventType, readableEventData, storedEvent } from '../events/index.js';
 import type { EventType, StoredEvent } from '../events/index.js';
-import { compileCondition, conditionVerdict } from './flow-conditions.js';
+import { assertConditionFits } from './condition-fields.js';
+import { compileCondition, ConditionBudgetExceeded, ConditionReading, conditionVerdict } from './flow-conditions.js';
+import type { CompiledCondition, FlowCondition } from './flow-conditions.js';
 import { mayReadContent } from './deliveries.js';
 import { testEvent } from './flow-samples.js';
 import { deliveryIdFor, getFlow, matchingFlows, type Flow, type MatchedFlow } from './flows.js';
@@ -64,42 +66,85 @@ const conditionSubject = (event: StoredEvent, permissions: readonly string[]) =>
   changes: event.changes,
 });
 
-/** The flows whose condition holds for the event, each tested on what its account reads (rendered once per distinct account). */
-function flowsLetThrough(flows: MatchedFlow[], event: StoredEvent): Set<MatchedFlow> {
-  const subjects = new Map<string, ReturnType<typeof conditionSubject>>();
-  const subjectFor = (permissions: readonly string[]) => {
-    const key = permissions.join(' ');
-    if (!subjects.has(key)) subjects.set(key, conditionSubject(event, permissions));
-    return subjects.get(key)!;
-  };
-  return new Set(flows.filter((flow) => flow.condition === null || compileCondition(flow.condition)(subjectFor(flow.permissions))));
+/** Each flow's condition compiled once, while it stays as it was (flows keyed by id, the condition by its text). */
+const compiledConditions = new Map<string, { text: string; test: CompiledCondition }>();
+const COMPILED_KEPT = 10_000;
+
+function compiledFor(flow: MatchedFlow & { condition: FlowCondition }): CompiledCondition {
+  const text = JSON.stringify(flow.condition);
+  const kept = compiledConditions.get(flow.id);
+  if (kept?.text === text) return kept.test;
+  const test = compileCondition(flow.condition);
+  if (compiledConditions.size >= COMPILED_KEPT) compiledConditions.delete(compiledConditions.keys().next().value!);
+  compiledConditions.set(flow.id, { text, test });
+  return test;
+}
+
+/** An outbox event with the flows listening to it, as read from the database: what matching works on, without it. */
+export interface EventMatch {
+  shop: { id: string; slug: string };
+  event: StoredEvent;
+  flows: MatchedFlow[];
+}
+
+/** The event `eventId` (the current shop's) and the flows listening to it; undefined once the event is gone. */
+export async function eventMatch(tx: Tx, eventId: string): Promise<EventMatch | undefined> {
+  const event = await storedEvent(tx, eventId);
+  if (!event) return undefined;
+  return { shop: { id: event.shopId, slug: event.shopSlug }, event, flows: await matchingFlows(tx, event) };
 }
 
 /**
- * The relay's work for one outbox event (the current shop's): one request per matching flow whose
- * condition holds; none once the event is gone. A flow whose condition does not hold stops at its
- * Condition block before any workflow starts, and the shop log records the skipped run.
+ * The deliveries an event makes: one request per flow whose condition holds, each condition tested on
+ * what its account reads (the paths read once per distinct account, shared by its flows), and the flows
+ * whose condition does not hold. No database work: the relay runs it outside any transaction. Throws
+ * ConditionBudgetExceeded when a condition would read more than its budget.
  */
-export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
-  const event = await storedEvent(tx, eventId);
-  if (!event) return [];
-  const shop = { id: event.shopId, slug: event.shopSlug };
-  const flows = await matchingFlows(tx, event);
-  const letThrough = flowsLetThrough(flows, event);
+export function matchEvent(match: EventMatch): { requests: DeliveryRequest[]; skipped: MatchedFlow[] } {
+  const readings = new Map<string, ConditionReading>();
+  const readingFor = (permissions: readonly string[]) => {
+    const key = permissions.join(' ');
+    let reading = readings.get(key);
+    if (!reading) readings.set(key, (reading = new ConditionReading(conditionSubject(match.event, permissions))));
+    return reading;
+  };
+  const requests: DeliveryRequest[] = [];
+  const skipped: MatchedFlow[] = [];
+  for (const flow of match.flows) {
+    const holds = flow.condition === null || compiledFor({ ...flow, condition: flow.condition })(readingFor(flow.permissions));
+    if (holds) requests.push(deliveryRequest(match.shop, flow, match.event));
+    else skipped.push(flow);
+  }
+  return { requests, skipped };
+}
+
+/** The shop log's record of the runs that stopped at their Condition block. */
+export async function recordSkippedRuns(tx: Tx, match: EventMatch, skipped: readonly MatchedFlow[]): Promise<void> {
   await writeShopLogs(
     tx,
-    flows
-      .filter((flow) => !letThrough.has(flow))
-      .map((flow) => ({
-        shopId: shop.id,
-        actorUserId: null,
-        action: 'flow.run_skipped',
-        subjectType: 'flow',
-        subjectId: flow.id,
-        details: { eventType: event.type, eventId: event.id, reason: 'the condition did not hold' },
-      })),
+    skipped.map((flow) => ({
+      shopId: match.shop.id,
+      actorUserId: null,
+      action: 'flow.run_skipped',
+      subjectType: 'flow',
+      subjectId: flow.id,
+      details: { eventType: match.event.type, eventId: match.event.id, reason: 'the condition did not hold' },
+    })),
   );
-  return [...letThrough].map((flow) => deliveryRequest(shop, flow, event));
+}
+
+/**
+ * One outbox event's deliveries, in one transaction of the current shop (tests and the bench; the relay
+ * runs the three steps apart): a request per matching flow whose condition holds; none once the event
+ * is gone. A flow whose condition does not hold stops at its Condition block before any workflow
+ * starts, and the shop log records the skipped run.
+ */
+export async function requestsForEvent(tx: Tx, eventId: string): Promise<DeliveryRequest[]> {
+  const match = await eventMatch(tx, eventId);
+  if (!match) return [];
+  const { requests, skipped } = matchEvent(match);
+  await recordSkippedRuns(tx, match, skipped);
+  return requests;
 }
 
 /**
@@ -136,6 +181,7 @@ export async function testRunRequest(
     throw new Problem('validation-failed', `${flow.eventType} is not one of the flow's event types`, {
       errors: [{ path: 'eventType', message: "must be one of the flow's event types" }],
     });
+  if (edits.condition) assertConditionFits(edits.condition, flow.eventTypes);
   const permissions = viewer === 'operator' ? flow.permissions : flow.permissions.filter((permission) => viewer.includes(permission));
   if (recordId !== undefined && !mayReadContent(flow.eventType, permissions)) {
     const needed = EVENT_READ_PERMISSIONS[flow.eventType as EventType].join(' and ');
@@ -143,7 +189,17 @@ export async function testRunRequest(
   }
   const event = await testEvent(tx, flow, recordId);
   const request = deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
-  return { request, condition: flow.condition && conditionVerdict(flow.condition, conditionSubject(event, flow.permissions)) };
+  return { request, condition: flow.condition && testRunVerdict(flow.condition, conditionSubject(event, flow.permissions)) };
+}
+
+/** The verdict a test-run shows; a condition past its budget on this record is refused as on save (400). */
+function testRunVerdict(condition: FlowCondition, subject: ReturnType<typeof conditionSubject>): TestRun['condition'] {
+  try {
+    return conditionVerdict(condition, subject);
+  } catch (error) {
+    if (error instanceof ConditionBudgetExceeded) throw new Problem('validation-failed', error.message);
+    throw error;
+  }
 }
 
 /**

@@ -53,20 +53,21 @@ export interface ConditionSubject {
 
 type Scalar = string | number | boolean;
 
-const elements = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+/**
+ * How many values one condition may test per event: every value a rule's path reaches counts once
+ * (an `in` list is one lookup). Checked on save against the largest record the flow's event types
+ * allow (condition-fields.ts), and again while evaluating, so no shop's condition holds the relay long.
+ */
+export const CONDITION_BUDGET = 150_000;
 
-/** Every value at `path`: through arrays, their elements (an array at the end too); absent and null left out. */
-function valuesAt(subject: ConditionSubject, path: string[]): unknown[] {
-  let current: unknown[] = [path[0] === 'data' ? subject.data : subject.changes];
-  for (const name of path.slice(1)) {
-    current = current
-      .flatMap(elements)
-      .map((value) =>
-        value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined,
-      );
+/** A condition's evaluation went past CONDITION_BUDGET: the event is not matched (the relay retries it, then sets it aside). */
+export class ConditionBudgetExceeded extends Error {
+  constructor(readonly tests: number) {
+    super(`the condition would test ${tests} values of the event, more than its budget of ${CONDITION_BUDGET}`);
   }
-  return current.flatMap(elements).filter((value) => value !== undefined && value !== null);
 }
+
+const elements = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
 
 function asDecimal(value: unknown): Decimal | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? new Decimal(value) : undefined;
@@ -74,15 +75,64 @@ function asDecimal(value: unknown): Decimal | undefined {
   return undefined;
 }
 
+/** What two values equal under the rules' comparison share: the decimal they read as, else the string or boolean itself. */
+function equalityKey(value: unknown, decimal: Decimal | undefined): string | undefined {
+  if (decimal) return `d${decimal.isZero() ? '0' : decimal.toString()}`;
+  if (typeof value === 'string') return `s${value}`;
+  if (typeof value === 'boolean') return `b${String(value)}`;
+  return undefined;
+}
+
+/** The values at one path of an event, each read as a decimal and as an equality key at most once. */
+class PathValues {
+  private decimalsRead: (Decimal | undefined)[] | undefined;
+  private keysRead: (string | undefined)[] | undefined;
+  constructor(readonly values: unknown[]) {}
+  get decimals(): (Decimal | undefined)[] {
+    return (this.decimalsRead ??= this.values.map(asDecimal));
+  }
+  get keys(): (string | undefined)[] {
+    const decimals = this.decimals;
+    return (this.keysRead ??= this.values.map((value, index) => equalityKey(value, decimals[index])));
+  }
+}
+
+/**
+ * An event as conditions read it: the values at each path found once, and shared by every flow
+ * (of the same account's view) that names the path.
+ */
+export class ConditionReading {
+  private readonly found = new Map<string, PathValues>();
+  constructor(private readonly subject: ConditionSubject) {}
+
+  /** Every value at `path`: through arrays, their elements (an array at the end too); absent and null left out. */
+  at(path: string): PathValues {
+    let values = this.found.get(path);
+    if (!values) {
+      const names = path.split('.');
+      let current: unknown[] = [names[0] === 'data' ? this.subject.data : this.subject.changes];
+      for (const name of names.slice(1)) {
+        current = current
+          .flatMap(elements)
+          .map((value) =>
+            value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)[name] : undefined,
+          );
+      }
+      values = new PathValues(current.flatMap(elements).filter((value) => value !== undefined && value !== null));
+      this.found.set(path, values);
+    }
+    return values;
+  }
+}
+
 /**
  * A comparison with `right`, read once: -1, 0, 1, or undefined when the two do not compare (not both
  * decimals, nor both strings or booleans).
  */
-function comparisonWith(right: Scalar): (left: unknown) => number | undefined {
+function comparisonWith(right: Scalar): (left: unknown, leftDecimal: Decimal | undefined) => number | undefined {
   const rightDecimal = asDecimal(right);
-  return (left) => {
-    const leftDecimal = rightDecimal && asDecimal(left);
-    if (leftDecimal) return leftDecimal.comparedTo(rightDecimal);
+  return (left, leftDecimal) => {
+    if (rightDecimal && leftDecimal) return leftDecimal.comparedTo(rightDecimal);
     if (typeof left === typeof right && (typeof left === 'string' || typeof left === 'boolean')) {
       return left === right ? 0 : String(left) < String(right) ? -1 : 1;
     }
@@ -90,67 +140,86 @@ function comparisonWith(right: Scalar): (left: unknown) => number | undefined {
   };
 }
 
-const equalTo = (right: Scalar) => {
-  const compare = comparisonWith(right);
-  return (left: unknown) => compare(left) === 0;
+const ORDERS = {
+  gt: (order: number) => order > 0,
+  gte: (order: number) => order >= 0,
+  lt: (order: number) => order < 0,
+  lte: (order: number) => order <= 0,
 };
 
-/** A rule's test of one value, its right-hand side read once. */
-function valueTest(rule: Exclude<ConditionRule, { operator: 'missing' }>): (value: unknown) => boolean {
+/** A rule's test of the values at its path (true when one of them passes), its right-hand side read once. */
+function valuesTest(rule: Exclude<ConditionRule, { operator: 'missing' | 'exists' }>): (found: PathValues) => boolean {
   switch (rule.operator) {
     case 'eq':
-      return equalTo(rule.value);
-    case 'ne': {
-      const compare = comparisonWith(rule.value);
-      return (value) => (compare(value) ?? 0) !== 0;
+    case 'in':
+    case 'notIn': {
+      // Equality as keys: a list of fifty is one set lookup per value, not fifty comparisons.
+      const listed: readonly Scalar[] = Array.isArray(rule.value) ? rule.value : [rule.value];
+      const wanted = new Set(listed.map((value) => equalityKey(value, asDecimal(value))));
+      if (rule.operator === 'notIn') return (found) => found.keys.some((key) => !wanted.has(key));
+      return (found) => found.keys.some((key) => key !== undefined && wanted.has(key));
     }
+    case 'ne':
     case 'gt':
     case 'gte':
     case 'lt':
     case 'lte': {
       const compare = comparisonWith(rule.value);
-      const accepts = {
-        gt: (order: number) => order > 0,
-        gte: (order: number) => order >= 0,
-        lt: (order: number) => order < 0,
-        lte: (order: number) => order <= 0,
-      }[rule.operator];
-      return (value) => {
-        const order = compare(value);
-        return order !== undefined && accepts(order);
+      const accepts = rule.operator === 'ne' ? (order: number) => order !== 0 : ORDERS[rule.operator];
+      return (found) => {
+        const decimals = found.decimals;
+        return found.values.some((value, index) => {
+          const order = compare(value, decimals[index]);
+          return order !== undefined && accepts(order);
+        });
       };
-    }
-    case 'in':
-    case 'notIn': {
-      const candidates = rule.value.map(equalTo);
-      const among = (value: unknown) => candidates.some((candidate) => candidate(value));
-      return rule.operator === 'in' ? among : (value) => !among(value);
     }
     case 'contains': {
       const part = rule.value;
-      return (value) => typeof value === 'string' && value.includes(part);
+      return (found) => found.values.some((value) => typeof value === 'string' && value.includes(part));
     }
-    case 'exists':
-      return () => true;
   }
 }
 
-/** A rule, read once: a test of a subject. */
-function compileRule(rule: ConditionRule): (subject: ConditionSubject) => boolean {
-  const path = rule.path.split('.');
-  if (rule.operator === 'missing') return (subject) => valuesAt(subject, path).length === 0;
-  const test = valueTest(rule);
-  return (subject) => valuesAt(subject, path).some(test);
+/** A rule, read once: a test of an event's reading. */
+function compileRule(rule: ConditionRule): { path: string; holds: (found: PathValues) => boolean } {
+  if (rule.operator === 'missing') return { path: rule.path, holds: (found) => found.values.length === 0 };
+  if (rule.operator === 'exists') return { path: rule.path, holds: (found) => found.values.length > 0 };
+  return { path: rule.path, holds: valuesTest(rule) };
 }
 
-/** A condition as a test, built once per flow and run for every event matched to it. */
-export function compileCondition(condition: FlowCondition): (subject: ConditionSubject) => boolean {
+/** A compiled condition: each rule's verdict on an event, stopping where the match is decided. */
+export type CompiledCondition = (reading: ConditionReading) => boolean;
+
+/**
+ * A condition as a test, built once per flow and run for every event matched to it. Each rule is
+ * charged the values it reads before it runs: past CONDITION_BUDGET it throws ConditionBudgetExceeded.
+ */
+export function compileCondition(condition: FlowCondition): CompiledCondition {
   const rules = condition.rules.map(compileRule);
-  return condition.match === 'all' ? (subject) => rules.every((rule) => rule(subject)) : (subject) => rules.some((rule) => rule(subject));
+  const decided = condition.match === 'all' ? false : true;
+  return (reading) => {
+    let tests = 0;
+    for (const rule of rules) {
+      const found = reading.at(rule.path);
+      tests += found.values.length;
+      if (tests > CONDITION_BUDGET) throw new ConditionBudgetExceeded(tests);
+      if (rule.holds(found) === decided) return decided;
+    }
+    return !decided;
+  };
 }
 
 /** Whether a condition holds for a subject, and each rule's part in it: what a test-run shows. */
 export function conditionVerdict(condition: FlowCondition, subject: ConditionSubject): { holds: boolean; rules: boolean[] } {
-  const rules = condition.rules.map((rule) => compileRule(rule)(subject));
+  const reading = new ConditionReading(subject);
+  let tests = 0;
+  const rules = condition.rules.map((rule) => {
+    const { path, holds } = compileRule(rule);
+    const found = reading.at(path);
+    tests += found.values.length;
+    if (tests > CONDITION_BUDGET) throw new ConditionBudgetExceeded(tests);
+    return holds(found);
+  });
   return { holds: condition.match === 'all' ? rules.every(Boolean) : rules.some(Boolean), rules };
 }

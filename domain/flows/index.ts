@@ -21,16 +21,20 @@ export {
   type HistoryFilter,
 } from './deliveries.js';
 export {
+  eventMatch,
+  matchEvent,
+  recordSkippedRuns,
   requestsForEvent,
   resendRequest,
   sealDeliveryRequest,
   testRunRequest,
   type DeliveryRequest,
+  type EventMatch,
   type TestRun,
   type TestRunDraft,
 } from './delivery-requests.js';
 export { conditionFieldsOf, operatorsFor, type ConditionField, type ConditionFieldKind } from './condition-fields.js';
-export { CONDITION_LIMITS, flowConditionSchema, type FlowCondition } from './flow-conditions.js';
+export { CONDITION_BUDGET, CONDITION_LIMITS, ConditionBudgetExceeded, flowConditionSchema, type FlowCondition } from './flow-conditions.js';
 export {
   checkRecoverySince,
   countFailedDeliveries,

@@ -6,6 +6,7 @@ import { accessCommands } from './access.js';
 import { catalogCommands } from './catalog.js';
 import { chatCommands } from './chat.js';
 import { customerCommands } from './customers.js';
+import { eventCommands } from './events.js';
 import { optionsOf, UsageError, type Command, type Flags } from './flags.js';
 import { flowCommands } from './flows.js';
 import { orderCommands } from './orders.js';
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, Command> = {
   ...shopCommands,
   ...accessCommands,
   ...flowCommands,
+  ...eventCommands,
   ...orderCommands,
   ...shipmentCommands,
   ...chatCommands,

@@ -53,4 +53,21 @@ describe('session limits of the application pool', () => {
     expect(await db.admin`select 1 from pg_stat_activity where pid = ${pid}`).toEqual([]);
     expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
   });
+
+  it('fail the statements of a transaction whose connection the server closed while its code ran, and the process goes on', async () => {
+    // Busy past the idle limit without yielding (as costly work inside a transaction is): the server
+    // closes the session meanwhile, and the statements sent next find the socket gone. postgres.js
+    // 3.4.9 threw that out of a setImmediate and ended the process (patches/postgres+3.4.9.patch).
+    const settled: string[] = [];
+    const transaction = sql.begin(async (tx) => {
+      await tx`select 1`;
+      const busyUntil = Date.now() + 1_200;
+      while (Date.now() < busyUntil);
+      for (const n of [1, 2]) await tx`select ${n}::int`.catch((error: { code?: string }) => void settled.push(error.code ?? 'error'));
+    });
+    await expect(transaction).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
+    await sleep(100);
+    expect(settled[0]).toBe('CONNECTION_CLOSED');
+    expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
+  });
 });

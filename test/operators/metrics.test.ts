@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
-import { eventQueueState, takeQueuedEvents, writeEvent } from '../../domain/events/index.js';
+import {
+  claimQueuedEvents,
+  completeQueuedEvents,
+  eventQueueState,
+  MATCHING_ATTEMPTS,
+  recordMatchingFailure,
+  requeueSetAsideEvents,
+  writeEvent,
+} from '../../domain/events/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { watchEventQueue } from '../../telemetry/relay-metrics.js';
 import { chatKey, simulatorPage } from '../chat/chat-fixtures.js';
@@ -106,13 +114,14 @@ describe('chat platform metrics', () => {
 });
 
 describe('relay lag', () => {
-  it("reports the outbox queue's depth and the age of its oldest event", async () => {
+  it("reports the outbox queue's depth, the age of its oldest event and the events set aside", async () => {
     watchEventQueue(() => db.app.begin((tx) => eventQueueState(tx)));
     const gauges = async () => {
       const samples = await ownSamples();
       return {
         queued: sumOf(samples, 'shopflow_relay_queued_events'),
         age: sumOf(samples, 'shopflow_relay_oldest_queued_event_age_seconds'),
+        setAside: sumOf(samples, 'shopflow_relay_set_aside_events'),
       };
     };
     await newFlow('Queued');
@@ -130,7 +139,18 @@ describe('relay lag', () => {
     const waiting = await gauges();
     expect(waiting.queued).toBeGreaterThanOrEqual(1);
     expect(waiting.age).toBeGreaterThanOrEqual(1);
-    await db.app.begin((tx) => takeQueuedEvents(tx, 1_000));
-    expect(await gauges()).toEqual({ queued: 0, age: 0 });
+    expect(waiting.setAside).toBe(0);
+    // Their matching fails three times: set aside, off the queue.
+    const waited = await claimQueuedEvents(db.app, 1_000);
+    for (const event of waited) await recordMatchingFailure(db.app, { ...event, failures: MATCHING_ATTEMPTS - 1 }, 'Error: a test');
+    expect(await gauges()).toEqual({ queued: 0, age: 0, setAside: waited.length });
+    await requeueSetAsideEvents(db.app);
+    const claimed = await claimQueuedEvents(db.app, 1_000);
+    expect(claimed).toHaveLength(waited.length);
+    await completeQueuedEvents(
+      db.app,
+      claimed.map((queued) => queued.eventId),
+    );
+    expect(await gauges()).toEqual({ queued: 0, age: 0, setAside: 0 });
   });
 });

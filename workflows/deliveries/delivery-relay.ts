@@ -1,8 +1,16 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import postgres from 'postgres';
 import type { Sql } from '../../db/client.js';
-import { takeQueuedEvents } from '../../domain/events/index.js';
-import { requestsForEvent } from '../../domain/flows/index.js';
+import {
+  claimQueuedEvents,
+  completeQueuedEvents,
+  recordMatchingFailure,
+  releaseQueuedEvents,
+  type QueuedEvent,
+} from '../../domain/events/index.js';
+import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
 import { inShop } from '../../domain/kernel/index.js';
-import { startDelivery, type DeliveryStarter, type UnsealedDeliveryInput } from './delivery-starter.js';
+import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
 
 export interface RelayOptions {
   sql: Sql;
@@ -25,6 +33,8 @@ export interface RelayOptions {
    * task matching (a second, costlier path through the server and the workers).
    */
   room?: () => number;
+  /** Called when an event is set aside after its matching kept failing (the relay's metric counts them). */
+  onSetAside?: (event: QueuedEvent, reason: string) => void;
 }
 
 /** How long the relay waits for room before it looks again. */
@@ -33,12 +43,20 @@ const ROOM_RECHECK_MS = 5;
 const WINDOW_STEP = 10;
 
 /**
- * Moves events from the outbox to Temporal: takes queued events off the queue (`FOR UPDATE SKIP
- * LOCKED`, so several relays share the work), starts one delivery workflow per matching flow with
- * the id `delivery:<flowId>:<eventId>` (a second start is "already started", which counts as done),
- * and commits only after every start is confirmed: a failed start puts the batch back. Each batch
- * is shared equally by the shops with queued events (takeQueuedEvents), so one shop's backlog holds
- * another shop's first attempts back by one batch at most: they start in the next batch relayed.
+ * Moves events from the outbox to Temporal, one batch at a time:
+ *
+ * 1. claims queued events in a statement of its own (claimQueuedEvents: shared equally by the shops
+ *    with queued events, so one shop's backlog holds another's first attempts back by one batch at
+ *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work);
+ * 2. reads each event and the flows listening to it in one short read-only transaction;
+ * 3. matches them outside any transaction, one event at a time, the shops taking turns, the event
+ *    loop free between events (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
+ * 4. starts one delivery workflow per matching flow, id `delivery:<flowId>:<eventId>` ("already
+ *    started" counts as done);
+ * 5. completes the events whose deliveries all started, with their skipped runs in the shop log, in
+ *    one transaction. An event whose start failed is released to the next batch; one whose matching
+ *    failed is tried again later, and set aside after MATCHING_ATTEMPTS failures, so it never holds
+ *    the queue. No database connection is held while conditions run or workflows start.
  */
 export class OutboxRelay {
   private readonly batchSize: number;
@@ -86,28 +104,124 @@ export class OutboxRelay {
     return Math.max(0, Math.min(this.window, this.options.room?.() ?? this.batchSize));
   }
 
-  /** Relays one batch of at most `limit` events (the claim limit by default); returns how many it took off the queue. */
+  /**
+   * Relays one batch of at most `limit` events (the claim limit by default); returns how many it
+   * claimed. Throws after completing what it could when a start failed (those events are released).
+   */
   async relayBatch(limit = this.claimLimit()): Promise<number> {
-    return this.options.sql.begin(async (tx) => {
-      const queued = await takeQueuedEvents(tx, limit);
-      // Reads one event at a time: each sets its own shop for row-level security on this connection.
-      const deliveries: UnsealedDeliveryInput[] = [];
-      for (const item of queued) {
-        const requests = await inShop(tx, item.shopId, (shopTx) => requestsForEvent(shopTx, item.eventId));
-        deliveries.push(
-          ...requests.map((request) => (this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request)),
-        );
+    const { sql } = this.options;
+    const claimed = await claimQueuedEvents(sql, limit);
+    if (claimed.length === 0) return 0;
+    let matches: Map<string, EventMatch | undefined | Error>;
+    try {
+      matches = await this.readEvents(claimed);
+    } catch (error) {
+      await releaseQueuedEvents(
+        sql,
+        claimed.map((event) => event.eventId),
+      ).catch(() => undefined);
+      throw error;
+    }
+    const starts: Promise<'started' | 'failed'>[] = [];
+    const completed: { event: QueuedEvent; match: EventMatch | undefined; skipped: EventMatch['flows'] }[] = [];
+    const failedStarts: string[] = [];
+    let spilled = false;
+    for (const event of takingTurns(claimed)) {
+      const read = matches.get(event.eventId);
+      let outcome: ReturnType<typeof matchEvent> = { requests: [], skipped: [] };
+      try {
+        if (read instanceof Error) throw read;
+        if (read) outcome = matchEvent(read);
+      } catch (error) {
+        await this.matchingFailed(event, error as Error);
+        continue;
       }
-      const started = await Promise.all(
-        deliveries.map((input) => startDelivery(this.options.deliveries, input, { eagerStart: this.options.eagerStart ?? false })),
+      const started = Promise.all(
+        outcome.requests.map((request) =>
+          startDelivery(
+            this.options.deliveries,
+            this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
+            {
+              eagerStart: this.options.eagerStart ?? false,
+            },
+          ),
+        ),
+      ).then(
+        (results) => {
+          spilled ||= results.includes('started');
+          completed.push({ event, match: read as EventMatch | undefined, skipped: outcome.skipped });
+          return 'started' as const;
+        },
+        (error: Error) => {
+          failedStarts.push(event.eventId);
+          this.options.log?.('delivery start failed; the event goes back to the queue', { eventId: event.eventId, error: error.message });
+          return 'failed' as const;
+        },
       );
-      if (this.options.eagerStart) {
-        const spilled = started.includes('started');
-        this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
+      starts.push(started);
+      // Another shop's event, or a worker's activation, may run between two events' matching.
+      await nextTurn();
+    }
+    await Promise.all(starts);
+    if (this.options.eagerStart)
+      this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
+    await this.complete(completed);
+    if (failedStarts.length > 0) {
+      await releaseQueuedEvents(sql, failedStarts);
+      throw new Error(`${failedStarts.length} of ${claimed.length} events could not start their deliveries`);
+    }
+    return claimed.length;
+  }
+
+  /** Each claimed event with its listening flows, in one read-only transaction; a read that fails for one event alone is that event's error. */
+  private async readEvents(claimed: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
+    return this.options.sql.begin('read only', async (tx) => {
+      const read = new Map<string, EventMatch | undefined | Error>();
+      // One event at a time: each sets its own shop for row-level security on this connection.
+      for (const event of claimed) {
+        try {
+          read.set(event.eventId, await inShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
+        } catch (error) {
+          // A database error ends the transaction: the whole batch is released and tried again.
+          if (
+            error instanceof postgres.PostgresError ||
+            !(error instanceof Error) ||
+            /^CONNECTION_/.test(String((error as { code?: unknown }).code))
+          )
+            throw error;
+          read.set(event.eventId, error);
+        }
       }
-      // Committing takes the events off the queue, now that every delivery has started.
-      return queued.length;
-    }) as Promise<number>;
+      return read;
+    }) as Promise<Map<string, EventMatch | undefined | Error>>;
+  }
+
+  /** The events whose deliveries all started leave the queue, their skipped runs written to each shop's log. */
+  private async complete(completed: { event: QueuedEvent; match: EventMatch | undefined; skipped: EventMatch['flows'] }[]): Promise<void> {
+    if (completed.length === 0) return;
+    await this.options.sql.begin(async (tx) => {
+      for (const { event, match, skipped } of completed)
+        if (match && skipped.length > 0) await inShop(tx, event.shopId, (shopTx) => recordSkippedRuns(shopTx, match, skipped));
+      await completeQueuedEvents(
+        tx,
+        completed.map(({ event }) => event.eventId),
+      );
+    });
+  }
+
+  private async matchingFailed(event: QueuedEvent, error: Error): Promise<void> {
+    const reason = `${error.name}: ${error.message}`.slice(0, 1_000);
+    const setAside = await recordMatchingFailure(this.options.sql, event, reason);
+    this.options.log?.(
+      setAside ? 'event set aside: matching it to flows kept failing' : 'matching an event to flows failed; it is tried again',
+      {
+        eventId: event.eventId,
+        shopId: event.shopId,
+        failures: event.failures + 1,
+        reason,
+      },
+    );
+    if (setAside) this.options.onSetAside?.(event, reason);
   }
 
   private async run(): Promise<void> {
@@ -135,4 +249,17 @@ export class OutboxRelay {
       }
     }
   }
+}
+
+/** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */
+function takingTurns(events: QueuedEvent[]): QueuedEvent[] {
+  const byShop = new Map<string, QueuedEvent[]>();
+  for (const event of events) byShop.set(event.shopId, [...(byShop.get(event.shopId) ?? []), event]);
+  const turns: QueuedEvent[] = [];
+  for (let turn = 0; turns.length < events.length; turn++)
+    for (const queue of byShop.values()) {
+      const next = queue[turn];
+      if (next) turns.push(next);
+    }
+  return turns;
 }

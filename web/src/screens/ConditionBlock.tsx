@@ -110,7 +110,11 @@ function RuleEditor({
   const problems = data.problems[number - 1] ?? {};
   const refusal = data.refusals[number - 1];
   const error = (part: 'path' | 'operator' | 'value') =>
-    refusal === part ? t(`refused.${part}`) : problems[part] ? t(`errors.${problems[part]}`, data.limits) : undefined;
+    refusal === part || (part === 'path' && refusal === 'cost')
+      ? t(`refused.${refusal}`)
+      : problems[part]
+        ? t(`errors.${problems[part]}`, data.limits)
+        : undefined;
   const operators: Operator[] = field?.operators ?? (rule.operator === '' ? [] : [rule.operator]);
   const fieldHint = [
     field?.list ? t('listHint') : '',

@@ -129,7 +129,8 @@ export function conditionProblems(
 }
 
 /** What the server refused of a rule (conditions `refused.*`): a field the types lack, a comparison that does not apply, a value. */
-export type RuleRefusal = 'path' | 'operator' | 'value';
+/** Which part of a rule the server refused; `cost`: the field may hold too many values in one event (shown beside the field). */
+export type RuleRefusal = 'path' | 'operator' | 'value' | 'cost';
 
 /**
  * The server's refusal of the rules, kept with what was sent: a rule's refusal is shown beside it
@@ -140,7 +141,7 @@ export interface RefusedRules {
   rules: ({ sent: string; refused: RuleRefusal } | undefined)[];
 }
 
-const RULE_ERROR = /^condition\.rules\.(\d+)\.(path|operator|value)\b/;
+const RULE_ERROR = /^condition\.rules\.(\d+)\.(path|operator|value|cost)\b/;
 /** A list as a set: the same key whatever its order. */
 export const setKey = (list: readonly string[]) => [...list].sort().join(' ');
 

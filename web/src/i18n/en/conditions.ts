@@ -59,6 +59,7 @@ export const conditions: Catalogue<typeof vi> = {
     path: 'The chosen event types have no such field: choose another field, or add back an event type that has it.',
     operator: 'This comparison does not apply to this field.',
     value: 'The server does not accept this value.',
+    cost: 'This field may hold too many values in one event (every keyword of every variant, say) for the condition to be tested quickly: choose a field with fewer values, or drop a rule.',
   },
   fields: {
     changes: {

@@ -57,6 +57,7 @@ export const conditions = {
     path: 'Các loại sự kiện đã chọn không có trường này: hãy chọn trường khác hoặc thêm lại loại sự kiện có trường này.',
     operator: 'Phép so sánh này không dùng được cho trường này.',
     value: 'Máy chủ không nhận giá trị này.',
+    cost: 'Trường này có thể có quá nhiều giá trị trong một sự kiện (ví dụ mọi từ khoá của mọi phiên bản sản phẩm), nên điều kiện sẽ tốn quá nhiều công để xét: hãy chọn trường có ít giá trị hơn hoặc bỏ bớt quy tắc.',
   },
   fields: {
     changes: {
