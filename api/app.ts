@@ -27,6 +27,7 @@ import { carrierCallbackRoutes } from './routes/shipments/carrier-callbacks.js';
 import type { EagerShipments, ShipmentStarter } from '../workflows/shipments/shipment-starter.js';
 import { adminSessionPlugin } from './plugins/admin-session.js';
 import { adminSessionRoutes } from './routes/access/admin-session.js';
+import { loginDevices, SessionMisses } from '../domain/access/index.js';
 import { adminFlowRoutes } from './routes/flows/admin-flows.js';
 import { flowRecoveryRoutes } from './routes/flows/flow-recovery.js';
 import { flowHealthRoutes } from './routes/flows/flow-health.js';
@@ -228,8 +229,15 @@ export async function buildApp(deps: AppDeps) {
     await app.register(chatWebhookRoutes, { sql: deps.sql, ...deps.chatWebhook, profileOf });
   }
 
-  await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX });
-  await app.register(adminSessionRoutes, { prefix: ADMIN_PREFIX, sql: deps.sql, secureCookie: deps.secureCookies });
+  const sessionMisses = new SessionMisses();
+  await app.register(adminSessionPlugin, { sql: deps.sql, prefix: ADMIN_PREFIX, sessionMisses });
+  await app.register(adminSessionRoutes, {
+    prefix: ADMIN_PREFIX,
+    sql: deps.sql,
+    secureCookie: deps.secureCookies,
+    devices: loginDevices(deps.secretsKey),
+    sessionMisses,
+  });
   await app.register(adminFlowRoutes, {
     prefix: ADMIN_PREFIX,
     deliveries: {

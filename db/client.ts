@@ -14,9 +14,14 @@ export interface SessionTimeouts {
  * on stdout. Without `timeouts` the server's defaults apply (none): migrations, the bootstrap and
  * benchmark fixtures run long statements on purpose.
  */
-export function createSql(url: string, options: { max?: number; applicationName: string; timeouts?: SessionTimeouts }): Sql {
+export function createSql(
+  url: string,
+  options: { max?: number; applicationName: string; timeouts?: SessionTimeouts; onStatement?: () => void },
+): Sql {
   return postgres(url, {
     max: options.max ?? 10,
+    // Tests count the statements a request costs.
+    ...(options.onStatement ? { debug: options.onStatement } : {}),
     // Column names only: `postgres.camel` also renames the keys inside json values, and those hold
     // names people chose (a variant attribute `size_eu` came back `sizeEu`, in answers and webhooks).
     transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },

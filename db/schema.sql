@@ -637,6 +637,23 @@ ALTER TABLE public.delivery_attempts ALTER COLUMN id ADD GENERATED ALWAYS AS IDE
 
 
 --
+-- Name: delivery_recoveries; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.delivery_recoveries (
+    workflow_id text NOT NULL,
+    shop_id uuid NOT NULL,
+    flow_id uuid NOT NULL,
+    since timestamp with time zone NOT NULL,
+    per_minute integer NOT NULL,
+    started_at timestamp with time zone DEFAULT now() NOT NULL,
+    ended_at timestamp with time zone
+);
+
+ALTER TABLE ONLY public.delivery_recoveries FORCE ROW LEVEL SECURITY;
+
+
+--
 -- Name: event_queue; Type: TABLE; Schema: public; Owner: -
 --
 
@@ -1624,6 +1641,14 @@ ALTER TABLE ONLY public.delivery_attempts
 
 
 --
+-- Name: delivery_recoveries delivery_recoveries_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.delivery_recoveries
+    ADD CONSTRAINT delivery_recoveries_pkey PRIMARY KEY (workflow_id);
+
+
+--
 -- Name: event_queue event_queue_pkey; Type: CONSTRAINT; Schema: public; Owner: -
 --
 
@@ -2113,6 +2138,13 @@ CREATE INDEX delivery_attempts_attempted_idx ON public.delivery_attempts USING b
 --
 
 CREATE UNIQUE INDEX delivery_attempts_once ON public.delivery_attempts USING btree (delivery_id, attempted_at);
+
+
+--
+-- Name: delivery_recoveries_open_idx; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX delivery_recoveries_open_idx ON public.delivery_recoveries USING btree (shop_id) WHERE (ended_at IS NULL);
 
 
 --
@@ -2655,6 +2687,22 @@ ALTER TABLE ONLY public.delivery_attempts
 
 ALTER TABLE ONLY public.delivery_attempts
     ADD CONSTRAINT delivery_attempts_shop_id_fkey FOREIGN KEY (shop_id) REFERENCES public.shops(id) ON DELETE CASCADE;
+
+
+--
+-- Name: delivery_recoveries delivery_recoveries_flow_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.delivery_recoveries
+    ADD CONSTRAINT delivery_recoveries_flow_id_fkey FOREIGN KEY (flow_id) REFERENCES public.flows(id) ON DELETE CASCADE;
+
+
+--
+-- Name: delivery_recoveries delivery_recoveries_shop_id_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.delivery_recoveries
+    ADD CONSTRAINT delivery_recoveries_shop_id_fkey FOREIGN KEY (shop_id) REFERENCES public.shops(id) ON DELETE CASCADE;
 
 
 --
@@ -3401,6 +3449,12 @@ ALTER TABLE public.deliveries ENABLE ROW LEVEL SECURITY;
 ALTER TABLE public.delivery_attempts ENABLE ROW LEVEL SECURITY;
 
 --
+-- Name: delivery_recoveries; Type: ROW SECURITY; Schema: public; Owner: -
+--
+
+ALTER TABLE public.delivery_recoveries ENABLE ROW LEVEL SECURITY;
+
+--
 -- Name: events; Type: ROW SECURITY; Schema: public; Owner: -
 --
 
@@ -3771,6 +3825,13 @@ CREATE POLICY shop_isolation ON public.delivery_attempts USING ((shop_id = publi
 
 
 --
+-- Name: delivery_recoveries shop_isolation; Type: POLICY; Schema: public; Owner: -
+--
+
+CREATE POLICY shop_isolation ON public.delivery_recoveries USING ((shop_id = public.current_shop_id())) WITH CHECK ((shop_id = public.current_shop_id()));
+
+
+--
 -- Name: events shop_isolation; Type: POLICY; Schema: public; Owner: -
 --
 
@@ -4111,4 +4172,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261129003111'),
     ('20261130000100'),
     ('20261130000300'),
-    ('20261201000100');
+    ('20261201000100'),
+    ('20261201000200');

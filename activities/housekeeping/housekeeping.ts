@@ -2,7 +2,7 @@ import type { Sql } from '../../db/client.js';
 import type { Retention } from '../../config/settings.js';
 import { purgeRequestGuards, type RequestGuardPurge } from '../../domain/access/index.js';
 import { purgeOldEvents } from '../../domain/events/index.js';
-import { purgeOldAttempts, purgeOldDeliveries, rollUpFlowHealth, shopsWithFlowsOn } from '../../domain/flows/index.js';
+import { purgeOldAttempts, purgeOldDeliveries, rollUpFlowHealth, shopsWithFlows } from '../../domain/flows/index.js';
 import { asHousekeeping, withShop } from '../../domain/kernel/index.js';
 
 /**
@@ -36,7 +36,7 @@ export function createHousekeepingActivities(deps: { sql: Sql; retention: Retent
     },
     /** Each shop's flow health summed up to five minutes ago (domain/flows/flow-health.ts), one transaction a shop. */
     async rollUpFlowHealth(): Promise<{ shops: number }> {
-      const shops = await asHousekeeping(deps.sql, shopsWithFlowsOn);
+      const shops = await asHousekeeping(deps.sql, shopsWithFlows);
       for (const shopId of shops) await withShop(deps.sql, shopId, rollUpFlowHealth);
       return { shops: shops.length };
     },

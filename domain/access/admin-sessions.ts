@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
+import type { LoginDevices } from './login-devices.js';
 import { verifyPassword } from './passwords.js';
 import { Problem, withShop } from '../kernel/index.js';
 import { findShop } from './shops.js';
@@ -34,6 +35,11 @@ export interface LoginGuards {
   clientAddress: string;
   /** Bounds the password checks running at once, per process and per address. */
   passwordChecks: ConcurrencyLimit;
+  /** The same for logins from a browser the account logged in from before (`devices`), kept apart so a flood cannot fill it. */
+  knownDeviceChecks: ConcurrencyLimit;
+  devices: LoginDevices;
+  /** The browser's mark of an earlier login (its cookie), if it sent one. */
+  deviceMark: string | undefined;
 }
 
 /**
@@ -54,9 +60,12 @@ export async function logIn(
   });
   const email = input.email.trim().toLowerCase();
   const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email, guards.clientAddress);
+  const knownDevice = shop !== undefined && guards.devices.isKnown(shop.id, email, guards.deviceMark);
   const checkPassword = (stored: string | null | undefined) =>
     // A dummy hash when there is no such shop or user, so every refusal takes as long.
-    boundedPasswordCheck(guards.passwordChecks, guards.clientAddress, () => verifyPassword(input.password, stored ?? DUMMY_HASH));
+    boundedPasswordCheck(knownDevice ? guards.knownDeviceChecks : guards.passwordChecks, guards.clientAddress, () =>
+      verifyPassword(input.password, stored ?? DUMMY_HASH),
+    );
   // The user is read, and the password checked, outside any transaction: a login waiting for a
   // check slot holds no database connection.
   const user = shop && (await loginMember(sql, shop.id, email));

@@ -30,7 +30,9 @@ export {
   type IdempotencyScope,
   type StoredResponse,
 } from './idempotency.js';
-export { PASSWORD_CHECKS_AT_ONCE } from './login-guards.js';
+export { PASSWORD_CHECKS_AT_ONCE, PASSWORD_CHECKS_KNOWN_DEVICES } from './login-guards.js';
+export { loginDevices, type LoginDevices } from './login-devices.js';
+export { SESSION_MISSES_PER_MINUTE, SESSION_TOKEN_SHAPE, SessionMisses } from './session-misses.js';
 export { isOperatorSession, isOperatorToken, OPERATOR_SESSION_HOURS, operatorSession, throttleOperatorLogin } from './operator-sessions.js';
 export { assertMember, listRoles, listStaff, shopRoles, userNameOf, workingMembers } from './members.js';
 export { createPage, existingPageIds, listPages, listShopPages } from './pages.js';

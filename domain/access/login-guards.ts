@@ -23,6 +23,8 @@ export const LOGIN_RATE_LIMITS = {
  * libuv's default pool of 4, so a login flood leaves threads to DNS, files and other crypto.
  */
 export const PASSWORD_CHECKS_AT_ONCE = 2;
+/** Password checks at once per process for logins from a browser the account logged in from before (login-devices.ts), apart from the others. */
+export const PASSWORD_CHECKS_KNOWN_DEVICES = 1;
 
 /** Counts the attempt against the client address (`request.ip`); 429 over the limit. */
 export async function throttleLoginAddress(sql: Sql, address: string): Promise<void> {

@@ -11,6 +11,87 @@ import { resendRequestsOf, type DeliveryRequest } from './delivery-requests.js';
 export const RECOVERY_PACE = { defaultPerMinute: 60, maxPerMinute: 600 } as const;
 
 /**
+ * A shop's share of recovery: batches running at once (one per flow), and their paces together,
+ * within what one batch may take (RECOVERY_PACE.maxPerMinute), whatever the number of flows.
+ */
+export const RECOVERY_SHARE = { runningPerShop: 3, perMinutePerShop: RECOVERY_PACE.maxPerMinute } as const;
+
+/** A batch the shop started that had not been found ended. */
+export interface OpenRecovery {
+  workflowId: string;
+  flowId: string;
+  since: Date;
+  perMinute: number;
+}
+
+/**
+ * The shop's batches not yet found ended, its recovery rows locked until the caller's transaction
+ * ends: two starts at once take turns, so neither can pass the share on what the other has not written.
+ */
+export async function openRecoveries(tx: Tx, shopId: string): Promise<OpenRecovery[]> {
+  await tx`select pg_advisory_xact_lock(hashtextextended(${`delivery-recovery:${shopId}`}, 0))`;
+  return tx<OpenRecovery[]>`
+    select workflow_id, flow_id, since, per_minute from delivery_recoveries where ended_at is null order by started_at`;
+}
+
+/** Batches found ended (Temporal no longer runs them): they no longer count against the share. */
+export async function markRecoveriesEnded(tx: Tx, workflowIds: readonly string[]): Promise<void> {
+  if (workflowIds.length > 0)
+    await tx`update delivery_recoveries set ended_at = now() where workflow_id = any(${workflowIds as string[]}) and ended_at is null`;
+}
+
+/**
+ * Whether a new batch of `flowId` from `since` at `perMinute` may start beside the shop's `running`
+ * batches: `join` when the same batch runs; 409 `conflict` when another batch of the flow runs (with
+ * its `workflowId`), when the shop runs RECOVERY_SHARE.runningPerShop batches, or when the pace does
+ * not fit in what is left of the shop's; 409 too for a flow that is not on (its resends would go to
+ * an address no delivery uses now).
+ */
+export function recoveryAdmission(
+  flow: { state: string; httpEnabled: boolean },
+  running: readonly OpenRecovery[],
+  batch: { flowId: string; since: string; perMinute: number },
+): 'start' | 'join' {
+  const same = running.find((recovery) => recovery.flowId === batch.flowId);
+  if (same && same.since.getTime() === new Date(batch.since).getTime()) return 'join';
+  if (same)
+    throw new Problem(
+      'conflict',
+      `a resend of this flow's failed deliveries since ${same.since.toISOString()} is running; wait for it to end`,
+      {
+        extra: { workflowId: same.workflowId },
+      },
+    );
+  if (flow.state !== 'on' || !flow.httpEnabled)
+    throw new Problem('conflict', 'the flow is not on: switch it on (with its HTTP-send block) before resending its deliveries');
+  if (running.length >= RECOVERY_SHARE.runningPerShop)
+    throw new Problem('conflict', `the shop already resends the deliveries of ${running.length} flows; wait for one to end`, {
+      extra: { workflowIds: running.map((recovery) => recovery.workflowId) },
+    });
+  const left = RECOVERY_SHARE.perMinutePerShop - running.reduce((sum, recovery) => sum + recovery.perMinute, 0);
+  if (batch.perMinute > left)
+    throw new Problem(
+      'conflict',
+      `the shop's running resends leave ${left} a minute of its ${RECOVERY_SHARE.perMinutePerShop}: choose a slower pace`,
+      {
+        errors: [{ path: 'perMinute', message: `at most ${left} while the shop's other resends run` }],
+      },
+    );
+  return 'start';
+}
+
+/** The batch just started, counted against the shop's share until it is found ended. */
+export async function recordRecoveryStarted(
+  tx: Tx,
+  recovery: { workflowId: string; shopId: string; flowId: string; since: string; perMinute: number },
+): Promise<void> {
+  await tx`
+    insert into delivery_recoveries (workflow_id, shop_id, flow_id, since, per_minute)
+    values (${recovery.workflowId}, ${recovery.shopId}, ${recovery.flowId}, ${recovery.since}, ${recovery.perMinute})
+    on conflict (workflow_id) do update set per_minute = excluded.per_minute, started_at = now(), ended_at = null`;
+}
+
+/**
  * The deliveries a batch resends: the flow's, created since `since`, that had failed when the batch
  * started (`until`). One that fails only later (it was retrying then) is not in it, so the count
  * found at the start holds for the whole batch.

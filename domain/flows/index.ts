@@ -39,14 +39,20 @@ export {
   checkRecoverySince,
   countFailedDeliveries,
   logRecoveryStarted,
+  markRecoveriesEnded,
   nextFailedDeliveries,
+  openRecoveries,
   RECOVERY_PACE,
+  RECOVERY_SHARE,
+  recordRecoveryStarted,
+  recoveryAdmission,
+  type OpenRecovery,
   type RecoveryCursor,
   type RecoveryWindow,
 } from './delivery-recovery.js';
 export { EVENT_EXAMPLES, EXAMPLE_SHOP } from './event-samples.js';
 export { shopOfFlow } from './flow-lookup.js';
-export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlowsOn } from './flow-health.js';
+export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlows } from './flow-health.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';
 export {

@@ -4,6 +4,9 @@ import { useSuite } from '../support/suite.js';
 import { expectProblem } from '../support/problems.js';
 import { adminSessionRoutes } from '../../api/routes/access/admin-session.js';
 import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
+import { loginDevices } from '../../domain/access/login-devices.js';
+import { SessionMisses } from '../../domain/access/session-misses.js';
+import { testSecretsKey } from '../support/fixtures.js';
 import { LOGIN_RATE_LIMITS } from '../../domain/access/login-guards.js';
 import { addMember } from '../../domain/access/users.js';
 
@@ -19,8 +22,9 @@ const email = (name: string) => `${name}@guards.test`;
 const { db, api, shop } = useSuite({
   api: {
     routes: (app, db) => {
-      void app.register(adminSessionRoutes, { prefix: '/bounded', sql: db.app, secureCookie: true, passwordChecks: boundedChecks });
-      void app.register(adminSessionRoutes, { prefix: '/crowded', sql: db.app, secureCookie: true, passwordChecks: crowdedChecks });
+      const doors = { sql: db.app, secureCookie: true, devices: loginDevices(testSecretsKey), sessionMisses: new SessionMisses() };
+      void app.register(adminSessionRoutes, { prefix: '/bounded', ...doors, passwordChecks: boundedChecks });
+      void app.register(adminSessionRoutes, { prefix: '/crowded', ...doors, passwordChecks: crowdedChecks });
     },
   },
   shop: true,
@@ -34,12 +38,14 @@ async function attempt(
   body: { shop?: string; email: string; password?: string },
   address: string,
   path = '/api/admin/session',
+  cookies: Record<string, string> = {},
 ): Promise<Response> {
   const reply = await api.app.inject({
     method: 'POST',
     url: path,
     payload: { shop: shop.slug, password: PASSWORD, ...body },
     remoteAddress: address,
+    cookies,
   });
   return new Response(reply.body, {
     status: reply.statusCode,
@@ -174,5 +180,55 @@ describe('admin login throttling', () => {
     }
     // Without the hash an unknown shop answers in a few ms against ~90 ms; allow for noise.
     expect(median(unknownShop) * 3).toBeGreaterThan(median(wrong));
+  });
+
+  it('checks a login from a browser the account logged in from before in a pool of its own, which a flood cannot fill', async () => {
+    // A login leaves its browser a mark for that account, sent back only to the login.
+    const first = await attempt({ email: email('grace') }, '192.0.2.40', '/crowded/session');
+    expect(first.status).toBe(200);
+    const setCookies = first.headers.get('set-cookie') ?? '';
+    const mark = /shopflow_device=([^;]+);[^,]*Path=\/api\/admin\/session/i.exec(setCookies)?.[1];
+    expect(mark, setCookies).toBeDefined();
+    expect(setCookies).toMatch(/shopflow_device=[^;]+;.*HttpOnly/i);
+    const other = (await attempt({ email: email('frank') }, '192.0.2.41', '/crowded/session')).headers.get('set-cookie');
+    const markOfFrank = /shopflow_device=([^;]+)/.exec(other ?? '')?.[1];
+    // Every other check slot taken, as by a flood of guesses.
+    const release = (await crowdedChecks.acquire('192.0.2.99'))!;
+    try {
+      // A new browser waits its turn, in vain; so does one that carries another account's mark.
+      await expectRateLimited(await attempt({ email: email('grace') }, '192.0.2.42', '/crowded/session'));
+      await expectRateLimited(
+        await attempt({ email: email('grace') }, '192.0.2.43', '/crowded/session', { shopflow_device: markOfFrank! }),
+      );
+      // Grace's own browser gets in, from any address.
+      expect((await attempt({ email: email('grace') }, '192.0.2.44', '/crowded/session', { shopflow_device: mark! })).status).toBe(200);
+    } finally {
+      release();
+    }
+  });
+
+  it('lets a member log in from her usual browser while a hundred addresses flood the login with guesses', async () => {
+    const first = await attempt({ email: email('dave') }, '192.0.2.50', '/bounded/session');
+    expect(first.status).toBe(200);
+    const mark = /shopflow_device=([^;]+)/.exec(first.headers.get('set-cookie') ?? '')?.[1];
+    let flooding = true;
+    const guesser = async (n: number) => {
+      const answers: number[] = [];
+      while (flooding)
+        answers.push((await attempt({ email: `guess-${n}@guards.test`, password: 'guess' }, `198.51.100.${n}`, '/bounded/session')).status);
+      return answers;
+    };
+    const flood = Promise.all(Array.from({ length: 100 }, (_, n) => guesser(n + 1)));
+    await sleep(200);
+    try {
+      const member = await attempt({ email: email('dave') }, '192.0.2.51', '/bounded/session', { shopflow_device: mark! });
+      expect(member.status).toBe(200);
+    } finally {
+      flooding = false;
+    }
+    const answers = (await flood).flat();
+    // The flood was real: its guesses were checked, and turned away when the one slot was taken.
+    expect(answers.filter((status) => status === 401).length).toBeGreaterThan(0);
+    expect(answers.filter((status) => status === 429).length).toBeGreaterThan(0);
   });
 });

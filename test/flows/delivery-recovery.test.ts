@@ -228,6 +228,57 @@ describe('resending the failed deliveries of a flow since a time', () => {
   });
 });
 
+describe("a shop's share of recovery", () => {
+  it('runs one batch per flow, three per shop, at a pace within the shop’s, and only for a flow that is on', async () => {
+    const since = new Date().toISOString();
+    const flows = [];
+    for (let index = 0; index < 4; index += 1) {
+      const flowId = await newFlow('https://127.0.0.1:9/unreachable');
+      await failedDeliveries(flowId, 2);
+      flows.push(flowId);
+    }
+    const [a, b, c, d] = flows as [string, string, string, string];
+    const started: string[] = [];
+    try {
+      // An off flow's address may be aimed anywhere first: none of its deliveries is resent.
+      expect((await admin('POST', `/flows/${d}/state`, { state: 'off' })).status).toBe(200);
+      const off = await expectProblem(await admin('POST', `/flows/${d}/recovery`, { since, perMinute: 1 }), 409, 'conflict');
+      expect(off.detail).toMatch(/not on/);
+
+      // One a minute: each batch waits a minute after its first resend, so it is running throughout.
+      const first = await startBatch(a, { since, perMinute: 1 });
+      started.push(first.workflowId);
+      const otherSince = await expectProblem(
+        await admin('POST', `/flows/${a}/recovery`, { since: new Date(Date.parse(since) - 1).toISOString(), perMinute: 1 }),
+        409,
+        'conflict',
+      );
+      expect(otherSince.workflowId).toBe(first.workflowId);
+      expect(await startBatch(a, { since, perMinute: 1 })).toMatchObject({ joined: true, workflowId: first.workflowId });
+
+      started.push((await startBatch(b, { since, perMinute: 1 })).workflowId);
+      // The shop's two running batches leave 598 a minute.
+      const tooFast = await expectProblem(await admin('POST', `/flows/${c}/recovery`, { since, perMinute: 599 }), 409, 'conflict');
+      expect(tooFast.errors).toEqual([{ path: 'perMinute', message: "at most 598 while the shop's other resends run" }]);
+      started.push((await startBatch(c, { since, perMinute: 1 })).workflowId);
+
+      expect((await admin('POST', `/flows/${d}/state`, { state: 'on' })).status).toBe(200);
+      const fourth = await expectProblem(await admin('POST', `/flows/${d}/recovery`, { since, perMinute: 1 }), 409, 'conflict');
+      expect(new Set(fourth.workflowIds as string[])).toEqual(new Set(started));
+
+      // A batch ended (here by an operator) no longer counts.
+      await temporal.client.workflow.getHandle(first.workflowId).terminate('test: ended by an operator');
+      started.push((await startBatch(d, { since, perMinute: 1 })).workflowId);
+    } finally {
+      for (const workflowId of started)
+        await temporal.client.workflow
+          .getHandle(workflowId)
+          .terminate('test: done')
+          .catch(() => undefined);
+    }
+  });
+});
+
 /** The event id of a sent envelope. */
 function eventOf(body: string): string {
   return (JSON.parse(body) as { id: string }).id;

@@ -117,7 +117,7 @@ describe('the relay, shared by every shop', () => {
       .poll(async () => db.admin`select 1 from shop_log where action = 'flow.run_skipped' and subject_id = ${saved[1]!}`)
       .toHaveLength(1);
     expect(receiver.received(skips)).toHaveLength(0);
-    await Promise.all(saved.map((id) => admin('PATCH', `/flows/${id}`, { state: 'off' })));
+    await Promise.all(saved.map((id) => admin('POST', `/flows/${id}/state`, { state: 'off' })));
   });
 
   it('sets aside an event whose matching keeps failing, delivers the others meanwhile, and delivers it once queued again', async () => {

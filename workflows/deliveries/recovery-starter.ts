@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError } from '@temporalio/client';
 import type { RecoveryRequest } from '../../activities/deliveries/delivery-recovery.js';
-import { seal } from '../../domain/kernel/index.js';
+import { markRecoveriesEnded, openRecoveries, recordRecoveryStarted, recoveryAdmission } from '../../domain/flows/index.js';
+import { seal, type Tx } from '../../domain/kernel/index.js';
 import { deliveryRecoveryWorkflow, recoveryProgressQuery, type RecoveryProgress } from './recovery-workflow.js';
 import type { DeliveryStarter } from './delivery-starter.js';
 import { FlowIdKey, ShopIdKey, ShopSlugKey } from '../search-attributes.js';
@@ -54,6 +55,40 @@ export async function startRecovery(starter: DeliveryStarter, start: RecoverySta
     return { workflowId, joined: false };
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return { workflowId, joined: true };
+    throw error;
+  }
+}
+
+/**
+ * Starts the batch within the shop's share (domain/flows recoveryAdmission): the shop's batches are
+ * read and locked in `tx` (the shop's), each asked of Temporal whether it still runs; the same batch
+ * running is joined; otherwise 409, or the batch starts and is recorded in `tx`.
+ */
+export async function startRecoveryInShare(
+  tx: Tx,
+  starter: DeliveryStarter,
+  start: RecoveryStart,
+  flow: { state: string; httpEnabled: boolean },
+): Promise<{ workflowId: string; joined: boolean }> {
+  const open = await openRecoveries(tx, start.shopId);
+  const runs = await Promise.all(open.map((recovery) => isRunning(starter, recovery.workflowId)));
+  const running = open.filter((_, index) => runs[index]);
+  await markRecoveriesEnded(
+    tx,
+    open.filter((_, index) => !runs[index]).map((recovery) => recovery.workflowId),
+  );
+  if (recoveryAdmission(flow, running, start) === 'join')
+    return { workflowId: recoveryWorkflowId(start.flowId, start.since), joined: true };
+  const started = await startRecovery(starter, start);
+  await recordRecoveryStarted(tx, { ...start, workflowId: started.workflowId });
+  return started;
+}
+
+async function isRunning(starter: DeliveryStarter, workflowId: string): Promise<boolean> {
+  try {
+    return (await starter.client.workflow.getHandle(workflowId).describe()).status.name === 'RUNNING';
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return false;
     throw error;
   }
 }

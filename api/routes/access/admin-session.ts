@@ -8,8 +8,11 @@ import {
   logIn,
   logOut,
   PASSWORD_CHECKS_AT_ONCE,
+  PASSWORD_CHECKS_KNOWN_DEVICES,
   SESSION_HOURS,
   type AdminSession,
+  type LoginDevices,
+  type SessionMisses,
 } from '../../../domain/access/index.js';
 import { SESSION_COOKIE } from '../../plugins/admin-session.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
@@ -48,13 +51,22 @@ interface AdminSessionOptions {
   secureCookie: boolean;
   /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default, one per client address. */
   passwordChecks?: ConcurrencyLimit;
+  /** The marks of browsers members logged in from, whose logins check passwords apart (login-devices.ts). */
+  devices: LoginDevices;
+  /** The door's memory of unknown sessions: a session issued here passes it at once. */
+  sessionMisses: SessionMisses;
 }
+
+/** The cookie that marks a browser a member logged in from (login-devices.ts), sent back only to the login. */
+const DEVICE_COOKIE = 'shopflow_device';
+const DEVICE_COOKIE_DAYS = 365;
 
 /** Log in (e-mail and password of a shop member), who am I, log out. */
 export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (
   app,
-  { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE) },
+  { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE), devices, sessionMisses },
 ) => {
+  const knownDeviceChecks = new ConcurrencyLimit(PASSWORD_CHECKS_KNOWN_DEVICES);
   const answer = (session: AdminSession) => ({
     csrfToken: session.csrfToken,
     user: { id: session.userId, name: session.userName, email: session.email, language: session.language },
@@ -78,13 +90,20 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
       },
     },
     async (request, reply) => {
-      const { token, session } = await logIn(sql, request.body, { clientAddress: clientAddressBucket(request.ip), passwordChecks });
-      void reply.setCookie(SESSION_COOKIE, token, {
-        path: '/api/admin',
-        httpOnly: true,
-        sameSite: 'strict',
-        secure: secureCookie,
-        maxAge: SESSION_HOURS * 3600,
+      const { token, session } = await logIn(sql, request.body, {
+        clientAddress: clientAddressBucket(request.ip),
+        passwordChecks,
+        knownDeviceChecks,
+        devices,
+        deviceMark: request.cookies[DEVICE_COOKIE],
+      });
+      sessionMisses.valid(token);
+      const cookie = { httpOnly: true, sameSite: 'strict', secure: secureCookie } as const;
+      void reply.setCookie(SESSION_COOKIE, token, { ...cookie, path: '/api/admin', maxAge: SESSION_HOURS * 3600 });
+      void reply.setCookie(DEVICE_COOKIE, devices.markFor(session.shopId, session.email), {
+        ...cookie,
+        path: '/api/admin/session',
+        maxAge: DEVICE_COOKIE_DAYS * 86_400,
       });
       return answer(session);
     },

@@ -9,7 +9,7 @@ import {
   latestRecovery,
   recoveryState,
   recoveryWorkflowId,
-  startRecovery,
+  startRecoveryInShare,
   type RecoveryState,
 } from '../../../workflows/deliveries/recovery-starter.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
@@ -77,12 +77,12 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
         tags,
         summary: 'Resend every failed delivery of the flow since a time, as one paced batch',
         description:
-          'Each resend is what a single resend does (the same `webhook-id`, new attempts). A batch is one per flow and `since`: starting it again while it runs joins it (`joined`, its own pace kept); a delivery resent by hand meanwhile is not sent twice. Needs automation.flows.manage, as a resend.',
+          "Each resend is what a single resend does (the same `webhook-id`, new attempts). A batch is one per flow and `since`: starting it again while it runs joins it (`joined`, its own pace kept); a delivery resent by hand meanwhile is not sent twice. One batch runs per flow at a time (another `since` meanwhile: 409 `conflict` with the running batch's `workflowId`), at most 3 per shop, their paces together at most 600 a minute, and only for a flow that is on (409 otherwise). Needs automation.flows.manage, as a resend.",
         params: IdParams,
         body: RecoveryBody,
         response: {
           202: Recovery.extend({ joined: z.boolean().describe('true: the batch was already running, and this is its progress') }),
-          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found'),
+          ...problemResponses(ADMIN_WRITE_PROBLEMS, 'insufficient-permission', 'not-found', 'conflict'),
         },
       },
     },
@@ -94,19 +94,19 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
       const since = new Date(request.body.since).toISOString();
       const { shopId } = request.admin;
       const flowId = request.params.id;
-      const start = await request.inShop(async (tx) => {
+      const { start, workflowId, joined } = await request.inShop(async (tx) => {
         const flow = await getFlow(tx, flowId);
         const shop = await shopIdentity(tx, shopId);
         const window = { flowId, since, until: now.toISOString() };
-        return {
+        const batch = {
           ...window,
           shopId,
           perMinute,
           found: await countFailedDeliveries(tx, window),
           about: { shopSlug: shop.slug, flowName: flow.name },
         };
+        return { start: batch, ...(await startRecoveryInShare(tx, deps.deliveries, batch, flow)) };
       });
-      const { workflowId, joined } = await startRecovery(deps.deliveries, start);
       if (joined) {
         const running = await recoveryState(deps.deliveries, workflowId);
         if (running) return reply.status(202).send({ ...shown(running), joined });

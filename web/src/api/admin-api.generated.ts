@@ -2478,7 +2478,7 @@ export interface paths {
         put?: never;
         /**
          * Resend every failed delivery of the flow since a time, as one paced batch
-         * @description Each resend is what a single resend does (the same `webhook-id`, new attempts). A batch is one per flow and `since`: starting it again while it runs joins it (`joined`, its own pace kept); a delivery resent by hand meanwhile is not sent twice. Needs automation.flows.manage, as a resend.
+         * @description Each resend is what a single resend does (the same `webhook-id`, new attempts). A batch is one per flow and `since`: starting it again while it runs joins it (`joined`, its own pace kept); a delivery resent by hand meanwhile is not sent twice. One batch runs per flow at a time (another `since` meanwhile: 409 `conflict` with the running batch's `workflowId`), at most 3 per shop, their paces together at most 600 a minute, and only for a flow that is on (409 otherwise). Needs automation.flows.manage, as a resend.
          */
         post: {
             parameters: {
@@ -2570,6 +2570,15 @@ export interface paths {
                 };
                 /** @description not-found */
                 404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description conflict */
+                409: {
                     headers: {
                         [name: string]: unknown;
                     };
