@@ -25,11 +25,12 @@ import { flowMatchingScenario } from './scenarios/flow-matching.js';
 import { flowHealthScenario } from './scenarios/flow-health.js';
 import { enginesScenario } from './scenarios/engines.js';
 import { pushPatternsScenario } from './scenarios/push-patterns.js';
+import { neighboursScenario } from './scenarios/neighbours.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
  * BENCH_DURATION (seconds, default 10) and BENCH_CONNECTIONS (default 50) tune the load;
- * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health, engines, push-patterns) runs a subset.
+ * BENCH_ONLY (comma-separated: shop, metrics, products, big-products, orders, delivery, delivery-pair, chat, shipments, flow-matching, flow-health, engines, push-patterns, neighbours) runs a subset.
  */
 const SCENARIOS = [
   'shop',
@@ -45,6 +46,7 @@ const SCENARIOS = [
   'flow-health',
   'engines',
   'push-patterns',
+  'neighbours',
 ] as const;
 const only = process.env.BENCH_ONLY?.split(',')
   .map((name) => name.trim())
@@ -210,6 +212,22 @@ if (only?.includes('push-patterns')) {
   say("\n== A push's engine path: update-with-start against an eager start with the outcome handed over in the process (decision 0259) ==");
   try {
     results.pushPatterns = await pushPatternsScenario({ temporalAddress: temporal.address });
+  } finally {
+    await temporal.stop();
+  }
+}
+
+if (only?.includes('neighbours')) {
+  // Only when named: a minute of processes, floods and big products. On the cluster with SHOPFLOW_TEMPORAL=cluster.
+  const temporal = await bootstrapTemporal();
+  say("\n== Noisy neighbours: shop B's deliveries alone, then beside a shop A doing everything at once ==");
+  try {
+    results.neighbours = await neighboursScenario({
+      appUrl: database.appUrl,
+      adminUrl: database.adminUrl,
+      temporalAddress: temporal.address,
+      seconds: Number(process.env.BENCH_NEIGHBOURS_SECONDS ?? 30),
+    });
   } finally {
     await temporal.stop();
   }

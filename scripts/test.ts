@@ -38,6 +38,7 @@ const CLUSTER_PASS = [
   'test/flows/delivery-workflow.test.ts',
   'test/flows/flow-triggers-and-conditions.test.ts',
   'test/flows/outbox-relay.test.ts',
+  'test/flows/shop-fairness.test.ts',
   'test/flows/test-events.test.ts',
   'test/operators/delivery-runs.test.ts',
   'test/operators/runbook-queries.test.ts',

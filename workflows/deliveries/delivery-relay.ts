@@ -1,4 +1,3 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import postgres from 'postgres';
 import type { Sql } from '../../db/client.js';
 import {
@@ -122,47 +121,44 @@ export class OutboxRelay {
       ).catch(() => undefined);
       throw error;
     }
-    const starts: Promise<'started' | 'failed'>[] = [];
-    const completed: { event: QueuedEvent; match: EventMatch | undefined; skipped: EventMatch['flows'] }[] = [];
+    const completed: Completed[] = [];
     const failedStarts: string[] = [];
     let spilled = false;
-    for (const event of takingTurns(claimed)) {
+    // Every event of the batch at once, the shops' events in turns: matching runs in slices
+    // (matchEvent), so one shop's costly event does not hold another shop's cheap one back.
+    const relayEvent = async (event: QueuedEvent): Promise<void> => {
       const read = matches.get(event.eventId);
-      let outcome: ReturnType<typeof matchEvent> = { requests: [], skipped: [] };
+      let outcome: Awaited<ReturnType<typeof matchEvent>> = { requests: [], skipped: [] };
       try {
         if (read instanceof Error) throw read;
-        if (read) outcome = matchEvent(read);
+        if (read) outcome = await matchEvent(read);
       } catch (error) {
         await this.matchingFailed(event, error as Error);
-        continue;
+        return;
       }
-      const started = Promise.all(
-        outcome.requests.map((request) =>
-          startDelivery(
-            this.options.deliveries,
-            this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
-            {
-              eagerStart: this.options.eagerStart ?? false,
-            },
+      try {
+        const results = await Promise.all(
+          outcome.requests.map((request) =>
+            startDelivery(
+              this.options.deliveries,
+              this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
+              {
+                eagerStart: this.options.eagerStart ?? false,
+              },
+            ),
           ),
-        ),
-      ).then(
-        (results) => {
-          spilled ||= results.includes('started');
-          completed.push({ event, match: read as EventMatch | undefined, skipped: outcome.skipped });
-          return 'started' as const;
-        },
-        (error: Error) => {
-          failedStarts.push(event.eventId);
-          this.options.log?.('delivery start failed; the event goes back to the queue', { eventId: event.eventId, error: error.message });
-          return 'failed' as const;
-        },
-      );
-      starts.push(started);
-      // Another shop's event, or a worker's activation, may run between two events' matching.
-      await nextTurn();
-    }
-    await Promise.all(starts);
+        );
+        spilled ||= results.includes('started');
+        completed.push({ event, match: read, skipped: outcome.skipped });
+      } catch (error) {
+        failedStarts.push(event.eventId);
+        this.options.log?.('delivery start failed; the event goes back to the queue', {
+          eventId: event.eventId,
+          error: (error as Error).message,
+        });
+      }
+    };
+    await Promise.all(takingTurns(claimed).map(relayEvent));
     if (this.options.eagerStart)
       this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
     await this.complete(completed);
@@ -197,7 +193,7 @@ export class OutboxRelay {
   }
 
   /** The events whose deliveries all started leave the queue, their skipped runs written to each shop's log. */
-  private async complete(completed: { event: QueuedEvent; match: EventMatch | undefined; skipped: EventMatch['flows'] }[]): Promise<void> {
+  private async complete(completed: Completed[]): Promise<void> {
     if (completed.length === 0) return;
     await this.options.sql.begin(async (tx) => {
       for (const { event, match, skipped } of completed)
@@ -249,6 +245,13 @@ export class OutboxRelay {
       }
     }
   }
+}
+
+/** An event whose deliveries all started, with the runs its conditions skipped. */
+interface Completed {
+  event: QueuedEvent;
+  match: EventMatch | undefined;
+  skipped: EventMatch['flows'];
 }
 
 /** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */

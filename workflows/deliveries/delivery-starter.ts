@@ -14,6 +14,7 @@ import { Problem } from '../../domain/kernel/index.js';
 import { deliveryWorkflow, retryNowSignal, UNDELIVERED, type DeliveryInput, type DeliveryResult } from './delivery-workflow.js';
 import { deliveryWorkflowId, runMetadata, searchAttributes, type UnsealedDeliveryInput } from './delivery-run-options.js';
 import { temporalClient } from '../../config/temporal-connection.js';
+import { shopFairness } from '../shop-fairness.js';
 
 // The schedule as the developer site states it: the API reads workflow code only through a starter.
 export { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from './delivery-schedule.js';
@@ -47,6 +48,7 @@ function startOptions(starter: DeliveryStarter, workflowId: string, input: Unsea
     workflowId,
     args: [sealDeliveryRequest(starter.requestKey, input)] as [DeliveryInput],
     typedSearchAttributes: searchAttributes(input),
+    priority: shopFairness(input.shopId),
     ...runMetadata(input),
   };
 }

@@ -5,6 +5,7 @@ import { seal, type Tx } from '../../domain/kernel/index.js';
 import { deliveryRecoveryWorkflow, recoveryProgressQuery, type RecoveryProgress } from './recovery-workflow.js';
 import type { DeliveryStarter } from './delivery-starter.js';
 import { FlowIdKey, ShopIdKey, ShopSlugKey } from '../search-attributes.js';
+import { shopFairness } from '../shop-fairness.js';
 
 /** A batch before it is sealed: what the admin API builds. */
 export type RecoveryStart = Omit<RecoveryRequest, 'seal'>;
@@ -39,6 +40,8 @@ export async function startRecovery(starter: DeliveryStarter, start: RecoverySta
       workflowId,
       args: [{ request: seal(starter.requestKey, start, workflowId) }],
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      // Its children (the resends) inherit it.
+      priority: shopFairness(start.shopId),
       typedSearchAttributes: [
         { key: ShopIdKey, value: start.shopId },
         { key: ShopSlugKey, value: start.about.shopSlug },

@@ -11,6 +11,7 @@ import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
 import type { CarrierMilestone, CarrierOrderRequest, OpenedCarrierConnection, ShipmentDetail } from '../../domain/shipments/index.js';
 import type { ShipmentCancelInput, ShipmentKeys, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
+import { shopFairness } from '../shop-fairness.js';
 import {
   shipmentCancelWorkflow,
   shipmentMilestoneSignal,
@@ -279,6 +280,7 @@ function startOptions<Input extends object>(
     workflowId,
     args: [seal(starter.sealKey, input, workflowId)] as [Sealed<Input>],
     typedSearchAttributes: searchAttributes(keys),
+    priority: shopFairness(keys.shopId),
     ...runMetadata(kind, keys),
   };
 }

@@ -1,0 +1,282 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { Connection } from '@temporalio/client';
+import { loadSettings } from '../../config/settings.js';
+import { temporalClient } from '../../config/temporal-connection.js';
+import { createSql } from '../../db/client.js';
+import { addMember, createShop } from '../../domain/access/index.js';
+import { setAsideEvents, writeEvent } from '../../domain/events/index.js';
+import { createFlow, type FlowCondition } from '../../domain/flows/index.js';
+import { withShop } from '../../domain/kernel/index.js';
+import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
+import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
+import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
+import { atSteadyRate, eachAtMost } from '../load.js';
+
+/**
+ * Noisy neighbours (issue 46): shop B's deliveries alone (5 events a second to a healthy receiver),
+ * then again while shop A does everything at once: 49 flows with the costliest conditions the save
+ * check allows on products of 2,048 variants (one such product updated every two seconds), 2,000
+ * deliveries to a receiver answering 500 (retried on the production schedule), a poison event, a
+ * recovery batch and a login flood from 100 addresses. B's commit-to-receipt p50 and p99, their
+ * ratios to the quiet figures beside the goal (p99 within 2x), and what was lost or sent twice.
+ */
+export interface NeighboursOptions {
+  appUrl: string;
+  adminUrl: string;
+  temporalAddress: string;
+  seconds: number;
+}
+
+interface Phase {
+  p50Ms: number;
+  p99Ms: number;
+  committed: number;
+  lost: number;
+  duplicates: number;
+}
+
+export interface NeighboursResults {
+  quiet: Phase;
+  noisy: Phase;
+  p50Ratio: number;
+  p99Ratio: number;
+  shopA: { costlyMatched: number; failingAttempts: number; setAside: number; loginAnswers: Record<string, number> };
+}
+
+const RATE = 5;
+const PASSWORD = 'bench horse battery staple';
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+
+/** Three rules on every keyword of every variant and seven on every price: 137,216 values, within the save check's 150,000. */
+const COSTLIEST: FlowCondition = {
+  match: 'any',
+  rules: [
+    ...[0, 1, 2].map((n) => ({
+      path: 'data.variants.keywords',
+      operator: 'in' as const,
+      value: Array.from({ length: 50 }, (_, k) => `nope-${n}-${k}`),
+    })),
+    ...Array.from({ length: 7 }, (_, n) => ({
+      path: 'data.variants.price',
+      operator: 'in' as const,
+      value: Array.from({ length: 50 }, (_, k) => n * 50 + k + 1),
+    })),
+  ],
+};
+
+/** A product of 2,048 variants of 20 keywords each, none of which any condition above names. */
+function bigProduct(): Record<string, unknown> {
+  return {
+    id: randomUUID(),
+    name: 'Áo thun 2048',
+    variants: Array.from({ length: 2_048 }, (_, index) => ({
+      id: randomUUID(),
+      code: `V-${index}`,
+      price: String(100_000 + index),
+      keywords: Array.from({ length: 20 }, (_, k) => `k${index}-${k}`),
+    })),
+  };
+}
+
+export async function neighboursScenario(options: NeighboursOptions): Promise<NeighboursResults> {
+  const certificate = await ensureDevCertificate();
+  const receiver = await WebhookReceiver.start(readCertificate(certificate));
+  const sql = createSql(options.appUrl, { max: 10, applicationName: 'shopflow-bench-neighbours' });
+  const owner = createSql(options.adminUrl, { max: 1, applicationName: 'shopflow-bench-maintenance' });
+  const taskQueue = `bench-neighbours-${randomUUID()}`;
+  const group = new ProcessGroup((name, code) => {
+    throw new Error(`${name} exited during the neighbours benchmark (code ${code})`);
+  });
+  try {
+    const run = Date.now().toString(36);
+    const [quietShop, noisyShop] = [
+      await createShop(sql, { slug: `bench-quiet-${run}`, name: 'Quiet shop' }),
+      await createShop(sql, { slug: `bench-noisy-${run}`, name: 'Noisy shop' }),
+    ];
+    const port = await freePort(3300);
+    const env = {
+      APP_DATABASE_URL: options.appUrl,
+      TEMPORAL_ADDRESS: options.temporalAddress,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      OUTBOUND_ALLOW_LOOPBACK: 'true',
+      WEBHOOK_EXTRA_CA_FILE: certificate.certFile,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+    };
+    const secretsKey = loadSettings({ ...process.env, ...env }).secretsKey;
+    const flow = (shopId: string, inbox: string, eventType: string, condition?: FlowCondition) =>
+      withShop(sql, shopId, (tx) =>
+        createFlow(
+          tx,
+          shopId,
+          { name: inbox, eventType, url: receiver.url(inbox), state: 'on', ...(condition ? { condition } : {}) },
+          null,
+          secretsKey,
+        ),
+      );
+    const [quietInbox, costlyInbox, failingInbox] = ['quiet', 'costly', 'failing'].map((name) => `${name}-${run}`) as [
+      string,
+      string,
+      string,
+    ];
+    receiver.respondWith(failingInbox, [{ status: 500, body: 'down' }]);
+    await flow(quietShop.id, quietInbox, 'product.updated');
+    for (let index = 0; index < 47; index++) await flow(noisyShop.id, costlyInbox, 'product.updated', COSTLIEST);
+    const { flowId: failingFlow } = await flow(noisyShop.id, failingInbox, 'order.created');
+    // A condition no save check would take (an operator it does not know): its events' matching throws.
+    const { flowId: poisonFlow } = await flow(noisyShop.id, `poison-${run}`, 'customer.created');
+    await owner`update flows set condition = ${owner.json({ match: 'all', rules: [{ path: 'data.name', operator: 'like', value: 'x' }] })} where id = ${poisonFlow}`;
+    await addMember(sql, noisyShop.id, { email: 'owner@noisy.test', name: 'Owner', password: PASSWORD });
+
+    const processes = (['worker', 'relay'] as const).map((name) => [name, group.startTs(name, `workers/${name}.ts`, env)] as const);
+    const api = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
+    await Promise.all([
+      ...processes.map(([name, child]) =>
+        outputMatches(child, name === 'worker' ? /worker polling task queue/ : /outbox relay started/, 90_000, name),
+      ),
+      outputMatches(api, /shipments worker polling task queue/, 90_000, 'api'),
+      waitFor('the API', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, 90_000),
+    ]);
+    const connection = await Connection.connect({ address: options.temporalAddress });
+    await removeHousekeepingSchedule(temporalClient(connection, loadSettings().payloadCodecKeys), taskQueue).finally(() =>
+      connection.close(),
+    );
+
+    const emit = (shopId: string, type: string, data: Record<string, unknown>) =>
+      withShop(sql, shopId, (tx) => writeEvent(tx, { shopId, type: type as 'product.updated', resourceId: randomUUID(), data }));
+    const quietPhase = async (): Promise<Phase> => {
+      const commits = new Map<string, number>();
+      await atSteadyRate(RATE, options.seconds, async () => {
+        const id = await emit(quietShop.id, 'product.updated', { id: randomUUID(), name: 'Áo' });
+        commits.set(id, Date.now());
+      });
+      const deadline = Date.now() + 120_000;
+      const firsts = new Map<string, number>();
+      let duplicates = 0;
+      while (Date.now() < deadline) {
+        firsts.clear();
+        duplicates = 0;
+        for (const received of receiver.received(quietInbox)) {
+          const id = (JSON.parse(received.body) as { id: string }).id;
+          if (!commits.has(id)) continue;
+          if (firsts.has(id)) duplicates += 1;
+          else firsts.set(id, received.receivedAt.getTime());
+        }
+        if (firsts.size === commits.size) break;
+        await sleep(250);
+      }
+      const latencies = [...firsts].map(([id, at]) => at - commits.get(id)!).sort((a, b) => a - b);
+      return {
+        p50Ms: quantile(latencies, 0.5),
+        p99Ms: quantile(latencies, 0.99),
+        committed: commits.size,
+        lost: commits.size - firsts.size,
+        duplicates,
+      };
+    };
+
+    // Warm-up, then B alone.
+    await atSteadyRate(RATE, 3, async () => void (await emit(quietShop.id, 'product.updated', { id: randomUUID() })));
+    await sleep(3_000);
+    const quiet = await quietPhase();
+
+    // B again, with A doing everything at once.
+    let noisy = true;
+    const loginAnswers: Record<string, number> = {};
+    const flood = Array.from({ length: 100 }, async (_, n) => {
+      const dispatcher = new Agent({ connect: { localAddress: `127.0.1.${n + 1}` } });
+      while (noisy) {
+        const answer = await request(`http://127.0.0.1:${port}/api/admin/session`, {
+          method: 'POST',
+          dispatcher,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: `guess ${n}` }),
+        }).catch(() => undefined);
+        const status = String(answer?.statusCode ?? 'error');
+        loginAnswers[status] = (loginAnswers[status] ?? 0) + 1;
+        await answer?.body.text();
+      }
+      await dispatcher.close();
+    });
+    const bigProducts = (async () => {
+      while (noisy) {
+        await emit(noisyShop.id, 'product.updated', bigProduct());
+        await sleep(2_000);
+      }
+    })();
+    const failing = eachAtMost(
+      Array.from({ length: 20 }, (_, batch) => batch),
+      2,
+      (batch) =>
+        withShop(sql, noisyShop.id, async (tx) => {
+          for (let index = 0; index < 100; index++)
+            await writeEvent(tx, {
+              shopId: noisyShop.id,
+              type: 'order.created',
+              resourceId: randomUUID(),
+              data: { id: randomUUID(), code: `${batch}-${index}` },
+            });
+        }).then(() => undefined),
+    );
+    await emit(noisyShop.id, 'customer.created', { id: randomUUID(), name: 'Poison' });
+    const recovery = (async () => {
+      const login = await fetch(`http://127.0.0.1:${port}/api/admin/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: PASSWORD }),
+      });
+      const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+      const { csrfToken } = (await login.json()) as { csrfToken: string };
+      await fetch(`http://127.0.0.1:${port}/api/admin/flows/${failingFlow}/recovery`, {
+        method: 'POST',
+        headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString(), perMinute: 600 }),
+      });
+    })();
+    const noisyPhase = await quietPhase();
+    noisy = false;
+    await Promise.all([...flood, bigProducts, failing, recovery]);
+    const setAside = (await setAsideEvents(sql)).filter((event) => event.shopId === noisyShop.id).length;
+    // Each big product matched against the 47 costly flows: one skipped run each in the shop log.
+    const [{ skipped } = { skipped: 0 }] = await withShop(
+      sql,
+      noisyShop.id,
+      (tx) => tx<{ skipped: number }[]>`select count(*)::int as skipped from shop_log where action = 'flow.run_skipped'`,
+    );
+
+    const results: NeighboursResults = {
+      quiet,
+      noisy: noisyPhase,
+      p50Ratio: noisyPhase.p50Ms / quiet.p50Ms,
+      p99Ratio: noisyPhase.p99Ms / quiet.p99Ms,
+      shopA: { costlyMatched: skipped, failingAttempts: receiver.received(failingInbox).length, setAside, loginAnswers },
+    };
+    printNeighbours(results);
+    return results;
+  } finally {
+    await group.stopAll();
+    await receiver.close();
+    await Promise.all([sql.end(), owner.end()]);
+  }
+}
+
+function printNeighbours(results: NeighboursResults): void {
+  const row = (name: string, phase: Phase) =>
+    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}`;
+  console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
+  console.log(row('shop B beside noisy shop A', results.noisy));
+  console.log(
+    `shop B noisy ÷ quiet: p50 ${results.p50Ratio.toFixed(2)}x, p99 ${results.p99Ratio.toFixed(2)}x (goal: p99 within 2x, 0 lost, 0 sent twice) — ` +
+      (results.p99Ratio <= 2 && results.noisy.lost === 0 && results.noisy.duplicates === 0 ? 'met' : 'missed'),
+  );
+  const { shopA } = results;
+  console.log(
+    `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
+      `${shopA.setAside} event set aside; login flood answers ${JSON.stringify(shopA.loginAnswers)}`,
+  );
+}
