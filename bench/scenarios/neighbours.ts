@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, request } from 'undici';
+import { request as httpRequest } from 'node:http';
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
-import { createSql } from '../../db/client.js';
+import { createSql, type Sql } from '../../db/client.js';
 import { addMember, createShop } from '../../domain/access/index.js';
 import { setAsideEvents, writeEvent } from '../../domain/events/index.js';
 import { createFlow, type FlowCondition } from '../../domain/flows/index.js';
@@ -12,6 +12,7 @@ import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/c
 import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
 
@@ -20,7 +21,7 @@ import { atSteadyRate, eachAtMost } from '../load.js';
  * then again while shop A does everything at once: 49 flows with the costliest conditions the save
  * check allows on products of 2,048 variants (one such product updated every two seconds), 2,000
  * deliveries to a receiver answering 500 (retried on the production schedule), a poison event, a
- * recovery batch and a login flood from 100 addresses. B's commit-to-receipt p50 and p99, their
+ * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute). B's commit-to-receipt p50 and p99, their
  * ratios to the quiet figures beside the goal (p99 within 2x), and what was lost or sent twice.
  */
 export interface NeighboursOptions {
@@ -33,6 +34,9 @@ export interface NeighboursOptions {
 interface Phase {
   p50Ms: number;
   p99Ms: number;
+  /** Where B's time goes, medians: commit to its workflow's start (the relay), start to receipt (the engine and worker). */
+  toStartP50Ms: number;
+  startToReceiptP50Ms: number;
   committed: number;
   lost: number;
   duplicates: number;
@@ -44,6 +48,8 @@ export interface NeighboursResults {
   p50Ratio: number;
   p99Ratio: number;
   shopA: { costlyMatched: number; failingAttempts: number; setAside: number; loginAnswers: Record<string, number> };
+  /** Shop B's owner logging in from her usual browser every two seconds during the flood: answers by status. */
+  memberLogins: Record<string, number>;
 }
 
 const RATE = 5;
@@ -91,12 +97,16 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
   const group = new ProcessGroup((name, code) => {
     throw new Error(`${name} exited during the neighbours benchmark (code ${code})`);
   });
+  let shops: string[] = [];
   try {
+    // What an interrupted run left queued would be relayed in this run's quiet phase.
+    await owner`delete from event_queue q using shops s where s.id = q.shop_id and s.slug similar to 'bench-(quiet|noisy)-%'`;
     const run = Date.now().toString(36);
     const [quietShop, noisyShop] = [
       await createShop(sql, { slug: `bench-quiet-${run}`, name: 'Quiet shop' }),
       await createShop(sql, { slug: `bench-noisy-${run}`, name: 'Noisy shop' }),
     ];
+    shops = [quietShop.id, noisyShop.id];
     const port = await freePort(3300);
     const env = {
       APP_DATABASE_URL: options.appUrl,
@@ -125,27 +135,26 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       string,
     ];
     receiver.respondWith(failingInbox, [{ status: 500, body: 'down' }]);
-    await flow(quietShop.id, quietInbox, 'product.updated');
+    const { flowId: quietFlow } = await flow(quietShop.id, quietInbox, 'product.updated');
     for (let index = 0; index < 47; index++) await flow(noisyShop.id, costlyInbox, 'product.updated', COSTLIEST);
     const { flowId: failingFlow } = await flow(noisyShop.id, failingInbox, 'order.created');
     // A condition no save check would take (an operator it does not know): its events' matching throws.
     const { flowId: poisonFlow } = await flow(noisyShop.id, `poison-${run}`, 'customer.created');
     await owner`update flows set condition = ${owner.json({ match: 'all', rules: [{ path: 'data.name', operator: 'like', value: 'x' }] })} where id = ${poisonFlow}`;
     await addMember(sql, noisyShop.id, { email: 'owner@noisy.test', name: 'Owner', password: PASSWORD });
+    await addMember(sql, quietShop.id, { email: 'owner@quiet.test', name: 'Owner', password: PASSWORD });
 
     const processes = (['worker', 'relay'] as const).map((name) => [name, group.startTs(name, `workers/${name}.ts`, env)] as const);
-    const api = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
+    group.startTs('api', 'api/server.ts', env);
     await Promise.all([
       ...processes.map(([name, child]) =>
         outputMatches(child, name === 'worker' ? /worker polling task queue/ : /outbox relay started/, 90_000, name),
       ),
-      outputMatches(api, /shipments worker polling task queue/, 90_000, 'api'),
       waitFor('the API', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, 90_000),
     ]);
     const connection = await Connection.connect({ address: options.temporalAddress });
-    await removeHousekeepingSchedule(temporalClient(connection, loadSettings().payloadCodecKeys), taskQueue).finally(() =>
-      connection.close(),
-    );
+    const client = temporalClient(connection, loadSettings().payloadCodecKeys);
+    await removeHousekeepingSchedule(client, taskQueue);
 
     const emit = (shopId: string, type: string, data: Record<string, unknown>) =>
       withShop(sql, shopId, (tx) => writeEvent(tx, { shopId, type: type as 'product.updated', resourceId: randomUUID(), data }));
@@ -171,46 +180,60 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         await sleep(250);
       }
       const latencies = [...firsts].map(([id, at]) => at - commits.get(id)!).sort((a, b) => a - b);
+      // Twenty of them asked of the engine when their workflow started.
+      const sampled = [...firsts].filter((_, index) => index % Math.ceil(firsts.size / 20) === 0);
+      const starts = await Promise.all(
+        sampled.map(async ([id]) => (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).describe()).startTime.getTime()),
+      );
+      const toStart = sampled.map(([id], index) => starts[index]! - commits.get(id)!).sort((a, b) => a - b);
+      const startToReceipt = sampled.map(([, at], index) => at - starts[index]!).sort((a, b) => a - b);
       return {
         p50Ms: quantile(latencies, 0.5),
         p99Ms: quantile(latencies, 0.99),
+        toStartP50Ms: quantile(toStart, 0.5),
+        startToReceiptP50Ms: quantile(startToReceipt, 0.5),
         committed: commits.size,
         lost: commits.size - firsts.size,
         duplicates,
       };
     };
 
+    const logIn = (shop: string, email: string, cookie?: string) =>
+      fetch(`http://127.0.0.1:${port}/api/admin/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
+        body: JSON.stringify({ shop, email, password: PASSWORD }),
+      });
+    // B's owner logged in from her browser before: it carries the mark of that login.
+    const deviceMark = /shopflow_device=[^;]+/.exec((await logIn(quietShop.slug, 'owner@quiet.test')).headers.get('set-cookie') ?? '')?.[0];
+
     // Warm-up, then B alone.
     await atSteadyRate(RATE, 3, async () => void (await emit(quietShop.id, 'product.updated', { id: randomUUID() })));
     await sleep(3_000);
     const quiet = await quietPhase();
 
-    // B again, with A doing everything at once.
+    // B again, with A doing everything at once (or what BENCH_NEIGHBOURS_NOISE names: login, big, burst).
+    const noise = new Set((process.env.BENCH_NEIGHBOURS_NOISE ?? 'login,big,burst').split(','));
     let noisy = true;
     const loginAnswers: Record<string, number> = {};
-    const flood = Array.from({ length: 100 }, async (_, n) => {
-      const dispatcher = new Agent({ connect: { localAddress: `127.0.1.${n + 1}` } });
-      while (noisy) {
-        const answer = await request(`http://127.0.0.1:${port}/api/admin/session`, {
-          method: 'POST',
-          dispatcher,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: `guess ${n}` }),
-        }).catch(() => undefined);
-        const status = String(answer?.statusCode ?? 'error');
+    const started = Date.now();
+    const flood = Array.from({ length: noise.has('login') ? 100 : 0 }, async (_, n) => {
+      // Each address at the login's own limit: 30 attempts a minute, 50 a second from the hundred.
+      for (let attempt = 0; noisy; attempt++) {
+        await sleep(Math.max(0, started + attempt * 2_000 + n * 20 - Date.now()));
+        const body = JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: `guess ${n}` });
+        const status = await fromAddress(`127.0.1.${n + 1}`, port, '/api/admin/session', body);
         loginAnswers[status] = (loginAnswers[status] ?? 0) + 1;
-        await answer?.body.text();
       }
-      await dispatcher.close();
     });
     const bigProducts = (async () => {
-      while (noisy) {
+      while (noisy && noise.has('big')) {
         await emit(noisyShop.id, 'product.updated', bigProduct());
         await sleep(2_000);
       }
     })();
     const failing = eachAtMost(
-      Array.from({ length: 20 }, (_, batch) => batch),
+      Array.from({ length: noise.has('burst') ? 20 : 0 }, (_, batch) => batch),
       2,
       (batch) =>
         withShop(sql, noisyShop.id, async (tx) => {
@@ -224,12 +247,19 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         }).then(() => undefined),
     );
     await emit(noisyShop.id, 'customer.created', { id: randomUUID(), name: 'Poison' });
+    const memberLogins: Record<string, number> = {};
+    const member = (async () => {
+      while (noisy) {
+        await sleep(2_000);
+        const answer = await logIn(quietShop.slug, 'owner@quiet.test', deviceMark);
+        const status = answer.ok
+          ? String(answer.status)
+          : `${answer.status} ${((await answer.json()) as { detail?: string }).detail ?? ''}`;
+        memberLogins[status] = (memberLogins[status] ?? 0) + 1;
+      }
+    })();
     const recovery = (async () => {
-      const login = await fetch(`http://127.0.0.1:${port}/api/admin/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: PASSWORD }),
-      });
+      const login = await logIn(noisyShop.slug, 'owner@noisy.test');
       const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
       const { csrfToken } = (await login.json()) as { csrfToken: string };
       await fetch(`http://127.0.0.1:${port}/api/admin/flows/${failingFlow}/recovery`, {
@@ -240,7 +270,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     })();
     const noisyPhase = await quietPhase();
     noisy = false;
-    await Promise.all([...flood, bigProducts, failing, recovery]);
+    await Promise.all([...flood, bigProducts, failing, recovery, member]);
     const setAside = (await setAsideEvents(sql)).filter((event) => event.shopId === noisyShop.id).length;
     // Each big product matched against the 47 costly flows: one skipped run each in the shop log.
     const [{ skipped } = { skipped: 0 }] = await withShop(
@@ -254,20 +284,68 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       noisy: noisyPhase,
       p50Ratio: noisyPhase.p50Ms / quiet.p50Ms,
       p99Ratio: noisyPhase.p99Ms / quiet.p99Ms,
+      memberLogins,
       shopA: { costlyMatched: skipped, failingAttempts: receiver.received(failingInbox).length, setAside, loginAnswers },
     };
     printNeighbours(results);
+    await connection.close();
     return results;
   } finally {
     await group.stopAll();
+    await endWhatWasStarted(owner, options.temporalAddress, taskQueue, shops);
     await receiver.close();
     await Promise.all([sql.end(), owner.end()]);
   }
 }
 
+/** A JSON POST from one loopback address (undici's agent ignores `localAddress`; node:http honours it); its status. */
+function fromAddress(localAddress: string, port: number, path: string, body: string): Promise<string> {
+  return new Promise((resolve) => {
+    const sent = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
+      (answer) => {
+        answer.resume();
+        answer.on('end', () => resolve(String(answer.statusCode)));
+      },
+    );
+    sent.on('error', () => resolve('error'));
+    sent.end(body);
+  });
+}
+
+/**
+ * The run's shops fall silent: their flows off, their queued events gone, and every workflow still
+ * running on the run's task queue (shop A's deliveries retrying on a queue no worker will serve)
+ * terminated, so nothing piles up on the server from one run to the next.
+ */
+async function endWhatWasStarted(owner: Sql, temporalAddress: string, taskQueue: string, shops: string[]): Promise<void> {
+  if (shops.length === 0) return;
+  await owner`update flows set state = 'off' where shop_id = any(${shops}::uuid[])`;
+  await owner`delete from event_queue where shop_id = any(${shops}::uuid[])`;
+  const connection = await Connection.connect({ address: temporalAddress });
+  try {
+    const client = temporalClient(connection, loadSettings().payloadCodecKeys);
+    const running: string[] = [];
+    for await (const run of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` }))
+      running.push(run.workflowId);
+    await eachAtMost(running, 20, (workflowId) =>
+      client.workflow
+        .getHandle(workflowId)
+        .terminate('the neighbours benchmark has ended')
+        .then(
+          () => undefined,
+          () => undefined,
+        ),
+    );
+  } finally {
+    await connection.close();
+  }
+}
+
 function printNeighbours(results: NeighboursResults): void {
   const row = (name: string, phase: Phase) =>
-    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}`;
+    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}` +
+    `   (p50 to the workflow's start ${phase.toStartP50Ms.toFixed(0)} ms, then to receipt ${phase.startToReceiptP50Ms.toFixed(0)} ms)`;
   console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
   console.log(row('shop B beside noisy shop A', results.noisy));
   console.log(
@@ -279,4 +357,5 @@ function printNeighbours(results: NeighboursResults): void {
     `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
       `${shopA.setAside} event set aside; login flood answers ${JSON.stringify(shopA.loginAnswers)}`,
   );
+  console.log(`shop B's owner logging in from her usual browser during the flood: ${JSON.stringify(results.memberLogins)}`);
 }
