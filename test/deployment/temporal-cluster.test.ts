@@ -49,6 +49,7 @@ describe('docker-compose.yml against the tested cluster (config/temporal-cluster
     expect(clusterDynamicConfig()).toMatchObject({
       'system.enableEagerWorkflowStart': [{ value: true }],
       'system.enableActivityEagerExecution': [{ value: true }],
+      'matching.enableFairness': [{ value: true }],
     });
     const args = devServerArgs({ ip: '127.0.0.1', port: 7233, uiPort: 8233, dbFile: 'temporal.db' });
     for (const [name, [{ value }]] of Object.entries(clusterDynamicConfig())) expect(args).toContain(`${name}=${JSON.stringify(value)}`);

@@ -171,6 +171,27 @@ describe.each(SCREEN_RUNS)('the Condition block and a Trigger of several event t
     expect(await flowNamed(flow.id)).toMatchObject({ eventTypes: ['customer.created'], condition: null });
   });
 
+  it('shows beside its field the refusal of a rule that would test too many values of one event, saving nothing', async () => {
+    const flow = await newFlow({ name: name('Từ khoá'), eventTypes: ['product.updated'] });
+    await open(`flows/${flow.id}`);
+    await button(conditions.add).click();
+    // Every keyword of every variant: 40,960 values a rule on a product of 2,048 variants; the fourth is one too many.
+    for (const number of [1, 2, 3, 4]) {
+      if (number > 1) await button(conditions.addRule).click();
+      await control(number, conditions.field).selectOption('data.variants.keywords');
+      await control(number, conditions.operator).selectOption('eq');
+      await control(number, conditions.value).fill(`áo ${number}`);
+    }
+    await button(flows.builder.save).click();
+    await expect.poll(() => describedBy(control(4, conditions.field))).toBe(conditions.refused.cost);
+    expect(await control(4, conditions.field).getAttribute('aria-invalid')).toBe('true');
+    expect(await describedBy(control(3, conditions.field))).not.toBe(conditions.refused.cost);
+    await checkScreen(page, screen('flow-condition-too-costly'));
+    await expectSpoken(page, language);
+    await expectNoSidewaysScroll();
+    expect(await flowNamed(flow.id)).toMatchObject({ condition: null });
+  });
+
   it('test-runs the drafted condition on the event type chosen among the flow’s, and says rule by rule whether it passes', async () => {
     const flow = await newFlow({
       name: name('Đơn xác nhận'),

@@ -93,6 +93,13 @@ export const conditions: Catalogue<typeof vi> = {
       direction: 'Message direction',
       lines: { productName: 'Product name in the order', variantCode: 'Variant code in the order', quantity: 'Quantity in the order' },
       tags: { name: 'Tag name' },
+      variants: {
+        code: 'Variant code',
+        barcode: 'Variant barcode',
+        price: 'Variant price',
+        keywords: 'Variant keywords',
+        isActive: 'Variant on sale',
+      },
     },
   },
   verdict: {

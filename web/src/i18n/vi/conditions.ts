@@ -91,6 +91,13 @@ export const conditions = {
       direction: 'Chiều tin nhắn',
       lines: { productName: 'Tên sản phẩm trong đơn', variantCode: 'Mã biến thể trong đơn', quantity: 'Số lượng trong đơn' },
       tags: { name: 'Tên thẻ' },
+      variants: {
+        code: 'Mã phiên bản',
+        barcode: 'Mã vạch phiên bản',
+        price: 'Giá phiên bản',
+        keywords: 'Từ khoá của phiên bản',
+        isActive: 'Phiên bản đang bán',
+      },
     },
   },
   verdict: {
