@@ -1,5 +1,5 @@
 /**
- * Events: the transactional outbox (events, event_queue), the change diff, the event catalogue and the
+ * Events: the transactional outbox (events, event_queue, events_set_aside), the change diff, the event catalogue and the
  * envelope. Writes happen in the caller's transaction; the relay claims the queue. Other modules
  * import only this file.
  */

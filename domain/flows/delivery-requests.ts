@@ -3,7 +3,8 @@ import { Problem, seal, type Sealed } from '../kernel/index.js';
 import { envelope, EVENT_READ_PERMISSIONS, isEventType, readableEventData, storedEvent } from '../events/index.js';
 import type { EventType, StoredEvent } from '../events/index.js';
 import { assertConditionFits } from './condition-fields.js';
-import { compileCondition, ConditionBudgetExceeded, ConditionReading, conditionVerdict } from './flow-conditions.js';
+import { z } from 'zod';
+import { compileCondition, ConditionBudgetExceeded, ConditionReading, conditionVerdict, flowConditionSchema } from './flow-conditions.js';
 import type { CompiledCondition, FlowCondition } from './flow-conditions.js';
 import { mayReadContent } from './deliveries.js';
 import { testEvent } from './flow-samples.js';
@@ -74,7 +75,10 @@ function compiledFor(flow: MatchedFlow & { condition: FlowCondition }): Compiled
   const text = JSON.stringify(flow.condition);
   const kept = compiledConditions.get(flow.id);
   if (kept?.text === text) return kept.test;
-  const test = compileCondition(flow.condition);
+  // A stored condition no version of the save check took (written by hand, or by older code) is named in the error the operator reads.
+  const read = flowConditionSchema.safeParse(flow.condition);
+  if (!read.success) throw new Error(`flow ${flow.id} has a stored condition the relay cannot read: ${z.prettifyError(read.error)}`);
+  const test = compileCondition(read.data);
   if (compiledConditions.size >= COMPILED_KEPT) compiledConditions.delete(compiledConditions.keys().next().value!);
   compiledConditions.set(flow.id, { text, test });
   return test;

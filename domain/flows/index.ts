@@ -1,6 +1,6 @@
 /**
  * Flows: automation flows with their signing secrets, deliveries and their attempts (flows,
- * webhook_signing_secrets, deliveries, delivery_attempts; listening_flows() for the outbox), sealed
+ * webhook_signing_secrets, deliveries, delivery_attempts, delivery_recoveries; listening_flows() for the outbox), sealed
  * delivery requests and the webhook delivery rules. Other modules import only this file.
  */
 
