@@ -20,6 +20,7 @@ export const MATCHING_ATTEMPTS = 3;
 /**
  * Claims queued events for CLAIM_SECONDS, at most `limit`, in one statement that commits at once: the
  * caller then matches and starts them outside any transaction, and completes, releases or fails each.
+ * `exceptShops` are left out this time (the relay's pace: workflows/deliveries/shop-pace.ts).
  *
  * Fair across shops: the batch is shared equally among the shops with claimable events (the shops
  * whose oldest one has waited longest first, at most `limit` of them), and each shop's share is its
@@ -34,7 +35,7 @@ export const MATCHING_ATTEMPTS = 3;
  * updated, and each rescan, skipping the rows the statement has just taken, claims the next ones
  * (once, in CI, 214 events for a batch of ten).
  */
-export async function claimQueuedEvents(sql: Sql | Tx, limit: number): Promise<QueuedEvent[]> {
+export async function claimQueuedEvents(sql: Sql | Tx, limit: number, exceptShops: readonly string[] = []): Promise<QueuedEvent[]> {
   if (limit < 1) return [];
   return sql<QueuedEvent[]>`
     with recursive waiting (shop_id) as (
@@ -47,7 +48,7 @@ export async function claimQueuedEvents(sql: Sql | Tx, limit: number): Promise<Q
       cross join lateral (
         select min(q.created_at) as created_at from event_queue q
         where q.shop_id = s.shop_id and (q.claimed_until is null or q.claimed_until < now())) oldest
-      where s.shop_id is not null and oldest.created_at is not null
+      where s.shop_id is not null and oldest.created_at is not null and not s.shop_id = any(${exceptShops as string[]}::uuid[])
       order by oldest.created_at
       limit ${limit}),
     claimed as materialized (

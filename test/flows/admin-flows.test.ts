@@ -41,10 +41,11 @@ async function logIn(email: string, password = PASSWORD): Promise<Session> {
     body: JSON.stringify({ shop: shop.slug, email, password }),
   });
   expect(response.status).toBe(200);
-  const cookie = response.headers.get('set-cookie')!;
-  // Secure: the test API sets cookies as in production.
+  const [cookie, deviceMark] = response.headers.getSetCookie();
+  // Secure: the test API sets cookies as in production. The browser's mark of this login goes back to the login only.
   expect(cookie).toMatch(/^shopflow_session=[^;]+; Max-Age=43200; Path=\/api\/admin; HttpOnly; Secure; SameSite=Strict$/);
-  return { cookie: cookie.split(';')[0]!, csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken };
+  expect(deviceMark).toMatch(/^shopflow_device=[^;]+; Max-Age=31536000; Path=\/api\/admin\/session; HttpOnly; Secure; SameSite=Strict$/);
+  return { cookie: cookie!.split(';')[0]!, csrfToken: ((await response.json()) as { csrfToken: string }).csrfToken };
 }
 
 function admin(session: Session, method: string, path: string, body?: unknown, csrf = true) {

@@ -10,6 +10,7 @@ import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { claimQueuedEvents } from '../../domain/events/event-queue.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
+import { ShopPace } from '../../workflows/deliveries/shop-pace.js';
 import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import { testTemporalClient } from '../support/temporal.js';
 
@@ -342,6 +343,46 @@ describe('outbox relay', () => {
     expect([byFirst.length, bySecond.length]).toEqual([6, 6]);
     // The first claim rolled back: its events can be claimed again; the second's are held for a while.
     expect(await unclaimed()).toBe(10);
+    await db.admin`delete from event_queue`;
+  });
+
+  it('paces a shop with a backlog while another shop has events, and leaves a shop alone unpaced', async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    let clock = 1_000_000;
+    const relay = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
+      pace: new ShopPace(25, 50, () => clock),
+    });
+    const taken = async (shopId: string) =>
+      (
+        await db.admin<{ count: number }[]>`
+        select count(*)::int as count from events e where e.shop_id = ${shopId}
+          and not exists (select 1 from event_queue q where q.event_id = e.id)`
+      )[0]!.count;
+
+    // Alone, a backlog takes whole batches, however many.
+    const alone = await createShopFixture(db.app);
+    await backlog(alone.shopId, 300);
+    for (let batch = 0; batch < 3; batch++) expect(await relay.relayBatch(100)).toBe(100);
+
+    // Beside another shop: the backlog takes its burst of 50, then waits for its tokens; the other goes on.
+    const [noisy, quiet] = [await createShopFixture(db.app), await createShopFixture(db.app)];
+    await backlog(noisy.shopId, 300);
+    await backlog(quiet.shopId, 1);
+    expect(await relay.relayBatch(100)).toBe(51);
+    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([50, 1]);
+    await backlog(quiet.shopId, 1);
+    expect(await relay.relayBatch(100)).toBe(1);
+    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([50, 2]);
+    // A second later: 25 tokens back, and the backlog is served again (a batch may take it past them).
+    clock += 1_000;
+    expect(await relay.relayBatch(20)).toBe(20);
+    expect(await taken(noisy.shopId)).toBe(70);
+    expect(await relay.relayBatch(20)).toBe(20);
+    // Out of tokens again: held until they come back.
+    expect(await relay.relayBatch(20)).toBe(0);
     await db.admin`delete from event_queue`;
   });
 });

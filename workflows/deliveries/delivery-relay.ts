@@ -10,6 +10,7 @@ import {
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
 import { inShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
+import { ShopPace } from './shop-pace.js';
 
 export interface RelayOptions {
   sql: Sql;
@@ -34,6 +35,8 @@ export interface RelayOptions {
   room?: () => number;
   /** Called when an event is set aside after its matching kept failing (the relay's metric counts them). */
   onSetAside?: (event: QueuedEvent, reason: string) => void;
+  /** Each shop's pace while other shops have events too; 25 events a second, in bursts of 50, by default. */
+  pace?: ShopPace;
 }
 
 /** How long the relay waits for room before it looks again. */
@@ -46,10 +49,12 @@ const WINDOW_STEP = 10;
  *
  * 1. claims queued events in a statement of its own (claimQueuedEvents: shared equally by the shops
  *    with queued events, so one shop's backlog holds another's first attempts back by one batch at
- *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work);
+ *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work), leaving out a
+ *    shop past its pace while other shops have events too (ShopPace: one shop's burst cannot
+ *    saturate the machine under the others);
  * 2. reads each event and the flows listening to it in one short read-only transaction;
- * 3. matches them outside any transaction, one event at a time, the shops taking turns, the event
- *    loop free between events (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
+ * 3. matches the batch's events outside any transaction, all at once in slices, the shops' events
+ *    in turns (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
  * 4. starts one delivery workflow per matching flow, id `delivery:<flowId>:<eventId>` ("already
  *    started" counts as done);
  * 5. completes the events whose deliveries all started, with their skipped runs in the shop log, in
@@ -71,8 +76,10 @@ export class OutboxRelay {
    */
   private window: number;
   private unlisten: (() => Promise<void>) | undefined;
+  private readonly pace: ShopPace;
 
   constructor(private readonly options: RelayOptions) {
+    this.pace = options.pace ?? new ShopPace();
     this.batchSize = options.batchSize ?? 100;
     this.window = this.batchSize;
     this.pollIntervalMs = options.pollIntervalMs ?? 1_000;
@@ -109,8 +116,9 @@ export class OutboxRelay {
    */
   async relayBatch(limit = this.claimLimit()): Promise<number> {
     const { sql } = this.options;
-    const claimed = await claimQueuedEvents(sql, limit);
+    const claimed = await claimQueuedEvents(sql, limit, this.pace.held());
     if (claimed.length === 0) return 0;
+    this.pace.took(claimed);
     let matches: Map<string, EventMatch | undefined | Error>;
     try {
       matches = await this.readEvents(claimed);
@@ -161,7 +169,9 @@ export class OutboxRelay {
     await Promise.all(takingTurns(claimed).map(relayEvent));
     if (this.options.eagerStart)
       this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
-    await this.complete(completed);
+    // The skipped runs are logged in the events' order, whichever started first.
+    const order = new Map(claimed.map((event, index) => [event.eventId, index]));
+    await this.complete(completed.sort((a, b) => order.get(a.event.eventId)! - order.get(b.event.eventId)!));
     if (failedStarts.length > 0) {
       await releaseQueuedEvents(sql, failedStarts);
       throw new Error(`${failedStarts.length} of ${claimed.length} events could not start their deliveries`);
@@ -232,11 +242,12 @@ export class OutboxRelay {
           this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
         }
       }
-      // No room: look again shortly (a NOTIFY meanwhile changes nothing). Nothing queued: wait for one.
+      // No room: look again shortly (a NOTIFY meanwhile changes nothing). Nothing queued (or only a
+      // paced shop's): wait for a NOTIFY, the paced shop's next token, or the poll.
       if (limit === 0 && this.running) await new Promise((resolve) => setTimeout(resolve, ROOM_RECHECK_MS));
       else if (relayed === 0 && !this.notified && this.running) {
         await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pollIntervalMs);
+          const timer = setTimeout(resolve, this.pace.nextTokenInMs() || this.pollIntervalMs);
           this.wakeUp = () => {
             clearTimeout(timer);
             resolve();
