@@ -662,8 +662,7 @@ CREATE TABLE public.event_queue (
     shop_id uuid NOT NULL,
     created_at timestamp with time zone NOT NULL,
     claimed_until timestamp with time zone,
-    failures integer DEFAULT 0 NOT NULL,
-    last_error text
+    failures integer DEFAULT 0 NOT NULL
 );
 
 

@@ -42,7 +42,8 @@ type WithAdmin = { [kAdmin]?: AdminSession };
  * count in the shared one-minute counters (`admin:user:<id>`, across their shops and sessions): past
  * ADMIN_REQUESTS_PER_MINUTE the answer is 429 with `Retry-After`, and every counted answer carries the
  * `X-RateLimit-*` headers of the Open API. A cookie the database does not know is counted per
- * address, and past SESSION_MISSES_PER_MINUTE the address is refused before any lookup. Routes are judged by the route the router matched, so an
+ * address, and past SESSION_MISSES_PER_MINUTE the address is refused before any lookup. Routes are
+ * judged by the route the router matched, so an
  * encoded or oddly spelled path cannot slip past.
  */
 export const adminSessionPlugin = fp<{ sql: Sql; prefix: string; sessionMisses: SessionMisses }>(
@@ -70,12 +71,13 @@ export const adminSessionPlugin = fp<{ sql: Sql; prefix: string; sessionMisses: 
 );
 
 /**
- * The request's live session. A token of the wrong shape is refused unread; an address that has sent
- * too many unknown tokens this minute is refused 429 before any database work (SessionMisses).
+ * The request's live session (sessionOf); an address that has sent too many unknown tokens this
+ * minute is refused 429 before any database work (SessionMisses).
  */
 async function knownSession(sql: Sql, sessionMisses: SessionMisses, request: FastifyRequest): Promise<AdminSession> {
   const token = request.cookies[SESSION_COOKIE];
-  if (!token || !SESSION_TOKEN_SHAPE.test(token)) throw new Problem('not-logged-in', 'log in first (POST /api/admin/session)');
+  // Refused by sessionOf without a lookup: nothing to count against the address.
+  if (!token || !SESSION_TOKEN_SHAPE.test(token)) return sessionOf(sql, token);
   const address = clientAddressBucket(request.ip);
   const waitSeconds = sessionMisses.refusal(address, token);
   if (waitSeconds > 0)

@@ -5,8 +5,7 @@
 -- coming back first forever; an operator queues it again once the cause is fixed.
 ALTER TABLE event_queue
   ADD COLUMN claimed_until timestamptz,
-  ADD COLUMN failures integer NOT NULL DEFAULT 0,
-  ADD COLUMN last_error text;
+  ADD COLUMN failures integer NOT NULL DEFAULT 0;
 
 CREATE TABLE events_set_aside (
   event_id text PRIMARY KEY REFERENCES events (id) ON DELETE CASCADE,
@@ -41,4 +40,4 @@ CREATE POLICY housekeeping_purge ON events FOR DELETE
   USING (current_setting('app.housekeeping', true) = 'on' AND created_at < now() - interval '1 day'
          AND NOT EXISTS (SELECT 1 FROM event_queue q WHERE q.event_id = events.id) AND NOT delivery_needs_event(events.id));
 DROP TABLE events_set_aside;
-ALTER TABLE event_queue DROP COLUMN claimed_until, DROP COLUMN failures, DROP COLUMN last_error;
+ALTER TABLE event_queue DROP COLUMN claimed_until, DROP COLUMN failures;

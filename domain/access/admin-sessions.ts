@@ -3,6 +3,7 @@ import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
 import type { LoginDevices } from './login-devices.js';
+import { SESSION_TOKEN_SHAPE } from './session-misses.js';
 import { verifyPassword } from './passwords.js';
 import { Problem, withShop } from '../kernel/index.js';
 import { findShop } from './shops.js';
@@ -114,7 +115,8 @@ async function loginMember(sql: Sql, shopId: string, email: string) {
 
 /** The live session of a cookie token, with the member's current permissions; 401 otherwise. */
 export async function sessionOf(sql: Sql, token: string | undefined): Promise<AdminSession> {
-  if (!token) throw new Problem('not-logged-in', 'log in first (POST /api/admin/session)');
+  // A token not of the shape logIn makes is no session: refused without a lookup.
+  if (!token || !SESSION_TOKEN_SHAPE.test(token)) throw new Problem('not-logged-in', 'log in first (POST /api/admin/session)');
   const tokenHash = hash(token);
   const session = await sql.begin(async (tx) => {
     await tx`select set_config('app.session_token_hash', ${tokenHash}, true)`;

@@ -81,10 +81,11 @@ export async function releaseQueuedEvents(sql: Sql | Tx, eventIds: readonly stri
  * whether it was set aside.
  */
 export async function recordMatchingFailure(sql: Sql, event: QueuedEvent, reason: string): Promise<boolean> {
+  // Only the last failure's reason is kept: the one that sets the event aside (the relay logs each).
   const failures = event.failures + 1;
   if (failures < MATCHING_ATTEMPTS) {
     await sql`
-      update event_queue set failures = ${failures}, last_error = ${reason},
+      update event_queue set failures = ${failures},
         claimed_until = now() + make_interval(secs => ${2 ** failures})
       where event_id = ${event.eventId}`;
     return false;

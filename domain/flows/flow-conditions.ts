@@ -181,45 +181,47 @@ function valuesTest(rule: Exclude<ConditionRule, { operator: 'missing' | 'exists
   }
 }
 
-/** A rule, read once: a test of an event's reading. */
-function compileRule(rule: ConditionRule): { path: string; holds: (found: PathValues) => boolean } {
+/** A rule, read once: the path it reads and its test of the values there. */
+interface CompiledRule {
+  path: string;
+  holds: (found: PathValues) => boolean;
+}
+
+function compileRule(rule: ConditionRule): CompiledRule {
   if (rule.operator === 'missing') return { path: rule.path, holds: (found) => found.values.length === 0 };
   if (rule.operator === 'exists') return { path: rule.path, holds: (found) => found.values.length > 0 };
   return { path: rule.path, holds: valuesTest(rule) };
 }
 
-/** A compiled condition: each rule's verdict on an event, stopping where the match is decided. */
+/**
+ * Each rule's verdict on the reading, in order, each charged the values it reads before it runs:
+ * past CONDITION_BUDGET it throws ConditionBudgetExceeded.
+ */
+function* verdicts(rules: readonly CompiledRule[], reading: ConditionReading): Generator<boolean> {
+  let tests = 0;
+  for (const rule of rules) {
+    const found = reading.at(rule.path);
+    tests += found.values.length;
+    if (tests > CONDITION_BUDGET) throw new ConditionBudgetExceeded(tests);
+    yield rule.holds(found);
+  }
+}
+
+/** A compiled condition: whether it holds for an event's reading, stopping where the match is decided. */
 export type CompiledCondition = (reading: ConditionReading) => boolean;
 
-/**
- * A condition as a test, built once per flow and run for every event matched to it. Each rule is
- * charged the values it reads before it runs: past CONDITION_BUDGET it throws ConditionBudgetExceeded.
- */
+/** A condition as a test, built once per flow and run for every event matched to it. */
 export function compileCondition(condition: FlowCondition): CompiledCondition {
   const rules = condition.rules.map(compileRule);
-  const decided = condition.match === 'all' ? false : true;
+  const any = condition.match === 'any';
   return (reading) => {
-    let tests = 0;
-    for (const rule of rules) {
-      const found = reading.at(rule.path);
-      tests += found.values.length;
-      if (tests > CONDITION_BUDGET) throw new ConditionBudgetExceeded(tests);
-      if (rule.holds(found) === decided) return decided;
-    }
-    return !decided;
+    for (const holds of verdicts(rules, reading)) if (holds === any) return any;
+    return !any;
   };
 }
 
 /** Whether a condition holds for a subject, and each rule's part in it: what a test-run shows. */
 export function conditionVerdict(condition: FlowCondition, subject: ConditionSubject): { holds: boolean; rules: boolean[] } {
-  const reading = new ConditionReading(subject);
-  let tests = 0;
-  const rules = condition.rules.map((rule) => {
-    const { path, holds } = compileRule(rule);
-    const found = reading.at(path);
-    tests += found.values.length;
-    if (tests > CONDITION_BUDGET) throw new ConditionBudgetExceeded(tests);
-    return holds(found);
-  });
+  const rules = [...verdicts(condition.rules.map(compileRule), new ConditionReading(subject))];
   return { holds: condition.match === 'all' ? rules.every(Boolean) : rules.some(Boolean), rules };
 }

@@ -33,8 +33,6 @@ export interface RelayOptions {
    * task matching (a second, costlier path through the server and the workers).
    */
   room?: () => number;
-  /** Called when an event is set aside after its matching kept failing (the relay's metric counts them). */
-  onSetAside?: (event: QueuedEvent, reason: string) => void;
   /** Each shop's pace while other shops have events too; 25 events a second, in bursts of 50, by default. */
   pace?: ShopPace;
 }
@@ -227,7 +225,6 @@ export class OutboxRelay {
         reason,
       },
     );
-    if (setAside) this.options.onSetAside?.(event, reason);
   }
 
   private async run(): Promise<void> {
