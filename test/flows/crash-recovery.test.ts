@@ -12,6 +12,7 @@ import { CLAIM_SECONDS } from '../../domain/events/event-queue.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
+import { processEnv } from '../support/processes.js';
 import { testTemporalClient } from '../support/temporal.js';
 
 /**
@@ -46,15 +47,7 @@ afterAll(async () => {
 async function startWorkerAndRelay(): Promise<ProcessGroup> {
   const group = new ProcessGroup((name, code) => unexpectedExits.push(`${name} (code ${code})`));
   groups.push(group);
-  const env = {
-    APP_DATABASE_URL: db.appUrl,
-    TEMPORAL_ADDRESS: testEnv('TEMPORAL_ADDRESS'),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    OUTBOUND_ALLOW_LOOPBACK: 'true',
-    WEBHOOK_EXTRA_CA_FILE: testEnv('WEBHOOK_EXTRA_CA_FILE'),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-  };
+  const env = processEnv(db.appUrl, taskQueue);
   const worker = group.startTs('worker', 'workers/worker.ts', env);
   const relay = group.startTs('relay', 'workers/relay.ts', env);
   await Promise.all([

@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
-import { waitFor } from '../../scripts/bootstrap/ports.js';
+import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { testEnv } from '../support/environment.js';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
+import { processEnv, startApiWorkerRelay } from '../support/processes.js';
 import { testTemporalClient } from '../support/temporal.js';
 import { useSuite } from '../support/suite.js';
 
@@ -78,26 +78,7 @@ beforeAll(async () => {
   proxy = new DatabaseProxy(proxyPort, Number(databaseUrl.port));
   await proxy.open();
   databaseUrl.host = `127.0.0.1:${proxyPort}`;
-  const env = {
-    APP_DATABASE_URL: databaseUrl.toString(),
-    TEMPORAL_ADDRESS: testEnv('TEMPORAL_ADDRESS'),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    OUTBOUND_ALLOW_LOOPBACK: 'true',
-    WEBHOOK_EXTRA_CA_FILE: testEnv('WEBHOOK_EXTRA_CA_FILE'),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    PORT: String(api),
-  };
-  apiUrl = `http://127.0.0.1:${api}`;
-  const worker = group.startTs('worker', 'workers/worker.ts', env);
-  const relay = group.startTs('relay', 'workers/relay.ts', env);
-  const apiProcess = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
-  await Promise.all([
-    outputMatches(worker, /worker polling task queue/, 60_000, 'worker'),
-    outputMatches(relay, /outbox relay started/, 60_000, 'relay'),
-    outputMatches(apiProcess, /shipments worker polling task queue/, 60_000, 'api'),
-    waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000),
-  ]);
+  apiUrl = await startApiWorkerRelay(group, processEnv(databaseUrl.toString(), taskQueue, { PORT: String(api) }));
   await withShop(db.app, shop.shopId, (tx) =>
     createFlow(
       tx,

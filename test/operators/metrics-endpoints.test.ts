@@ -6,14 +6,14 @@ import { parser as promql } from '@prometheus-io/lezer-promql';
 import { createFlow } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
-import { waitFor } from '../../scripts/bootstrap/ports.js';
+import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { testEnv } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { declaredFamilies, parseExposition, sumOf } from '../support/metrics.js';
 import { testTemporalClient } from '../support/temporal.js';
+import { processEnv, startApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 
 /**
@@ -35,34 +35,20 @@ let apiUrl: string;
 
 beforeAll(async () => {
   const [api, apiMetrics, workerMetrics, relayMetrics] = await Promise.all([0, 1, 2, 3].map(() => freeLoopbackPort()));
-  const env = {
-    APP_DATABASE_URL: db.appUrl,
-    TEMPORAL_ADDRESS: testEnv('TEMPORAL_ADDRESS'),
-    TEMPORAL_TASK_QUEUE: taskQueue,
-    OUTBOUND_ALLOW_LOOPBACK: 'true',
-    WEBHOOK_EXTRA_CA_FILE: testEnv('WEBHOOK_EXTRA_CA_FILE'),
-    NODE_ENV: 'test',
-    LOG_LEVEL: 'warn',
-    PORT: String(api),
-    API_METRICS_PORT: String(apiMetrics),
-    WORKER_METRICS_PORT: String(workerMetrics),
-    RELAY_METRICS_PORT: String(relayMetrics),
-  };
-  apiUrl = `http://127.0.0.1:${api}`;
   Object.assign(metricsUrl, {
     api: `http://127.0.0.1:${apiMetrics}/metrics`,
     worker: `http://127.0.0.1:${workerMetrics}/metrics`,
     relay: `http://127.0.0.1:${relayMetrics}/metrics`,
   });
-  const worker = group.startTs('worker', 'workers/worker.ts', env);
-  const relay = group.startTs('relay', 'workers/relay.ts', env);
-  const apiProcess = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
-  await Promise.all([
-    outputMatches(worker, /worker polling task queue/, 60_000, 'worker'),
-    outputMatches(relay, /outbox relay started/, 60_000, 'relay'),
-    outputMatches(apiProcess, /shipments worker polling task queue/, 60_000, 'api'),
-    waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000),
-  ]);
+  apiUrl = await startApiWorkerRelay(
+    group,
+    processEnv(db.appUrl, taskQueue, {
+      PORT: String(api),
+      API_METRICS_PORT: String(apiMetrics),
+      WORKER_METRICS_PORT: String(workerMetrics),
+      RELAY_METRICS_PORT: String(relayMetrics),
+    }),
+  );
 }, 120_000);
 afterAll(async () => {
   await group.stopAll(5_000);

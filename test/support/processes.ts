@@ -1,0 +1,36 @@
+import { outputMatches, type ProcessGroup } from '../../scripts/processes.js';
+import { waitFor } from '../../scripts/bootstrap/ports.js';
+import { testEnv } from './environment.js';
+
+/** The environment of the real processes on a test database and task queue (as `npm run dev` gives them, with test settings). */
+export function processEnv(appDatabaseUrl: string, taskQueue: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    APP_DATABASE_URL: appDatabaseUrl,
+    TEMPORAL_ADDRESS: testEnv('TEMPORAL_ADDRESS'),
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    OUTBOUND_ALLOW_LOOPBACK: 'true',
+    WEBHOOK_EXTRA_CA_FILE: testEnv('WEBHOOK_EXTRA_CA_FILE'),
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
+}
+
+/**
+ * The real API (on `env.PORT`), worker and relay in `group`, each waited for until it serves: the
+ * workers polling, the relay listening, the API answering /healthz (its log at info, which says when
+ * its shipments' worker polls).
+ */
+export async function startApiWorkerRelay(group: ProcessGroup, env: Record<string, string>): Promise<string> {
+  const apiUrl = `http://127.0.0.1:${env.PORT}`;
+  const worker = group.startTs('worker', 'workers/worker.ts', env);
+  const relay = group.startTs('relay', 'workers/relay.ts', env);
+  const api = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
+  await Promise.all([
+    outputMatches(worker, /worker polling task queue/, 60_000, 'worker'),
+    outputMatches(relay, /outbox relay started/, 60_000, 'relay'),
+    outputMatches(api, /shipments worker polling task queue/, 60_000, 'api'),
+    waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000),
+  ]);
+  return apiUrl;
+}
