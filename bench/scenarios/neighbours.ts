@@ -37,6 +37,8 @@ interface Phase {
   /** Where B's time goes, medians: commit to its workflow's start (the relay), start to receipt (the engine and worker). */
   toStartP50Ms: number;
   startToReceiptP50Ms: number;
+  /** B's slowest percent (three at least): each one's total, commit to start, start to receipt. */
+  slowParts: { totalMs: number; toStartMs: number; startToReceiptMs: number }[];
   committed: number;
   lost: number;
   duplicates: number;
@@ -187,11 +189,22 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       );
       const toStart = sampled.map(([id], index) => starts[index]! - commits.get(id)!).sort((a, b) => a - b);
       const startToReceipt = sampled.map(([, at], index) => at - starts[index]!).sort((a, b) => a - b);
+      // The slowest percent asked too: where the tail waits.
+      const slowest = [...firsts]
+        .sort(([a, atA], [b, atB]) => atB - commits.get(b)! - (atA - commits.get(a)!))
+        .slice(0, Math.max(3, Math.ceil(firsts.size / 100)));
+      const slowParts = await Promise.all(
+        slowest.map(async ([id, at]) => {
+          const start = (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).describe()).startTime.getTime();
+          return { totalMs: at - commits.get(id)!, toStartMs: start - commits.get(id)!, startToReceiptMs: at - start };
+        }),
+      );
       return {
         p50Ms: quantile(latencies, 0.5),
         p99Ms: quantile(latencies, 0.99),
         toStartP50Ms: quantile(toStart, 0.5),
         startToReceiptP50Ms: quantile(startToReceipt, 0.5),
+        slowParts,
         committed: commits.size,
         lost: commits.size - firsts.size,
         duplicates,
@@ -348,6 +361,10 @@ function printNeighbours(results: NeighboursResults): void {
     `   (p50 to the workflow's start ${phase.toStartP50Ms.toFixed(0)} ms, then to receipt ${phase.startToReceiptP50Ms.toFixed(0)} ms)`;
   console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
   console.log(row('shop B beside noisy shop A', results.noisy));
+  console.log(
+    `shop B's slowest beside A (total = to start + to receipt): ` +
+      results.noisy.slowParts.map((part) => `${part.totalMs} = ${part.toStartMs} + ${part.startToReceiptMs} ms`).join(', '),
+  );
   console.log(
     `shop B noisy ÷ quiet: p50 ${results.p50Ratio.toFixed(2)}x, p99 ${results.p99Ratio.toFixed(2)}x (goal: p99 within 2x, 0 lost, 0 sent twice) — ` +
       (results.p99Ratio <= 2 && results.noisy.lost === 0 && results.noisy.duplicates === 0 ? 'met' : 'missed'),

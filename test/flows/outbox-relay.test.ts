@@ -287,8 +287,6 @@ describe('outbox relay', () => {
     expect(new Set(left.map((row) => row.eventId))).toEqual(new Set(flooding.slice(5)));
     const [request] = await receiver.waitFor(inbox, 1);
     expect((JSON.parse(request!.body) as { id: string }).id).toBe(waiting);
-    // Alone, the backlog takes whole batches again.
-    expect(await relay.relayBatch(10)).toBe(10);
     await db.admin`delete from event_queue`;
   });
 
@@ -376,13 +374,70 @@ describe('outbox relay', () => {
     await backlog(quiet.shopId, 1);
     expect(await relay.relayBatch(100)).toBe(1);
     expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([50, 2]);
-    // A second later: 25 tokens back, and the backlog is served again (a batch may take it past them).
+    // A second later: 25 tokens back, and the backlog is served again, never past its tokens.
     clock += 1_000;
     expect(await relay.relayBatch(20)).toBe(20);
     expect(await taken(noisy.shopId)).toBe(70);
-    expect(await relay.relayBatch(20)).toBe(20);
+    expect(await relay.relayBatch(20)).toBe(5);
     // Out of tokens again: held until they come back.
     expect(await relay.relayBatch(20)).toBe(0);
+    expect(await taken(noisy.shopId)).toBe(75);
+    // Still beside the other shop half a minute after its last event: a shop with an event now and then counts.
+    clock += 30_000;
+    expect(await relay.relayBatch(100)).toBe(50);
     await db.admin`delete from event_queue`;
+  });
+
+  it("claims another shop's event at once while a batch is still starting its deliveries", async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
+    const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
+    const flowOf = (shopId: string, inbox: string) =>
+      withShop(db.app, shopId, (tx) =>
+        createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
+      );
+    const { flowId: slowFlow } = await flowOf(slow.shopId, slowInbox);
+    await flowOf(quick.shopId, quickInbox);
+    const emit = (shopId: string) =>
+      withShop(db.app, shopId, (tx) =>
+        writeEvent(tx, {
+          shopId,
+          type: 'product.updated',
+          resourceId: randomUUID(),
+          data: { id: randomUUID() },
+          changes: { fields: ['name'] },
+        }),
+      );
+    // The slow shop's starts hang until released, as when the engine is slow to take a burst.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const client = testTemporalClient(connection);
+    const workflow = Object.create(client.workflow) as typeof client.workflow;
+    workflow.start = (async (...args: Parameters<typeof client.workflow.start>) => {
+      if (args[1].workflowId.includes(slowFlow)) await released;
+      return client.workflow.start(...args);
+    }) as typeof client.workflow.start;
+    const relay = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: Object.assign(Object.create(client) as typeof client, { workflow }) },
+      pollIntervalMs: 200,
+    });
+    await relay.start();
+    try {
+      const slowEvents = await Promise.all([emit(slow.shopId), emit(slow.shopId)]);
+      await expect.poll(unclaimed).toBe(0);
+      const quickEvent = await emit(quick.shopId);
+      const [request] = await receiver.waitFor(quickInbox, 1);
+      expect((JSON.parse(request!.body) as { id: string }).id).toBe(quickEvent);
+      expect(receiver.received(slowInbox)).toHaveLength(0);
+      release();
+      const slowRequests = await receiver.waitFor(slowInbox, 2);
+      expect(new Set(slowRequests.map((slowRequest) => (JSON.parse(slowRequest.body) as { id: string }).id))).toEqual(new Set(slowEvents));
+      await expect.poll(queueLength).toBe(0);
+    } finally {
+      release();
+      await relay.stop();
+    }
   });
 });

@@ -33,12 +33,18 @@ export interface RelayOptions {
    * task matching (a second, costlier path through the server and the workers).
    */
   room?: () => number;
-  /** Each shop's pace while other shops have events too; 25 events a second, in bursts of 50, by default. */
+  /** Each shop's pace while other shops have events too; 25 events a second, in bursts of 10, by default. */
   pace?: ShopPace;
 }
 
 /** How long the relay waits for room before it looks again. */
 const ROOM_RECHECK_MS = 5;
+/**
+ * Batches a relay has in hand at once: an event queued while a batch reads, matches or starts is
+ * claimed at once in a batch of its own, not after that batch (another shop's costly matching or
+ * burst of starts holds no one's events back).
+ */
+const BATCHES_IN_FLIGHT = 4;
 /** How much the batch window grows back after a batch whose every start ran in this process. */
 const WINDOW_STEP = 10;
 
@@ -47,9 +53,9 @@ const WINDOW_STEP = 10;
  *
  * 1. claims queued events in a statement of its own (claimQueuedEvents: shared equally by the shops
  *    with queued events, so one shop's backlog holds another's first attempts back by one batch at
- *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work), leaving out a
- *    shop past its pace while other shops have events too (ShopPace: one shop's burst cannot
- *    saturate the machine under the others);
+ *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work), each shop within
+ *    its pace while other shops have events too (ShopPace: one shop's burst can neither saturate the
+ *    machine under the others nor fill a batch they wait behind);
  * 2. reads each event and the flows listening to it in one short read-only transaction;
  * 3. matches the batch's events outside any transaction, all at once in slices, the shops' events
  *    in turns (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
@@ -75,6 +81,8 @@ export class OutboxRelay {
   private window: number;
   private unlisten: (() => Promise<void>) | undefined;
   private readonly pace: ShopPace;
+  /** Events claimed whose deliveries have not started yet (their batches are still in hand). */
+  private inHand = 0;
 
   constructor(private readonly options: RelayOptions) {
     this.pace = options.pace ?? new ShopPace();
@@ -93,7 +101,7 @@ export class OutboxRelay {
     this.loop = this.run();
   }
 
-  /** Finishes the batch in hand and stops listening; calling it again is harmless. */
+  /** Finishes the batches in hand and stops listening; calling it again is harmless. */
   async stop(): Promise<void> {
     this.running = false;
     this.wakeUp?.();
@@ -103,9 +111,12 @@ export class OutboxRelay {
     await unlisten?.();
   }
 
-  /** How many events the next batch claims: the batch size, within the window and the room of this process's worker. */
+  /**
+   * How many events the next batch claims: the batch size, within the window and the room of this
+   * process's worker, less the events in hand (claimed, their deliveries not started yet).
+   */
   claimLimit(): number {
-    return Math.max(0, Math.min(this.window, this.options.room?.() ?? this.batchSize));
+    return Math.max(0, Math.min(this.window, this.options.room?.() ?? this.batchSize) - this.inHand);
   }
 
   /**
@@ -113,10 +124,30 @@ export class OutboxRelay {
    * claimed. Throws after completing what it could when a start failed (those events are released).
    */
   async relayBatch(limit = this.claimLimit()): Promise<number> {
-    const { sql } = this.options;
-    const claimed = await claimQueuedEvents(sql, limit, this.pace.held());
-    if (claimed.length === 0) return 0;
+    const claimed = await this.claim(limit);
+    if (claimed.length > 0) await this.relayClaimed(claimed);
+    return claimed.length;
+  }
+
+  /** Claims at most `limit` events, each shop within its pace; they count as in hand until their deliveries start. */
+  private async claim(limit: number): Promise<QueuedEvent[]> {
+    const claimed = await claimQueuedEvents(this.options.sql, limit, this.pace.allowances());
     this.pace.took(claimed);
+    this.inHand += claimed.length;
+    return claimed;
+  }
+
+  /** Reads, matches and starts the claimed events, then completes them; throws after completing what it could when a start failed. */
+  private async relayClaimed(claimed: QueuedEvent[]): Promise<void> {
+    try {
+      await this.startClaimed(claimed);
+    } finally {
+      this.inHand -= claimed.length;
+    }
+  }
+
+  private async startClaimed(claimed: QueuedEvent[]): Promise<void> {
+    const { sql } = this.options;
     let matches: Map<string, EventMatch | undefined | Error>;
     try {
       matches = await this.readEvents(claimed);
@@ -174,7 +205,6 @@ export class OutboxRelay {
       await releaseQueuedEvents(sql, failedStarts);
       throw new Error(`${failedStarts.length} of ${claimed.length} events could not start their deliveries`);
     }
-    return claimed.length;
   }
 
   /** Each claimed event with its listening flows, in one read-only transaction; a read that fails for one event alone is that event's error. */
@@ -228,30 +258,45 @@ export class OutboxRelay {
   }
 
   private async run(): Promise<void> {
+    const inFlight = new Set<Promise<void>>();
+    let batchEnded: (() => void) | undefined;
     while (this.running) {
-      let relayed = 0;
-      const limit = this.claimLimit();
+      let claimed = 0;
+      const limit = inFlight.size < BATCHES_IN_FLIGHT ? this.claimLimit() : 0;
       if (limit > 0) {
         this.notified = false;
         try {
-          relayed = await this.relayBatch(limit);
+          const events = await this.claim(limit);
+          claimed = events.length;
+          if (claimed > 0) {
+            const batch: Promise<void> = this.relayClaimed(events)
+              .catch((error: unknown) => this.options.log?.('relay batch failed; retrying', { error: (error as Error).message }))
+              .finally(() => {
+                inFlight.delete(batch);
+                batchEnded?.();
+              });
+            inFlight.add(batch);
+          }
         } catch (error) {
           this.options.log?.('relay batch failed; retrying', { error: (error as Error).message });
         }
       }
-      // No room: look again shortly (a NOTIFY meanwhile changes nothing). Nothing queued (or only a
-      // paced shop's): wait for a NOTIFY, the paced shop's next token, or the poll.
-      if (limit === 0 && this.running) await new Promise((resolve) => setTimeout(resolve, ROOM_RECHECK_MS));
-      else if (relayed === 0 && !this.notified && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.pace.nextTokenInMs() || this.pollIntervalMs);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-      }
+      if (!this.running || claimed > 0) continue;
+      // No room: look again when a batch ends, or shortly (a NOTIFY meanwhile changes nothing). Nothing
+      // queued (or only a paced shop's): wait for a NOTIFY, the paced shop's next token, or the poll.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, limit === 0 ? ROOM_RECHECK_MS : this.pace.nextTokenInMs() || this.pollIntervalMs);
+        const done = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        batchEnded = limit === 0 ? done : undefined;
+        this.wakeUp = limit === 0 ? undefined : done;
+        if (limit > 0 && this.notified) done();
+      });
+      batchEnded = undefined;
     }
+    await Promise.all(inFlight);
   }
 }
 

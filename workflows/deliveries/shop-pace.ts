@@ -1,9 +1,10 @@
 /**
  * Each shop's pace through the relay while other shops have events too: at most `perSecond` events a
  * second for a shop, in bursts of `burst`, counted per relay process. A shop alone on the queue is not
- * paced (the whole relay is its to use); once another shop has had events within `contendedForMs`,
- * a shop out of tokens is left out of the next claims until its tokens come back. Its events wait in
- * the outbox meanwhile: a shop's burst of thousands cannot saturate the machine under the others.
+ * paced (the whole relay is its to use); once another shop has had events within `contendedForMs`
+ * (a minute: a shop with an event every few seconds still counts), each claim takes at most a shop's
+ * whole tokens of its events. The rest wait in the outbox: a shop's burst of thousands can neither
+ * saturate the machine under the others nor fill a batch that their events wait behind.
  */
 export class ShopPace {
   readonly #tokens = new Map<string, { tokens: number; at: number }>();
@@ -11,22 +12,26 @@ export class ShopPace {
 
   constructor(
     readonly perSecond = 25,
-    readonly burst = 50,
+    readonly burst = 10,
     private readonly now: () => number = Date.now,
-    private readonly contendedForMs = 5_000,
+    private readonly contendedForMs = 60_000,
   ) {}
 
-  /** The shops to leave out of the next claim: out of tokens while another shop has had events lately. */
-  held(): string[] {
+  /**
+   * How many events each shop may have in the next claim: its whole tokens, for every shop with events
+   * lately, while more than one has; none listed (no shop paced) while one shop is alone. A shop not
+   * listed takes its fair share of the batch.
+   */
+  allowances(): ReadonlyMap<string, number> {
     const now = this.now();
     for (const [shopId, seen] of this.#lastSeen) if (now - seen > this.contendedForMs) this.#lastSeen.delete(shopId);
-    if (this.#lastSeen.size < 2) return [];
-    return [...this.#lastSeen.keys()].filter((shopId) => this.#refreshed(shopId, now) < 1);
+    if (this.#lastSeen.size < 2) return new Map();
+    return new Map([...this.#lastSeen.keys()].map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))]));
   }
 
-  /** How long until a held shop has a token again (0 when none is held). */
+  /** How long until a shop out of tokens has one again (0 when none is out). */
   nextTokenInMs(): number {
-    return this.held().length > 0 ? Math.ceil(1_000 / this.perSecond) : 0;
+    return [...this.allowances().values()].includes(0) ? Math.ceil(1_000 / this.perSecond) : 0;
   }
 
   /** A batch was claimed: each event takes a token of its shop, and marks the shop as having events. */
