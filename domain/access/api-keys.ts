@@ -35,9 +35,26 @@ async function liveKeys(tx: Tx, applicationId: string) {
     order by created_at`;
 }
 
+/** What `actor` holds in the shop: a member's permissions, or everything for an operator. */
+export async function actorPermissions(tx: Tx, actor: Actor): Promise<string[] | 'operator'> {
+  return actor === null ? 'operator' : memberPermissions(tx, actor);
+}
+
+/**
+ * Connection applications and their keys are managed by members holding
+ * `automation.connections.manage` (and operators): whichever door asks, the admin API or the CLI's
+ * `--as`. Answers what the actor holds, for the granting limits that follow.
+ */
+export async function assertManagesConnections(tx: Tx, actor: Actor, doing: string): Promise<string[] | 'operator'> {
+  const held = await actorPermissions(tx, actor);
+  if (held !== 'operator' && !held.includes('automation.connections.manage'))
+    throw new Problem('insufficient-permission', `${doing} needs automation.connections.manage`);
+  return held;
+}
+
 /** Granting limits are re-checked whenever a person issues a key for an application. */
-async function assertActorMayHold(tx: Tx, actor: Actor, permissions: string[]): Promise<void> {
-  assertMayGrant(permissions, actor === null ? 'operator' : await memberPermissions(tx, actor));
+async function assertActorMayHold(tx: Tx, actor: Actor, permissions: string[], doing: string): Promise<void> {
+  assertMayGrant(permissions, await assertManagesConnections(tx, actor, doing));
 }
 
 async function insertKey(tx: Tx, shopId: string, applicationId: string, actor: Actor): Promise<IssuedKey> {
@@ -52,7 +69,7 @@ async function insertKey(tx: Tx, shopId: string, applicationId: string, actor: A
 /** A further key for the application, leaving the existing ones as they are; at most two live keys. */
 export async function createKey(tx: Tx, applicationId: string, actor: Actor): Promise<IssuedKey> {
   const application = await lockApplication(tx, applicationId);
-  await assertActorMayHold(tx, actor, application.permissions);
+  await assertActorMayHold(tx, actor, application.permissions, 'creating an API key');
   const live = await liveKeys(tx, applicationId);
   if (live.length >= MAX_LIVE_KEYS) {
     throw new Problem('conflict', `the application already has ${MAX_LIVE_KEYS} live keys; revoke one first`);
@@ -85,7 +102,7 @@ export async function rotateKey(
     });
   }
   const application = await lockApplication(tx, applicationId);
-  await assertActorMayHold(tx, actor, application.permissions);
+  await assertActorMayHold(tx, actor, application.permissions, 'rotating an API key');
   const live = await liveKeys(tx, applicationId);
   if (overlapHours > 0 && live.length >= MAX_LIVE_KEYS) {
     throw new Problem('conflict', `the application has ${MAX_LIVE_KEYS} live keys; revoke one, or rotate with no overlap`);
@@ -108,6 +125,7 @@ export async function rotateKey(
 
 /** Immediate: the next request with the key gets 401 (keys are looked up on every request, never cached). */
 export async function revokeKey(tx: Tx, keyId: string, actor: Actor): Promise<{ keyId: string; revokedAt: Date }> {
+  await assertManagesConnections(tx, actor, 'revoking an API key');
   const [key] = await tx<{ shopId: string; applicationId: string; revokedAt: Date }[]>`
     update api_keys set revoked_at = coalesce(revoked_at, now()), revoked_by = coalesce(revoked_by, ${actor})
     where id = ${keyId}

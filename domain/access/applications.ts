@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { createKey, type Actor, type IssuedKey } from './api-keys.js';
+import { assertManagesConnections, createKey, type Actor, type IssuedKey } from './api-keys.js';
 import { CHAT_PERMISSIONS, assertMayGrant } from './permissions.js';
 import { characterCount, Problem, refuseAbsent } from '../kernel/index.js';
 import { writeShopLog } from './shop-log.js';
 import type { Tx } from '../kernel/index.js';
-import { memberPermissions } from './users.js';
 
 export const MAX_APPLICATIONS_PER_SHOP = 10;
 
@@ -13,10 +12,6 @@ export interface ApplicationInput {
   permissions: string[];
   /** Chat pages: `all` the granting person sees, or a list of page ids. Ignored without a chat permission. */
   pages?: 'all' | string[];
-}
-
-async function granterPermissions(tx: Tx, actor: Actor): Promise<string[] | 'operator'> {
-  return actor === null ? 'operator' : memberPermissions(tx, actor);
 }
 
 /** Pages the granting person sees: all of the shop's pages when they may read pages (operators too). */
@@ -48,11 +43,8 @@ export async function createApplication(
     throw new Problem('validation-failed', 'the name must be 1 to 255 characters', {
       errors: [{ path: 'name', message: 'must be 1 to 255 characters' }],
     });
-  const granter = await granterPermissions(tx, actor);
+  const granter = await assertManagesConnections(tx, actor, 'creating a connection application');
   assertMayGrant(input.permissions, granter);
-  if (granter !== 'operator' && !granter.includes('automation.connections.manage')) {
-    throw new Problem('insufficient-permission', 'creating a connection application needs automation.connections.manage');
-  }
   // The shop row lock serialises creations, so the limit holds under concurrency.
   await tx`select id from shops where id = ${shopId} for update`;
   const [{ count } = { count: 0 }] = await tx<
@@ -80,6 +72,7 @@ export async function createApplication(
 
 /** Permission or page edits, under the same granting limits as creation. */
 export async function updateApplication(tx: Tx, applicationId: string, changes: Partial<ApplicationInput>, actor: Actor): Promise<void> {
+  const granter = await assertManagesConnections(tx, actor, 'changing a connection application');
   const [current] = await tx<{ shopId: string; name: string; permissions: string[]; pageIds: string[] }[]>`
     select shop_id, name, permissions, page_ids from applications where id = ${applicationId} and removed_at is null for update`;
   if (!current) throw new Problem('not-found', `no application ${applicationId}`);
@@ -88,7 +81,6 @@ export async function updateApplication(tx: Tx, applicationId: string, changes: 
     permissions: changes.permissions ?? current.permissions,
     pages: changes.pages ?? current.pageIds,
   };
-  const granter = await granterPermissions(tx, actor);
   assertMayGrant(next.permissions, granter);
   const pageIds = await resolvePages(tx, next, granter);
   await tx`
@@ -109,6 +101,7 @@ export async function updateApplication(tx: Tx, applicationId: string, changes: 
  * so the shop log and order notes that name it keep doing so.
  */
 export async function removeApplication(tx: Tx, applicationId: string, actor: Actor): Promise<void> {
+  await assertManagesConnections(tx, actor, 'removing a connection application');
   const [removed] = await tx<{ shopId: string; name: string }[]>`
     update applications set removed_at = now(), updated_at = now()
     where id = ${applicationId} and removed_at is null

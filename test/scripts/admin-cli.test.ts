@@ -64,6 +64,31 @@ describe('admin CLI', () => {
     expect(settings).toEqual({ plan: 'expired', automationEnabled: false });
   });
 
+  it('refuses --as a member without automation.connections.manage every change to an application or its keys', async () => {
+    const shop = await json('shop:create', '--slug', 'cli-clerk', '--name', 'Clerk shop');
+    // A clerk holding what the application grants, but not the management of connections.
+    await db.admin`insert into roles (shop_id, name, permissions) values (${shop.id!}, 'Clerk', ${['pos.orders.read']})`;
+    await json('user:create', '--shop', 'cli-clerk', '--email', 'clerk@cli.test', '--name', 'Clerk', '--role', 'Clerk');
+    const app = await json('app:create', '--shop', 'cli-clerk', '--name', 'ERP', '--permissions', 'pos.orders.read');
+    const asClerk = ['--as', 'clerk@cli.test'];
+    for (const attempt of [
+      ['app:update', '--app', app.applicationId!, '--name', 'Renamed', ...asClerk],
+      ['key:create', '--app', app.applicationId!, ...asClerk],
+      ['key:rotate', '--app', app.applicationId!, '--overlap-hours', '0', ...asClerk],
+      ['key:revoke', '--key', app.keyId!, ...asClerk],
+      ['app:create', '--shop', 'cli-clerk', '--name', 'Other', '--permissions', 'pos.orders.read', ...asClerk],
+    ]) {
+      const refused = await admin(...attempt);
+      expect({ command: attempt[0], code: refused.code, stdout: refused.stdout }).toEqual({ command: attempt[0], code: 1, stdout: '' });
+      expect(refused.stderr).toMatch(/needs automation\.connections\.manage \(insufficient-permission\)/);
+    }
+    const apps = await db.admin<{ name: string }[]>`select name from applications where shop_id = ${shop.id!}`;
+    expect(apps.map((row) => row.name)).toEqual(['ERP']);
+    const keys = await db.admin<{ id: string; revokedAt: Date | null; expiresAt: Date | null }[]>`
+      select id, revoked_at, expires_at from api_keys where application_id = ${app.applicationId!}`;
+    expect(keys).toEqual([{ id: app.keyId, revokedAt: null, expiresAt: null }]);
+  });
+
   it('exits 2 with a usage message on bad input and 1 on a refused operation, printing nothing on stdout', async () => {
     const unknownFlag = await admin('shop:create', '--slug', 'x', '--name', 'X', '--colour', 'red');
     expect(unknownFlag).toMatchObject({ code: 2, stdout: '' });
