@@ -1,7 +1,6 @@
 import type { Sql } from '../../db/client.js';
 import { nextFailedDeliveries, sealDeliveryRequest, type RecoveryCursor, type RecoveryWindow } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { assertSealedForRun } from '../shipments/sealed-inputs.js';
 import type { WebhookAttemptInput } from './webhook-send.js';
 
 /**
@@ -29,12 +28,12 @@ export interface RecoveryPage {
 export function createRecoveryActivities(deps: { sql: Sql; requestKey: string }) {
   return {
     /**
-     * Reads the next `limit` failed deliveries of the batch's window after `after`, each sealed as a
-     * single resend seals it (so its delivery workflow sends exactly what a resend sends). Read just
+     * Reads the next `limit` failed deliveries of the batch's window after `after`, each sealed for
+     * the run it names, `delivery:<flowId>:<eventId>` (its delivery workflow sends exactly what a
+     * resend sends). Read just
      * before they are started, so one delivered by hand since is no longer among them.
      */
     async nextResends(request: RecoveryRequest, after: RecoveryCursor | null, limit: number): Promise<RecoveryPage> {
-      assertSealedForRun(deps.requestKey, request, 'the recovery request');
       const window = { flowId: request.flowId, since: request.since, until: request.until };
       const page = await withShop(deps.sql, request.shopId, (tx) => nextFailedDeliveries(tx, window, after, limit));
       return {

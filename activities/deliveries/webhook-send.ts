@@ -1,4 +1,3 @@
-import { ApplicationFailure } from '@temporalio/activity';
 import { request, type Dispatcher } from 'undici';
 import {
   ATTEMPT_TIMEOUT_MS,
@@ -9,8 +8,6 @@ import {
   type DeliveryRequest,
 } from '../../domain/flows/index.js';
 import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
-import { hasValidSeal } from '../../domain/kernel/index.js';
-import { UNSEALED_REQUEST } from './delivery-failures.js';
 import { observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
 import {
   assertDestinationAllowed,
@@ -20,7 +17,8 @@ import {
 } from '../../adapters/outbound/outbound-http.js';
 
 /**
- * A delivery workflow's input, which each activity checks again: one event for one flow (`deliveryId`
+ * A delivery workflow's input, sealed for its run (activities/sealed-activities.ts checks it before
+ * each activity): one event for one flow (`deliveryId`
  * is the `webhook-id` of every attempt; `payload` the envelope, serialised once so every attempt
  * sends the same bytes), sealed by whoever started it (domain/flows/delivery-requests.ts, `Sealed`).
  */
@@ -42,8 +40,6 @@ export interface SentAttempt {
 }
 
 export interface WebhookSendDeps {
-  /** `DELIVERY_REQUEST_KEY`: what every delivery request must be sealed with. */
-  requestKey: string;
   /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
   signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
   /** Keeps the attempt for the delivery history. */
@@ -57,18 +53,8 @@ export interface WebhookSendDeps {
 const INLINE_RECORD_WAIT_MS = 5_000;
 
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
-  const assertSealed = (input: WebhookAttemptInput) => {
-    if (!hasValidSeal(deps.requestKey, input)) {
-      throw ApplicationFailure.nonRetryable(
-        `delivery ${String(input.deliveryId)} is not sealed with this server's key; nothing was sent`,
-        UNSEALED_REQUEST,
-      );
-    }
-  };
-
   /** One signed POST; every failure (refused address, TLS, time-out, network) is a failed attempt. */
   async function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
-    assertSealed(input);
     const attemptedAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
@@ -112,7 +98,7 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     }
   }
 
-  /** Keeps, for the delivery history, an attempt of a request whose seal was already checked. */
+  /** Keeps an attempt for the delivery history. */
   async function recordCheckedAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
     const { shopId, flowId, eventId, eventType, deliveryId, testRun } = input;
     const about = input.about?.record ?? null;
@@ -157,7 +143,6 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
      * answers; it never turns a delivered webhook into a failed attempt.
      */
     async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
-      assertSealed(input);
       await recordCheckedAttempt(input, workflowId, attempt);
     },
   };

@@ -5,7 +5,7 @@ import { Problem, seal, withShop } from '../../domain/kernel/index.js';
 import { carrierConnection, type OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { CARRIER_FAILURE_TYPES } from './shipment-failures.js';
 import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from './shipment-inputs.js';
-import { assertSealedForRun, runningWorkflowId } from './sealed-inputs.js';
+import { runningWorkflowId } from '../sealed-activities.js';
 import { CarrierError, type CarrierAdapter, type CarrierAdapterOptions } from '../../adapters/carriers/carrier-adapter.js';
 import type { CarrierMilestone, CarrierOrder } from '../../domain/shipments/index.js';
 import { carrierAdapter } from '../../adapters/carriers/carrier-adapters.js';
@@ -21,8 +21,8 @@ export interface ConnectionRef {
 }
 
 /**
- * The carrier calls as activities: each checks that the workflow's input is Shopflow's (sealed for the
- * running workflow: sealed-inputs.ts), opens the connection's credentials in the shop's transaction
+ * The carrier calls as activities: each takes first the workflow's input, Shopflow's (sealed for the
+ * running workflow, checked by activities/sealed-activities.ts), opens the connection's credentials in the shop's transaction
  * (never in workflow history), calls the adapter, and turns a carrier error into an
  * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable. A push's
  * create takes the connection its request opened, when that request started the run on this
@@ -61,13 +61,11 @@ export function createCarrierActivities(deps: {
 
   return {
     async createAtCarrier(push: ShipmentPushInput): Promise<CarrierOrder> {
-      assertSealedForRun(deps.sealKey, push, 'the push');
       return withCarrier(push, (adapter) => adapter.create(push.request), deps.handedConnection?.(runningWorkflowId()));
     },
 
     /** The order the carrier holds under our shipment id, or null when it has none (the create never landed). */
     async lookUpAtCarrier(push: ShipmentPushInput): Promise<CarrierOrder | null> {
-      assertSealedForRun(deps.sealKey, push, 'the push');
       return withCarrier(push, (adapter) =>
         adapter.lookup(push.request.shipmentId).catch((error: unknown) => {
           if (error instanceof CarrierError && error.kind === 'not-found') return null;
@@ -80,10 +78,9 @@ export function createCarrierActivities(deps: {
      * The carrier's status endpoint as a milestone of the outbound leg, for tracking when callbacks are
      * silent; sealed for the tracking workflow, like the milestones callbacks signal.
      */
-    async pollCarrier(input: { tracking: TrackingKeys; connectionId: string; trackingCode: string }): Promise<SealedMilestone> {
-      assertSealedForRun(deps.sealKey, input.tracking, 'the tracking');
-      const order = await withCarrier({ shopId: input.tracking.shopId, connectionId: input.connectionId }, (adapter) =>
-        adapter.status(input.trackingCode),
+    async pollCarrier(tracking: TrackingKeys, target: { connectionId: string; trackingCode: string }): Promise<SealedMilestone> {
+      const order = await withCarrier({ shopId: tracking.shopId, connectionId: target.connectionId }, (adapter) =>
+        adapter.status(target.trackingCode),
       );
       const milestone: CarrierMilestone = {
         trackingCode: order.trackingCode,
@@ -104,7 +101,6 @@ export function createCarrierActivities(deps: {
     },
 
     async cancelAtCarrier(cancel: ShipmentCancelInput): Promise<void> {
-      assertSealedForRun(deps.sealKey, cancel, 'the cancel');
       return withCarrier(cancel, (adapter) => adapter.cancel(cancel.trackingCode));
     },
   };

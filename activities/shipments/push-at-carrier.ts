@@ -28,15 +28,14 @@ export function createPushActivities(deps: {
   return {
     async pushAtCarrier(push: ShipmentPushInput): Promise<PushedAtCarrier> {
       const order = await deps.carrier.createAtCarrier(push);
-      const acceptance = { shopId: push.shopId, shipmentId: push.request.shipmentId, applicationId: push.applicationId, order };
       try {
-        const shipment = await deps.records.recordPushed(acceptance);
+        const shipment = await deps.records.recordPushed(push, order);
         const workflowId = Context.current().info.workflowExecution?.workflowId;
         if (shipment && workflowId) deps.recorded?.(workflowId, shipment);
         return { order, shipment };
       } catch (error) {
         log.warn('the carrier accepted the push, its record failed: the workflow records it again', {
-          shipmentId: acceptance.shipmentId,
+          shipmentId: push.request.shipmentId,
           error: (error as Error).message,
         });
         return { order };

@@ -13,6 +13,6 @@ export const CARRIER_FAILURE_TYPES = {
 
 /**
  * The failure type of a shipment workflow's input that is not sealed by Shopflow for that workflow
- * (activities/shipments/sealed-inputs.ts): nothing is called, nothing written, and the run fails.
+ * (activities/sealed-activities.ts): nothing is called, nothing written, and the run fails.
  */
 export const UNSEALED_INPUT = 'UnsealedWorkflowInput';

@@ -35,12 +35,12 @@ export interface DeliveryAbout {
 /**
  * A delivery request with `seal` (domain/kernel/seals.ts), under the server-side `DELIVERY_REQUEST_KEY`:
  * whoever can start a workflow could otherwise have the worker sign any body for any address. The
- * relay, the admin API and the CLI seal what they start; the worker sends nothing whose seal does not
- * verify. Its scope is the request itself (the delivery id names the flow and event), so a delivery's
- * resend, under a new workflow id, sends the same sealed request.
+ * relay, the admin API and the CLI seal what they start for its run (`workflowId`); the worker acts
+ * on nothing whose seal does not verify there (activities/sealed-activities.ts). Without a run, the
+ * request names its own: `delivery:<flowId>:<eventId>`, the one delivery of its event to its flow.
  */
-export function sealDeliveryRequest<T extends DeliveryRequest>(key: string, request: T): Sealed<T> {
-  return seal(key, request);
+export function sealDeliveryRequest<T extends DeliveryRequest>(key: string, request: T, workflowId?: string): Sealed<T> {
+  return seal(key, request, workflowId);
 }
 
 /** One event for one flow: the envelope rendered for the flow's account, and the flow's `webhook-id` for it. */

@@ -34,10 +34,11 @@ async function arrange(inbox = randomUUID()) {
 async function deliver(
   input: UnsealedDeliveryInput,
 ): Promise<{ result: DeliveryResult; status: string | undefined; run: { status: string; failure?: string } }> {
+  const workflowId = `delivery:${input.flowId}:${input.deliveryId}`;
   const handle = await temporal.client.workflow.start(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
-    workflowId: `delivery:${input.flowId}:${input.deliveryId}`,
-    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
+    workflowId,
+    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input, workflowId)],
   });
   const result = await deliveryOutcome(handle);
   const description = await handle.describe();
@@ -77,7 +78,7 @@ describe('webhook delivery workflow on the real Temporal server', () => {
       const handle = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${deliveryId}`,
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request })],
+        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request }, `delivery:${flowId}:${deliveryId}`)],
       });
       await receiver.waitFor(inbox, 1);
       // Long enough for a few failed recording tries.
@@ -208,10 +209,10 @@ describe('webhook delivery workflow on the real Temporal server', () => {
 
 describe('a delivery request the worker did not get from Shopflow (Temporal is an untrusted transport)', () => {
   /** Starts the workflow with exactly `input`, as anyone who reaches the Temporal frontend could. */
-  async function startRaw(input: DeliveryInput) {
+  async function startRaw(input: DeliveryInput, workflowId: string) {
     const handle = await temporal.client.workflow.start(deliveryWorkflow, {
       taskQueue: temporal.taskQueue,
-      workflowId: `forged:${randomUUID()}`,
+      workflowId,
       args: [input],
     });
     const failure = await handle.result().then(
@@ -221,18 +222,19 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
     return failure;
   }
 
-  async function expectRefused(input: DeliveryInput, inbox: string, deliveryId: string) {
-    const failure = await startRaw(input);
+  async function expectRefused(input: DeliveryInput, inbox: string, deliveryId: string, workflowId = `forged:${randomUUID()}`) {
+    const failure = await startRaw(input, workflowId);
     expect(failure).toBeInstanceOf(WorkflowFailedError);
-    expect(String((failure as WorkflowFailedError).cause?.message)).toMatch(/not sealed with this server's key; nothing was sent/);
+    expect(String((failure as WorkflowFailedError).cause?.message)).toMatch(/not sealed with this server's key for it; nothing was done/);
     expect(receiver.received(inbox)).toHaveLength(0);
     expect(await db.admin`select 1 from deliveries where delivery_id = ${deliveryId}`).toHaveLength(0);
   }
 
   it('sends nothing for a request sealed with another key, and records nothing', async () => {
     const { deliveryId, inbox, request } = await arrange();
-    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', { ...request });
-    await expectRefused(forged, inbox, deliveryId);
+    const run = `forged:${randomUUID()}`;
+    const forged = sealDeliveryRequest('someone-elses-key-0123456789abcdef0123', { ...request }, run);
+    await expectRefused(forged, inbox, deliveryId, run);
   });
 
   it('sends nothing for a request without a seal', async () => {
@@ -242,16 +244,20 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
 
   it('sends nothing when any sealed field was changed on the way: the address, the body, the flow or the retry schedule', async () => {
     const { deliveryId, inbox, request } = await arrange();
-    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [100] });
+    // Each forgery runs under the id the genuine request was sealed for, as a copy of it would.
+    const run = `genuine:${randomUUID()}`;
+    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [100] }, run);
     const other = await arrange();
-    await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId);
-    await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId);
-    await expectRefused({ ...genuine, flowId: other.flowId }, inbox, deliveryId);
-    await expectRefused({ ...genuine, retryDelaysMs: [0, 0, 0, 0, 0] }, inbox, deliveryId);
-    // The genuine request itself goes through.
+    await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId, run);
+    await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId, run);
+    await expectRefused({ ...genuine, flowId: other.flowId }, inbox, deliveryId, run);
+    await expectRefused({ ...genuine, retryDelaysMs: [0, 0, 0, 0, 0] }, inbox, deliveryId, run);
+    // Copied into another run, it does not verify there.
+    await expectRefused(genuine, inbox, deliveryId);
+    // The genuine request itself goes through, in its own run.
     const handle = await temporal.client.workflow.start(deliveryWorkflow, {
       taskQueue: temporal.taskQueue,
-      workflowId: `genuine:${randomUUID()}`,
+      workflowId: run,
       args: [genuine],
     });
     expect((await handle.result()).status).toBe('delivered');

@@ -48,7 +48,7 @@ beforeAll(async () => {
   await temporal.client.workflow.execute(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId,
-    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input)],
+    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input, workflowId)],
     ...runMetadata(input),
   });
 });

@@ -94,7 +94,6 @@ describe('outbound safety', () => {
     receiver.respondWith('redirecting', [{ status: 307, headers: { location: receiver.url('redirect-target') } }]);
     const agent = createOutboundAgent(testOutboundPolicy());
     const { sendWebhook } = createWebhookSendActivities({
-      requestKey: TEST_DELIVERY_REQUEST_KEY,
       signingSecrets: async () => [`whsec_${randomBytes(24).toString('base64')}`],
       recordAttempt: async () => undefined,
       dispatcher: agent,

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createCarrierActivities, type CarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { createPushActivities } from '../../activities/shipments/push-at-carrier.js';
 import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import { sealedActivities } from '../../activities/sealed-activities.js';
 import { createSql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
@@ -28,12 +29,17 @@ let connectionId: string;
 
 beforeAll(async () => {
   simulator = await CarrierB.start();
-  activities = createCarrierActivities({
-    sql: db.app,
-    secretsKey: testSecretsKey,
-    sealKey: TEST_DELIVERY_REQUEST_KEY,
-    adapterOptions: testCarrierOptions(500),
-  });
+  // As the worker registers them: behind the check of their sealed input.
+  activities = sealedActivities(
+    TEST_DELIVERY_REQUEST_KEY,
+    UNSEALED_INPUT,
+    createCarrierActivities({
+      sql: db.app,
+      secretsKey: testSecretsKey,
+      sealKey: TEST_DELIVERY_REQUEST_KEY,
+      adapterOptions: testCarrierOptions(500),
+    }),
+  );
   const carrierShop = simulator.registerShop();
   connectionId = await withShop(db.app, shop.shopId, async (tx) => {
     const input = {

@@ -122,7 +122,7 @@ describe('where a carrier connection may point', () => {
     const workflowId = `shipment:${randomUUID()}`;
     const tracking = seal(TEST_DELIVERY_REQUEST_KEY, { shopId: shop.shopId, shipmentId: randomUUID(), pollEveryMs: 60_000 }, workflowId);
     const failure = await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } })
-      .run(() => activities.pollCarrier({ tracking, connectionId, trackingCode: 'GHN1' }))
+      .run(() => activities.pollCarrier(tracking, { connectionId, trackingCode: 'GHN1' }))
       .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(ApplicationFailure);
     expect(failure).toMatchObject({ type: CARRIER_FAILURE_TYPES.unauthorized, nonRetryable: true });

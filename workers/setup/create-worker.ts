@@ -16,6 +16,9 @@ import { createPushActivities } from '../../activities/shipments/push-at-carrier
 import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../../config/settings.js';
 import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
+import { sealedActivities, unsealedActivities } from '../../activities/sealed-activities.js';
+import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-failures.js';
+import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
 import { shipmentTaskQueue, startTracking, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
 import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
@@ -70,23 +73,30 @@ export const WORKFLOW_TASK_SLOTS = 100;
 export async function createShopflowWorker(options: ShopflowWorkerOptions): Promise<Worker> {
   // One dispatcher for every outbound call of the worker: webhooks and carriers alike.
   const outbound = createOutboundAgent(options.policy);
-  const shipments = shipmentActivities(options, outbound);
+  // Every activity through the one check of its input (activities/sealed-activities.ts): any workflow
+  // of the namespace may schedule any of them on these queues.
+  const shipments = sealedActivities(options.requestKey, UNSEALED_INPUT, shipmentActivities(options, outbound));
   const activities =
     options.queue === 'shipments'
       ? shipments
       : {
           ...shipments,
-          ...createDeliveryRecordActivities({ sql: options.sql, requestKey: options.requestKey }),
-          ...createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
-          ...createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION }),
-          ...createWebhookSendActivities({
-            requestKey: options.requestKey,
-            signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
-            recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
-            dispatcher: outbound,
-            policy: options.policy,
-            userAgent: USER_AGENT,
+          ...sealedActivities(options.requestKey, UNSEALED_REQUEST, {
+            ...createDeliveryRecordActivities({ sql: options.sql }),
+            ...createWebhookSendActivities({
+              signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
+              recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
+              dispatcher: outbound,
+              policy: options.policy,
+              userAgent: USER_AGENT,
+            }),
           }),
+          ...sealedActivities(
+            options.requestKey,
+            UNSEALED_INPUT,
+            createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
+          ),
+          ...unsealedActivities(createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION })),
         };
   return Worker.create({
     connection: options.connection,

@@ -46,7 +46,7 @@ function startOptions(starter: DeliveryStarter, workflowId: string, input: Unsea
   return {
     taskQueue: starter.taskQueue,
     workflowId,
-    args: [sealDeliveryRequest(starter.requestKey, input)] as [DeliveryInput],
+    args: [sealDeliveryRequest(starter.requestKey, input, workflowId)] as [DeliveryInput],
     typedSearchAttributes: searchAttributes(input),
     priority: shopFairness(input.shopId),
     ...runMetadata(input),

@@ -115,7 +115,6 @@ const DEFAULT_RECHECK_AFTER_MS = 60_000;
  * refused or failed push dropped.
  */
 async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResult> {
-  const shipment = { shopId: input.shopId, shipmentId: input.request.shipmentId };
   let order: CarrierOrder | null;
   let recorded: ShipmentDetail | null | undefined;
   try {
@@ -124,19 +123,19 @@ async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResu
   } catch (error) {
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
-      await records.dropRejected(shipment);
+      await records.dropRejected(input);
       return { outcome: failure.type === CARRIER_FAILURE_TYPES.rejected ? 'rejected' : 'unavailable', reason: failure.reason };
     }
     if (failure?.type !== CARRIER_FAILURE_TYPES.unavailable) throw error;
     // The answer was lost or the carrier failed: it may have made the order. Ask it, by our id.
     order = await reconcile(input);
     if (!order) {
-      await records.dropRejected(shipment);
+      await records.dropRejected(input);
       return { outcome: 'unavailable', reason: failure.reason };
     }
   }
   // Not recorded with the create (an older run, a reconciled order, a record that failed): recorded now.
-  const detail = recorded !== undefined ? recorded : await records.recordPushed({ ...shipment, applicationId: input.applicationId, order });
+  const detail = recorded !== undefined ? recorded : await records.recordPushed(input, order);
   if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
   return { outcome: 'accepted', shipment: detail };
 }
@@ -149,15 +148,7 @@ export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<Sh
   const pushed = await pushToCarrier(input);
   if (pushed.outcome !== 'accepted') return notDone(pushed);
   // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
-  await records.startShipmentTracking({
-    shopId: input.shopId,
-    shipmentId: input.request.shipmentId,
-    orderId: input.orderId,
-    carrier: input.carrier,
-    pollEveryMs: input.pollEveryMs,
-    ...(input.orderCode ? { orderCode: input.orderCode } : {}),
-    ...(pushed.shipment.trackingCode ? { trackingCode: pushed.shipment.trackingCode } : {}),
-  });
+  await records.startShipmentTracking(input, pushed.shipment.trackingCode ?? undefined);
   return pushed;
 }
 
@@ -242,7 +233,7 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
     await condition(() => received.length > 0 || recheck, input.pollEveryMs, { summary: silence });
     const milestone = received.shift();
     if (milestone) {
-      const outcome = await records.recordMilestone({ tracking, milestone });
+      const outcome = await records.recordMilestone(tracking, milestone);
       if (outcome?.statusReached) {
         state.status = outcome.statusReached;
         upsertSearchAttributes([{ key: ShipmentStatusKey, value: outcome.statusReached }]);
@@ -258,7 +249,7 @@ export async function shipmentTrackingWorkflow(input: ShipmentTrackingInput): Pr
       if (!target || target.trackingOver) return;
       if (target.trackingCode) {
         const polled = await patientCalls
-          .pollCarrier({ tracking, connectionId: target.connectionId, trackingCode: target.trackingCode })
+          .pollCarrier(tracking, { connectionId: target.connectionId, trackingCode: target.trackingCode })
           .catch(() => undefined); // the carrier is down: the next silence asks again
         if (polled) received.push(polled);
       }
