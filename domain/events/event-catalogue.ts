@@ -61,7 +61,10 @@ export function readableOrder<T extends object>(order: T, permissions: readonly 
 }
 
 /** `data` as the flow's account may read it: fields it lacks permission for are absent. */
-export function readableEventData(event: StoredEvent, permissions: readonly string[]): Record<string, unknown> {
+export function readableEventData(
+  event: { type: string; data: Record<string, unknown> },
+  permissions: readonly string[],
+): Record<string, unknown> {
   return event.type.startsWith('order.') ? readableOrder(event.data, permissions) : event.data;
 }
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType } from '../events/index.js';
+import { EVENT_READ_PERMISSIONS, eventDataOf, isEventType, readableEventData } from '../events/index.js';
 import type { AttemptVerdict } from './webhook-delivery.js';
 import { Problem, purgeOlderThan, type Fragment, type Tx } from '../kernel/index.js';
 import { recordLabel } from './record-labels.js';
@@ -155,7 +155,8 @@ export function shownAttempt(attempt: ShownAttempt, mayRead: boolean): ShownAtte
 
 /**
  * A flow's runs, newest first. Anyone who may see the flow sees the runs; the content (the event's
- * data and the receiver's answers) only a viewer who may read that data type.
+ * data and the receiver's answers) only a viewer who may read that data type, and the data as the
+ * flow's account reads it, within what the viewer reads (an order's product names, for example).
  */
 export async function deliveryHistory(
   tx: Tx,
@@ -178,6 +179,8 @@ export async function deliveryHistory(
       ${eventType ? tx`and d.event_type = ${eventType}` : tx``}
     order by d.created_at desc, d.delivery_id desc
     limit ${limit} offset ${offset}`;
+  const [flow] = await tx<{ permissions: string[] }[]>`select permissions from flows where id = ${flowId}`;
+  const reading = (flow?.permissions ?? []).filter((permission) => viewerPermissions.includes(permission));
   return rows.map(({ workflowId, data, about, ...row }) => {
     const mayRead = mayReadContent(row.eventType, viewerPermissions);
     // Deliveries recorded before the label was kept are known by their stored event, while it lasts.
@@ -187,7 +190,9 @@ export async function deliveryHistory(
       about: mayRead ? label : null,
       temporalUrl: `${temporalUiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows/${encodeURIComponent(workflowId)}`,
       attempts: row.attempts.map((attempt) => shownAttempt(attempt, mayRead)),
-      ...(mayRead && data !== null ? { data } : {}),
+      ...(mayRead && data !== null
+        ? { data: readableEventData({ type: row.eventType, data: data as Record<string, unknown> }, reading) }
+        : {}),
     };
   });
 }

@@ -1,4 +1,4 @@
-import { shopIdentity, writeShopLogs } from '../access/index.js';
+import { assertMayGrant, shopIdentity, writeShopLogs } from '../access/index.js';
 import { Problem, seal, type Sealed } from '../kernel/index.js';
 import { envelope, EVENT_READ_PERMISSIONS, isEventType, readableEventData, storedEvent } from '../events/index.js';
 import type { EventType, StoredEvent } from '../events/index.js';
@@ -178,8 +178,9 @@ export interface TestRun {
 
 /**
  * A test-run: a test event of the flow's trigger type (made up, or the record `recordId` names),
- * rendered for what both the flow's account and the person starting it (`viewer`: their permissions,
- * or the operator) may read. Choosing a real record needs the type's read permissions on both sides
+ * rendered, and its condition tested, for what both the flow's account and the person starting it
+ * (`viewer`: their permissions, or the operator) may read; a drafted account must be one the person
+ * may grant. Choosing a real record needs the type's read permissions on both sides
  * (403 `insufficient-permission` otherwise), as the record is then what is sent and shown. `draft`
  * is the flow as the builder shows it, unsaved changes included: what is tested is what is on screen.
  */
@@ -199,6 +200,8 @@ export async function testRunRequest(
       errors: [{ path: 'eventType', message: "must be one of the flow's event types" }],
     });
   if (edits.condition) assertConditionFits(edits.condition, flow.eventTypes);
+  // A drafted account is held to what the person may grant, as on save (403 insufficient-permission).
+  if (edits.permissions) assertMayGrant(edits.permissions, viewer);
   const permissions = viewer === 'operator' ? flow.permissions : flow.permissions.filter((permission) => viewer.includes(permission));
   if (recordId !== undefined && !mayReadContent(flow.eventType, permissions)) {
     const needed = EVENT_READ_PERMISSIONS[flow.eventType as EventType].join(' and ');
@@ -206,7 +209,8 @@ export async function testRunRequest(
   }
   const event = await testEvent(tx, flow, recordId);
   const request = deliveryRequest(await shopIdentity(tx, shopId), { ...flow, permissions }, event);
-  return { request, condition: flow.condition && testRunVerdict(flow.condition, conditionSubject(event, flow.permissions)) };
+  // The verdict reads what the request renders: the condition tells nothing the person may not read.
+  return { request, condition: flow.condition && testRunVerdict(flow.condition, conditionSubject(event, permissions)) };
 }
 
 /** The verdict a test-run shows; a condition past its budget on this record is refused as on save (400). */

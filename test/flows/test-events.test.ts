@@ -139,6 +139,55 @@ describe('a test-run', () => {
     expect(receiver.received(flow.inbox)).toHaveLength(1);
   });
 
+  it("holds a drafted account to the person's permissions, and tests the condition on what the person may read", async () => {
+    // A clerk who manages flows and reads orders, not products.
+    await withShop(
+      db.app,
+      shop.shopId,
+      (tx) =>
+        tx`insert into roles (shop_id, name, permissions) values (${shop.shopId}, 'Order clerk', ${['automation.flows.manage', 'pos.orders.read']})`,
+    );
+    await addMember(db.app, shop.shopId, { email: 'clerk@shop.test', name: 'Clerk', role: 'Order clerk', password: ADMIN_PASSWORD });
+    const clerk = await adminLogIn(api.baseUrl, { shop: shop.slug, email: 'clerk@shop.test', password: ADMIN_PASSWORD });
+    const body = { warehouseId: ready.warehouseId, lines: [{ variantId: ready.variantIds[0]!, quantity: '1', unitPrice: '100000' }] };
+    const order = (await (await request('POST', '/orders', { key: ready.key, body })).json()) as {
+      id: string;
+      lines: { productName: string }[];
+    };
+    const productName = order.lines[0]!.productName;
+    const condition = { match: 'all', rules: [{ path: 'data.lines.productName', operator: 'contains', value: productName }] };
+    const flow = await newFlow('order.created', { permissions: ['pos.orders.read', 'pos.products.read'], condition });
+
+    // A draft account beyond the clerk's: refused as on save, nothing sent.
+    await expectProblem(
+      await clerk('POST', `/flows/${flow.flowId}/test-run`, { permissions: ['pos.orders.read', 'pos.products.read'] }),
+      403,
+      'insufficient-permission',
+    );
+    // The verdict reads what the clerk may read: the product names are not there for them.
+    const asClerk = await testRun(flow, { recordId: order.id }, clerk);
+    expect((asClerk.answer as unknown as { condition: { holds: boolean } }).condition.holds).toBe(false);
+    expect(asClerk.envelope.data.lines).toEqual([expect.not.objectContaining({ productName })]);
+    const asOwner = await testRun(flow, { recordId: order.id });
+    expect((asOwner.answer as unknown as { condition: { holds: boolean } }).condition.holds).toBe(true);
+    expect(receiver.received(flow.inbox)).toHaveLength(2);
+  });
+
+  it("shows a run's data in the history as the flow's account read it", async () => {
+    // An account that reads orders but not products: its webhooks carry no product names.
+    const flow = await newFlow('order.created', { permissions: ['pos.orders.read'], state: 'on' });
+    const body = { warehouseId: ready.warehouseId, lines: [{ variantId: ready.variantIds[0]!, quantity: '1', unitPrice: '100000' }] };
+    const order = (await (await request('POST', '/orders', { key: ready.key, body })).json()) as {
+      id: string;
+      lines: { productName: string }[];
+    };
+    const sent = JSON.parse((await receiver.waitFor(flow.inbox, 1))[0]!.body) as Envelope;
+    expect(sent.data.lines).toEqual([expect.not.objectContaining({ productName: order.lines[0]!.productName })]);
+    const history = (await (await admin('GET', `/flows/${flow.flowId}/deliveries`)).json()) as { data: { data?: { lines: unknown[] } }[] };
+    // The owner reads products, the flow's account does not: the history shows what was sent.
+    expect(history.data[0]!.data?.lines).toEqual(sent.data.lines);
+  });
+
   it('works for every event type of the catalogue: its example, and changes on update types', { timeout: 120_000 }, async () => {
     for (const type of EVENT_TYPES) {
       // With pos.products.read, an order's lines keep their product fields, as in the example.
