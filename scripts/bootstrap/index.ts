@@ -4,11 +4,14 @@ import { stopTemporalCluster, temporalEngine, type TemporalEngine } from './temp
 import { joinRun } from './shared-services.js';
 import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD, loadSettings } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl, loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { isGeographyLoaded, loadGeography } from '../../domain/geography/index.js';
 import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/index.js';
 import { step } from './progress.js';
+import { localPassword } from './credentials.js';
+import { dataDir } from './paths.js';
+import { join } from 'node:path';
 
 export interface Database {
   /** Owner connection of the application database (migrations, test databases). */
@@ -139,7 +142,8 @@ function settled<T>(result: PromiseSettledResult<T>): T {
 async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
   const applied = await migrate(serverAdminUrl, database);
   if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
-  const password = process.env.APP_DB_PASSWORD ?? DEVELOPMENT_APP_DB_PASSWORD;
+  // The clone's own password unless one is given: no fixed word a second local user could try.
+  const password = process.env.APP_DB_PASSWORD ?? localPassword(join(dataDir, 'credentials', `${APP_ROLE}.password`));
   await setAppRolePassword(serverAdminUrl, password);
   const adminUrl = withDatabase(serverAdminUrl, database);
   // Reference data (Vietnamese geography), written as the owner: the application role only reads it.

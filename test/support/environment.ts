@@ -1,6 +1,12 @@
 /** What `npm test` passes to the suite: the started services. */
 export function testEnv(
-  name: 'DATABASE_URL' | 'TEMPORAL_ADDRESS' | 'WEBHOOK_EXTRA_CA_FILE' | 'SIMULATOR_TLS_CERT_FILE' | 'SIMULATOR_TLS_KEY_FILE',
+  name:
+    | 'DATABASE_URL'
+    | 'APP_DATABASE_URL'
+    | 'TEMPORAL_ADDRESS'
+    | 'WEBHOOK_EXTRA_CA_FILE'
+    | 'SIMULATOR_TLS_CERT_FILE'
+    | 'SIMULATOR_TLS_KEY_FILE',
 ): string {
   const value = process.env[name];
   if (!value) throw new Error(`${name} is not set: run the suite with npm test, which starts the services first`);
