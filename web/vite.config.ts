@@ -8,5 +8,7 @@ import react from '@vitejs/plugin-react';
 export default defineConfig({
   base: '/admin/',
   plugins: [react()],
+  // Where the dev server keeps its pre-bundled dependencies; a test starts from an empty one, as a fresh clone does.
+  cacheDir: process.env.SHOPFLOW_VITE_CACHE_DIR ?? 'node_modules/.vite',
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, reportCompressedSize: false },
 });

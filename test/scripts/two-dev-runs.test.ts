@@ -1,11 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
-import { projectRoot } from '../../scripts/bootstrap/paths.js';
-import { outputMatches } from '../../scripts/processes.js';
-import { markedProcesses } from '../support/marked-processes.js';
+import { devReady, endDevRuns, interrupt, startDev, type DevRun } from '../support/dev-runs.js';
 import { testOutboundPolicy } from '../support/receiver.js';
 
 // Two `npm run dev` of this clone overlapping, as a developer starts a second one: they share
@@ -21,7 +17,6 @@ const PREFERRED = {
   CARRIER_B_PORT: '45431',
   CHAT_PLATFORM_PORT: '45440',
 };
-const READY = /Ctrl-C stops everything this command started/;
 /** The summary's lines naming a server, and how to ask it whether it serves. */
 const SERVERS = {
   api: { line: /API base URL\s+(http:\/\/localhost:\d+)/, probe: '/healthz' },
@@ -33,50 +28,10 @@ const SERVERS = {
 };
 type Server = keyof typeof SERVERS;
 
-interface DevRun {
-  child: ChildProcess;
-  mark: string;
-  output: () => string;
-  exited: Promise<number | string>;
-}
-const runs: DevRun[] = [];
-
-/** `npm run dev` in its own process group, as a terminal runs it, with a mark every process under it inherits. */
-function startDev(): DevRun {
-  const mark = `SHOPFLOW_DEV_RUN_MARK=${randomUUID()}`;
-  const [name, value] = mark.split('=') as [string, string];
-  const child = spawn('npm', ['run', 'dev'], {
-    cwd: projectRoot,
-    env: { ...process.env, ...PREFERRED, [name]: value },
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  for (const stream of [child.stdout!, child.stderr!]) stream.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal!)));
-  const run = { child, mark, output: () => output, exited };
-  runs.push(run);
-  return run;
-}
-
-/**
- * Ctrl-C: SIGINT to the run's process group. Resolves once every process under it has ended (npm
- * itself ends by the signal; the launcher under it stops its children first), with what is left.
- */
-async function interrupt(run: DevRun): Promise<string[]> {
-  process.kill(-run.child.pid!, 'SIGINT');
-  await run.exited;
-  const deadline = Date.now() + 30_000;
-  while (markedProcesses(run.mark).size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
-  return [...markedProcesses(run.mark).values()];
-}
-
 /** Waits for the run's summary, then reads each server's address from it. */
 async function ready(run: DevRun): Promise<Record<Server, URL>> {
-  await outputMatches(run.child, READY, 240_000, 'npm run dev').catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}\n${run.output().slice(-3_000)}`);
-  });
-  return Object.fromEntries(Object.entries(SERVERS).map(([server, { line }]) => [server, new URL(line.exec(run.output())![1]!)])) as Record<
+  const output = await devReady(run);
+  return Object.fromEntries(Object.entries(SERVERS).map(([server, { line }]) => [server, new URL(line.exec(output)![1]!)])) as Record<
     Server,
     URL
   >;
@@ -103,21 +58,14 @@ async function statuses(addresses: Record<Server, URL>): Promise<Record<Server, 
 
 const serving = { api: 200, web: 200, receiver: 200, carrierA: 200, carrierB: 200, chat: 200 };
 
-afterAll(async () => {
-  // A run a failed test left: Ctrl-C, then whatever is still there.
-  for (const run of runs) {
-    if (run.child.exitCode === null && run.child.signalCode === null) {
-      await interrupt(run);
-    }
-    for (const pid of markedProcesses(run.mark).keys()) process.kill(pid, 'SIGKILL');
-  }
-}, 120_000);
+// A run a failed test left: Ctrl-C, then whatever is still there.
+afterAll(endDevRuns, 120_000);
 
 describe('two npm run dev at once', () => {
   it('starts the second beside the first, every port of it the next free one, and each stops only its own', async () => {
-    const first = startDev();
+    const first = startDev(PREFERRED);
     const firstAt = await ready(first);
-    const second = startDev();
+    const second = startDev(PREFERRED);
     const secondAt = await ready(second);
 
     // It says which ports it took instead, and serves on them: the simulators too.

@@ -64,7 +64,7 @@ beforeAll(async () => {
     }
   });
   browser = await launchChromium();
-  // A Vietnamese shop's browser (uPlot reads navigator.language, which a bare system's `C` locale leaves invalid).
+  // A Vietnamese shop's browser.
   page = await loggedInPage(browser, api.baseUrl, shop.slug, 'vi-VN');
 });
 

@@ -60,7 +60,8 @@ export default function HealthChart({
             stroke: line.colour,
             fill: line.kind === 'bars' ? line.colour : undefined,
             width: line.kind === 'bars' ? 0 : 2,
-            points: { show: false },
+            // Lines keep uPlot's points where hours are few and far apart: an hour alone is a dot, not nothing.
+            ...(line.kind === 'bars' ? { points: { show: false } } : {}),
             // Bars of the same hour side by side: the first to the left of the hour's middle, the next to its right.
             paths:
               line.kind === 'bars'
