@@ -215,6 +215,10 @@ function assertProductionSafe(settings: z.infer<typeof schema> & { appDatabaseUr
   const appPassword = settings.appDatabaseUrl ? decodeURIComponent(new URL(settings.appDatabaseUrl).password) : undefined;
   if (appPassword === DEVELOPMENT_APP_DB_PASSWORD)
     refusals.push(`the ${APP_ROLE} role must not use the development password (set APP_DB_PASSWORD or APP_DATABASE_URL)`);
+  // Carrier callbacks and every problem's link are made from it: a localhost default sends them nowhere.
+  const publicHost = settings.PUBLIC_BASE_URL ? new URL(settings.PUBLIC_BASE_URL).hostname : undefined;
+  if (!publicHost || /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/.test(publicHost) || publicHost.endsWith('.localhost'))
+    refusals.push('PUBLIC_BASE_URL must be set to the address integrators and carriers reach this API at, not localhost');
   if (refusals.length > 0) {
     throw new Error(`refusing production settings (NODE_ENV is production unless set to development or test): ${refusals.join('; ')}`);
   }

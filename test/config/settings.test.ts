@@ -13,6 +13,7 @@ const production = {
   DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-our-own-0123456789',
   SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
   PAYLOAD_CODEC_KEYS: `2026-11:${Buffer.alloc(32, 7).toString('base64')}`,
+  PUBLIC_BASE_URL: 'https://api.shop.example',
 };
 
 describe('settings: production unless told otherwise', () => {
@@ -26,10 +27,18 @@ describe('settings: production unless told otherwise', () => {
     ['SECRETS_KEY', 'SECRETS_KEY must be set'],
     ['PAYLOAD_CODEC_KEYS', 'PAYLOAD_CODEC_KEYS must be set'],
     ['APP_DB_PASSWORD', 'must not use the development password'],
+    ['PUBLIC_BASE_URL', 'PUBLIC_BASE_URL must be set'],
   ])('refuses to start without %s when NODE_ENV is unset', (name, message) => {
     const { [name as keyof typeof production]: _dropped, ...rest } = production;
     expect(() => loadSettings(rest)).toThrow(message);
   });
+
+  it.each(['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000', 'http://api.localhost'])(
+    'refuses a PUBLIC_BASE_URL on loopback, %s: carrier callbacks and problem links would point nowhere',
+    (PUBLIC_BASE_URL) => {
+      expect(() => loadSettings({ ...production, PUBLIC_BASE_URL })).toThrow(/PUBLIC_BASE_URL must be set to the address/);
+    },
+  );
 
   it('refuses the development role password given in APP_DATABASE_URL too', () => {
     expect(() => loadSettings({ ...production, APP_DATABASE_URL: 'postgres://shopflow_app:shopflow_app@db.internal/shopflow' })).toThrow(

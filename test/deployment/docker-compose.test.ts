@@ -7,6 +7,10 @@ import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
 /** The production shape in docker-compose.yml, read as compose reads it (no Docker engine runs here). */
 interface Service {
+  image?: string;
+  build?: string;
+  restart?: string;
+  healthcheck?: { test: string[] };
   user?: string;
   cap_drop?: string[];
   security_opt?: string[];
@@ -32,13 +36,54 @@ describe('docker-compose.yml', () => {
     expect(registered).toEqual(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `${name}:${type}`));
   });
 
-  it('publishes the Temporal frontend and Web UI on the host loopback only, and the API', () => {
-    for (const name of ['temporal', 'temporal-ui']) {
+  it('publishes the API, the Temporal frontend and its Web UI on the host loopback only, nothing else', () => {
+    for (const name of ['api', 'temporal', 'temporal-ui']) {
       expect(services[name]!.ports!.length).toBeGreaterThan(0);
       for (const port of services[name]!.ports!) expect(port).toMatch(/^127\.0\.0\.1:/);
     }
-    expect(services.api!.ports).toEqual(['3000:3000']);
-    for (const name of ['postgres', 'worker', 'relay', 'migrate']) expect(services[name]!.ports).toBeUndefined();
+    expect(services.api!.ports).toEqual(['127.0.0.1:3000:3000']);
+    for (const name of ['postgres', 'worker', 'relay', 'migrate', 'temporal-schema']) expect(services[name]!.ports).toBeUndefined();
+  });
+
+  it('restarts every long-running service, and runs the one-shot jobs once', () => {
+    const oneShots = ['migrate', 'temporal-schema', 'temporal-register-search-attributes'];
+    for (const [name, service] of Object.entries(services))
+      expect({ name, restart: service.restart }).toEqual({ name, restart: oneShots.includes(name) ? 'no' : 'unless-stopped' });
+  });
+
+  it('checks the health of PostgreSQL, the API, the worker and the relay', () => {
+    expect(services.postgres!.healthcheck!.test.join(' ')).toContain('pg_isready');
+    const probes = {
+      api: 'http://127.0.0.1:3000/healthz',
+      worker: 'http://127.0.0.1:9465/metrics',
+      relay: 'http://127.0.0.1:9466/metrics',
+    };
+    for (const [name, url] of Object.entries(probes)) expect(services[name]!.healthcheck!.test.join(' ')).toContain(url);
+  });
+
+  it("runs Temporal's server image, its schema laid out by its admin tools, never the development image, every image at a fixed version", () => {
+    expect(services.temporal!.image).toMatch(/^temporalio\/server:\d+\.\d+\.\d+$/);
+    expect(services['temporal-schema']!.image).toMatch(/^temporalio\/admin-tools:\d+\.\d+\.\d+$/);
+    expect(services.temporal!.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(services['temporal-schema']!.command!.join(' ')).toMatch(
+      /setup-schema -v 0\.0;.*update-schema -d \/etc\/temporal\/schema\/postgresql\/v12\//,
+    );
+    expect(services['temporal-register-search-attributes']!.command!.join(' ')).toContain('temporal operator namespace create -n default');
+    for (const [name, service] of Object.entries(services)) {
+      if (service.build) continue;
+      expect({ name, image: service.image }).toEqual({ name, image: expect.stringMatching(/^[a-z0-9/_-]+:\d+(\.\d+)+$/) });
+      expect(service.image).not.toContain('auto-setup');
+    }
+  });
+
+  it('requires PUBLIC_BASE_URL, explains TRUST_PROXY and keeps it off by default, and lets TEMPORAL_UI_URL be set', () => {
+    for (const name of applicationServices) {
+      const environment = services[name]!.environment!;
+      expect(environment.PUBLIC_BASE_URL).toMatch(/^\$\{PUBLIC_BASE_URL:\?/);
+      expect(environment.TRUST_PROXY).toBe('${TRUST_PROXY:-false}');
+      expect(environment.TEMPORAL_UI_URL).toMatch(/^\$\{TEMPORAL_UI_URL:-/);
+    }
+    expect(read('docker-compose.yml')).toMatch(/set TRUST_PROXY to that proxy's address/);
   });
 
   it('gives the API, worker and relay only the application role, and the owner URL to the one-shot migration alone', () => {
@@ -81,7 +126,9 @@ describe('docker-compose.yml', () => {
     expect(temporal.POSTGRES_USER).not.toBe(postgres.POSTGRES_USER);
     expect(temporal.POSTGRES_PWD).toBe('${TEMPORAL_DB_PASSWORD:?set TEMPORAL_DB_PASSWORD}');
     expect(postgres.TEMPORAL_DB_PASSWORD).toBe(temporal.POSTGRES_PWD);
-    expect(temporal).toMatchObject({ DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility', SKIP_DB_CREATE: 'true' });
+    expect(temporal).toMatchObject({ DBNAME: 'temporal', VISIBILITY_DBNAME: 'temporal_visibility' });
+    expect(services['temporal-schema']!.environment!.SQL_PASSWORD).toBe(temporal.POSTGRES_PWD);
+    expect(services['temporal-schema']!.command!.join(' ')).toContain('-u temporal');
     // Nothing but the one-shot migration holds the superuser's password.
     for (const [name, service] of Object.entries(services)) {
       if (name !== 'postgres' && name !== 'migrate') expect(JSON.stringify(service)).not.toContain('POSTGRES_PASSWORD');
