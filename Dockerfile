@@ -1,7 +1,7 @@
 # Image for the API, the worker and the relay (docker-compose.yml picks the command). No secret is
 # baked in: they come from the environment at run time, and .dockerignore keeps .env, .data/ and key
 # files out of the build context that `COPY . .` takes.
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 COPY package.json package-lock.json ./
 # The fixes applied to dependencies on install (patch-package, the postinstall script).
