@@ -178,7 +178,10 @@ describe('the codec endpoint', () => {
     expect(loggedIn.status).toBe(204);
     const cookie = loggedIn.headers.get('set-cookie')!;
     // Sent by the browser to the codec endpoint alone, never readable by scripts, over TLS (or loopback), from the UI's site, for hours.
-    const flags = cookie.split(';').slice(1).map((flag) => flag.trim().toLowerCase());
+    const flags = cookie
+      .split(';')
+      .slice(1)
+      .map((flag) => flag.trim().toLowerCase());
     expect(flags).toEqual(expect.arrayContaining(['path=/temporal-codec', 'httponly', 'secure', 'samesite=none']));
     expect(flags.find((flag) => flag.startsWith('max-age='))).toMatch(/^max-age=\d+$/);
     expect(flags.some((flag) => flag.startsWith('domain='))).toBe(false);
