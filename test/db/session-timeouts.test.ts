@@ -67,7 +67,8 @@ describe('session limits of the application pool', () => {
     });
     await expect(transaction).rejects.toMatchObject({ code: 'CONNECTION_CLOSED' });
     await sleep(100);
-    expect(settled[0]).toBe('CONNECTION_CLOSED');
+    // The connection gone, as postgres.js says it or as the socket does (a write after the close: EPIPE on Node 24).
+    expect(settled[0]).toMatch(/^(CONNECTION_CLOSED|EPIPE|ECONNRESET)$/);
     expect(await sql`select 1 as one`).toEqual([{ one: 1 }]);
   });
 });

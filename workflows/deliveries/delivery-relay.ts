@@ -217,13 +217,8 @@ export class OutboxRelay {
           read.set(event.eventId, await inShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
         } catch (error) {
           // A database error ends the transaction: the whole batch is released and tried again.
-          if (
-            error instanceof postgres.PostgresError ||
-            !(error instanceof Error) ||
-            /^CONNECTION_/.test(String((error as { code?: unknown }).code))
-          )
-            throw error;
-          read.set(event.eventId, error);
+          if (isDatabaseFailure(error)) throw error;
+          read.set(event.eventId, error as Error);
         }
       }
       return read;
@@ -305,6 +300,17 @@ interface Completed {
   event: QueuedEvent;
   match: EventMatch | undefined;
   skipped: EventMatch['flows'];
+}
+
+/**
+ * A failure of the database or of the connection to it, not of the event: PostgreSQL's errors,
+ * postgres.js's `CONNECTION_*`, and the socket's own (`EPIPE`, `ECONNRESET`: a write to a connection
+ * the server closed, which Node 24 reports so). Counted against the event, one would set it aside.
+ */
+function isDatabaseFailure(error: unknown): boolean {
+  if (error instanceof postgres.PostgresError || !(error instanceof Error)) return true;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
+  return /^CONNECTION_/.test(String(code)) || syscall !== undefined || /^E[A-Z]+$/.test(String(code));
 }
 
 /** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */
