@@ -119,7 +119,28 @@ const WORKER_RULES = [
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', '.data/', 'coverage/', 'web/dist/', '**/*.generated.ts', 'clients/typescript/dist/'],
+    ignores: [
+      'node_modules/',
+      '.data/',
+      'coverage/',
+      'web/dist/',
+      '**/*.generated.ts',
+      'clients/typescript/dist/',
+      // `npm run build` compiles beside the sources (tsconfig.build.json).
+      ...[
+        'api',
+        'domain',
+        'workflows',
+        'activities',
+        'workers',
+        'db',
+        'config',
+        'adapters',
+        'telemetry',
+        'scripts',
+        'clients/typescript/src',
+      ].map((dir) => `${dir}/**/*.js`),
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -1,4 +1,5 @@
-import { bootstrapDatabase } from './bootstrap/index.js';
+import { bootstrapDatabase } from './bootstrap/database.js';
+import { stopLocalPostgres } from './bootstrap/postgres.js';
 import { DEVELOPMENT_APP_DB_PASSWORD } from '../config/settings.js';
 
 /**
@@ -15,6 +16,6 @@ if (!developing && (!password || password === DEVELOPMENT_APP_DB_PASSWORD)) {
   throw new Error('APP_DB_PASSWORD must be set to a password of your own (NODE_ENV is production unless set to development or test)');
 }
 const database = decodeURIComponent(new URL(ownerUrl).pathname.slice(1)) || 'shopflow';
-const { stop } = await bootstrapDatabase(database);
+const { stop } = await bootstrapDatabase(database, stopLocalPostgres);
 await stop();
 process.stderr.write(`✓ ${database} is migrated, with the application role's password and the reference data\n`);

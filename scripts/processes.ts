@@ -36,8 +36,17 @@ export class ProcessGroup {
    * dev` names each).
    */
   startTs(name: string, entry: string, env: Record<string, string>): ChildProcess {
-    const child = spawn(tsx, [join(projectRoot, entry)], {
-      cwd: projectRoot,
+    return this.startCommand(name, tsx, [join(projectRoot, entry)], projectRoot, env);
+  }
+
+  /** Runs compiled JavaScript (`npm run build`'s output in `root`, as the image does) with this Node. */
+  startBuilt(name: string, root: string, entry: string, env: Record<string, string>): ChildProcess {
+    return this.startCommand(name, process.execPath, [join(root, entry)], root, env);
+  }
+
+  private startCommand(name: string, command: string, args: string[], cwd: string, env: Record<string, string>): ChildProcess {
+    const child = spawn(command, args, {
+      cwd,
       env: { ...process.env, ...ANY_FREE_METRICS_PORTS, ...env },
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],

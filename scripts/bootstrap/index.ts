@@ -1,26 +1,11 @@
-import { ensurePostgres, stopLocalPostgres, withDatabase } from './postgres.js';
+import { ensurePostgres, stopLocalPostgres } from './postgres.js';
 import { ensureTemporal, stopLocalDevServer, type TemporalService } from './temporal.js';
 import { stopTemporalCluster, temporalEngine, type TemporalEngine } from './temporal-cluster.js';
 import { joinRun } from './shared-services.js';
-import { migrate, setAppRolePassword } from './migrate.js';
 import { ensureDevCertificate, type DevCertificate } from './certificates.js';
-import { APP_ROLE, appRoleUrl, loadSettings } from '../../config/settings.js';
-import { createSql } from '../../db/client.js';
-import { isGeographyLoaded, loadGeography } from '../../domain/geography/index.js';
-import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/index.js';
-import { step } from './progress.js';
-import { localPassword } from './credentials.js';
-import { dataDir } from './paths.js';
-import { join } from 'node:path';
+import { bootstrapDatabase as databaseOnly, prepareDatabase, type Database } from './database.js';
 
-export interface Database {
-  /** Owner connection of the application database (migrations, test databases). */
-  adminUrl: string;
-  /** The application role's connection: what the API, the worker and the CLI use. */
-  appUrl: string;
-  /** Leaves the services; the last run out stops those a run started (shared-services.ts). */
-  stop: () => Promise<void>;
-}
+export type { Database };
 
 export interface Services extends Database {
   temporalAddress: string;
@@ -28,22 +13,6 @@ export interface Services extends Database {
   certificate: DevCertificate;
   /** Environment for every process started on top of these services. */
   env: Record<string, string>;
-}
-
-/** PostgreSQL up and `database` migrated; `stop` leaves it (stopped when no other run uses it and a run started it). */
-export async function bootstrapDatabase(database: string): Promise<Database> {
-  const run = joinRun();
-  const pg = await ensurePostgres();
-  if (pg.started) run.markStarted('postgres');
-  const stop = async () => {
-    await run.leave({ postgres: STOPS.postgres });
-  };
-  try {
-    return { ...(await prepareDatabase(pg.adminUrl, database)), stop };
-  } catch (error) {
-    await stop();
-    throw error;
-  }
 }
 
 /**
@@ -89,6 +58,11 @@ const STOPS = {
   temporal: stopLocalDevServer,
   'temporal-cluster': stopTemporalCluster,
 };
+
+/** PostgreSQL up and `database` migrated; `stop` leaves it (stopped, the cluster on it first, when no other run uses it and a run started it). */
+export function bootstrapDatabase(database: string): Promise<Database> {
+  return databaseOnly(database, STOPS.postgres);
+}
 
 /**
  * Everything both README commands need before they start processes: PostgreSQL, the Temporal server
@@ -137,27 +111,4 @@ export async function bootstrap(database: string, engine: TemporalEngine = tempo
 function settled<T>(result: PromiseSettledResult<T>): T {
   if (result.status === 'rejected') throw result.reason;
   return result.value;
-}
-
-async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
-  const applied = await migrate(serverAdminUrl, database);
-  if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
-  // The clone's own password unless one is given: no fixed word a second local user could try.
-  const password = process.env.APP_DB_PASSWORD ?? localPassword(join(dataDir, 'credentials', `${APP_ROLE}.password`));
-  await setAppRolePassword(serverAdminUrl, password);
-  const adminUrl = withDatabase(serverAdminUrl, database);
-  // Reference data (Vietnamese geography), written as the owner: the application role only reads it.
-  const owner = createSql(adminUrl, { max: 1, applicationName: 'shopflow-bootstrap' });
-  try {
-    if (!(await isGeographyLoaded(owner)))
-      await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
-    // Secrets stored before they were sealed at rest: the key is in the settings, not in a migration.
-    if (await signingSecretsAwaitSealing(owner)) {
-      const sealed = await sealPlainSigningSecrets(owner, () => loadSettings().secretsKey);
-      if (sealed > 0) process.stderr.write(`✓ sealed ${sealed} plain signing secret(s) in ${database}\n`);
-    }
-  } finally {
-    await owner.end();
-  }
-  return { adminUrl, appUrl: appRoleUrl(adminUrl, APP_ROLE, password) };
 }

@@ -94,7 +94,7 @@ describe('docker-compose.yml', () => {
       expect(services[name]!.depends_on).toMatchObject({ migrate: { condition: 'service_completed_successfully' } });
     }
     expect(services.migrate!.environment!.DATABASE_URL).toMatch(/^postgres:\/\/shopflow:/);
-    expect(services.migrate!.command).toEqual(['npx', 'tsx', 'scripts/migrate.ts']);
+    expect(services.migrate!.command).toEqual(['node', 'scripts/migrate.js']);
   });
 
   it('sets the role password as the bootstrap does, and refuses to start without the production secrets', () => {

@@ -17,15 +17,19 @@ export function processEnv(appDatabaseUrl: string, taskQueue: string, extra: Rec
 }
 
 /**
- * The real API (on `env.PORT`), worker and relay in `group`, each waited for until it serves: the
+ * The real API (on `env.PORT`), worker and relay in `group` (the sources, or the built output in
+ * `built`), each waited for until it serves: the
  * workers polling, the relay listening, the API answering /healthz (its log at info, which says when
  * its shipments' worker polls).
  */
-export async function startApiWorkerRelay(group: ProcessGroup, env: Record<string, string>): Promise<string> {
+export async function startApiWorkerRelay(group: ProcessGroup, env: Record<string, string>, built?: string): Promise<string> {
   const apiUrl = `http://127.0.0.1:${env.PORT}`;
-  const worker = group.startTs('worker', 'workers/worker.ts', env);
-  const relay = group.startTs('relay', 'workers/relay.ts', env);
-  const api = group.startTs('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
+  // From the sources with tsx, or from `npm run build`'s output in `built`, with node alone.
+  const start = (name: string, entry: string, processEnv: Record<string, string>) =>
+    built ? group.startBuilt(name, built, entry.replace(/\.ts$/, '.js'), processEnv) : group.startTs(name, entry, processEnv);
+  const worker = start('worker', 'workers/worker.ts', env);
+  const relay = start('relay', 'workers/relay.ts', env);
+  const api = start('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
   await Promise.all([
     outputMatches(worker, /worker polling task queue/, 60_000, 'worker'),
     outputMatches(relay, /outbox relay started/, 60_000, 'relay'),

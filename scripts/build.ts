@@ -1,0 +1,20 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { DefaultLogger } from '@temporalio/worker';
+import { projectRoot } from './bootstrap/paths.js';
+import { cachedWorkflowBundle } from '../workers/setup/workflow-bundle.js';
+import { workflowsPath } from '../workers/setup/create-worker.js';
+
+/**
+ * `npm run build`: what the image runs, made ahead of time (Dockerfile; test/deployment/built-output.test.ts
+ * starts the same output): the API, the worker, the relay and the migration compiled to JavaScript
+ * beside their sources (tsconfig.build.json), the admin web app the API serves, and the workflow
+ * bundle the workers load, so that no process compiles or bundles anything when it starts, and none
+ * writes to its own folder.
+ */
+const run = (script: string, args: string[]) =>
+  execFileSync(process.execPath, [join(projectRoot, 'node_modules', script), ...args], { cwd: projectRoot, stdio: 'inherit' });
+run('typescript/bin/tsc', ['-p', join(projectRoot, 'tsconfig.build.json')]);
+run('vite/bin/vite.js', ['build', 'web', '--logLevel', 'warn']);
+const { built } = await cachedWorkflowBundle(workflowsPath, { logger: new DefaultLogger('WARN') });
+process.stderr.write(`✓ compiled; the workflow bundle ${built ? 'built' : 'was already there'}\n`);
