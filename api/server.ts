@@ -1,7 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../config/settings.js';
 import { temporalConnectionOptions } from '../config/temporal-connection.js';
-import { createAppSql } from '../db/client.js';
+import { createAppSql, outliveClosedConnections } from '../db/client.js';
 import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 import { serveMetrics } from '../telemetry/metrics-server.js';
@@ -10,6 +10,7 @@ import { hostApiShipmentWorker } from '../workers/setup/shipment-worker-host.js'
 
 const settings = loadSettings();
 const sql = createAppSql(settings, 'shopflow-api');
+outliveClosedConnections((message) => console.error(JSON.stringify({ level: 'warn', message })));
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
 const temporal = Connection.lazy(temporalConnectionOptions(settings));
 const app = await buildApp({

@@ -43,3 +43,23 @@ export function createAppSql(
   if (!settings.appDatabaseUrl) throw new Error('DATABASE_URL or APP_DATABASE_URL must be set');
   return createSql(settings.appDatabaseUrl, { max: settings.DB_POOL_MAX, applicationName, timeouts: settings.databaseTimeouts });
 }
+
+/** SQLSTATEs of a session the server ended (shutdown, terminated backend) or a connection gone. */
+const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
+
+/**
+ * Keeps the process up when a database connection the server closed rejects a promise no code holds:
+ * postgres.js's own, after its socket died (seen in the relay under load, with backends terminated).
+ * The work in hand has failed already and is retried; the pools open new connections. Any other
+ * unhandled rejection still ends the process, as Node's default does.
+ */
+export function outliveClosedConnections(log: (message: string) => void): void {
+  process.on('unhandledRejection', (reason) => {
+    const { code } = (reason ?? {}) as { code?: unknown };
+    const lost =
+      (reason instanceof postgres.PostgresError && CONNECTION_LOST.has(reason.code)) ||
+      /^(CONNECTION_|EPIPE$|ECONNRESET$|ECONNREFUSED$)/.test(String(code));
+    if (!lost) throw reason;
+    log(`a database connection closed under the process; its work fails and is retried: ${String(reason)}`);
+  });
+}

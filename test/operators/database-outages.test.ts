@@ -23,9 +23,14 @@ import { useSuite } from '../support/suite.js';
  */
 const { db, receiver, shop } = useSuite({ shop: true, receiver: true });
 const exits: string[] = [];
+/** The processes' last lines: shown with an exit, which no test here expects. */
+const recent: string[] = [];
 const group = new ProcessGroup(
-  (name, code) => exits.push(`${name} (code ${code})`),
-  () => undefined,
+  (name, code) => {
+    exits.push(`${name} (code ${code})`);
+    process.stderr.write(`${name} exited (code ${code}); the processes' last lines:\n${recent.join('')}`);
+  },
+  (line) => void (recent.push(line) > 100 && recent.shift()),
 );
 const taskQueue = `outage-test-${randomUUID()}`;
 const inbox = randomUUID();

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
-import { createAppSql, type Sql } from '../../db/client.js';
+import { createAppSql, outliveClosedConnections, type Sql } from '../../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
@@ -229,6 +229,7 @@ export async function prepareWorkerProcess(
   const settings = loadSettings();
   const metrics = await installWorkerRuntime(settings, metricsPort(settings));
   const sql = createAppSql(settings, applicationName);
+  outliveClosedConnections((message) => console.error(JSON.stringify({ level: 'warn', message })));
   const options = await workerOptionsFrom(settings, sql, NativeConnection.connect(temporalConnectionOptions(settings)));
   const { connection } = options;
   const [worker, shipmentWorker] = await Promise.all([
