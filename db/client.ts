@@ -48,6 +48,17 @@ export function createAppSql(
 const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006']);
 
 /**
+ * Whether `reason` says a database connection is gone, not that a statement failed: a session the
+ * server ended, postgres.js's `CONNECTION_*`, or the socket's own error (a write to a connection the
+ * server closed is EPIPE on Node 24).
+ */
+export function isConnectionLoss(reason: unknown): boolean {
+  if (reason instanceof postgres.PostgresError) return CONNECTION_LOST.has(reason.code);
+  const { code } = (reason ?? {}) as { code?: unknown };
+  return /^(CONNECTION_|EPIPE$|ECONNRESET$|ECONNREFUSED$|ETIMEDOUT$|EHOSTUNREACH$)/.test(String(code));
+}
+
+/**
  * Keeps the process up when a database connection the server closed rejects a promise no code holds:
  * postgres.js's own, after its socket died (seen in the relay under load, with backends terminated).
  * The work in hand has failed already and is retried; the pools open new connections. Any other
@@ -55,11 +66,7 @@ const CONNECTION_LOST = new Set(['57P01', '57P02', '57P03', '08000', '08003', '0
  */
 export function outliveClosedConnections(log: (message: string) => void): void {
   process.on('unhandledRejection', (reason) => {
-    const { code } = (reason ?? {}) as { code?: unknown };
-    const lost =
-      (reason instanceof postgres.PostgresError && CONNECTION_LOST.has(reason.code)) ||
-      /^(CONNECTION_|EPIPE$|ECONNRESET$|ECONNREFUSED$)/.test(String(code));
-    if (!lost) throw reason;
+    if (!isConnectionLoss(reason)) throw reason;
     log(`a database connection closed under the process; its work fails and is retried: ${String(reason)}`);
   });
 }

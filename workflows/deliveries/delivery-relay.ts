@@ -1,5 +1,5 @@
 import postgres from 'postgres';
-import type { Sql } from '../../db/client.js';
+import { isConnectionLoss, type Sql } from '../../db/client.js';
 import {
   claimQueuedEvents,
   completeQueuedEvents,
@@ -302,15 +302,9 @@ interface Completed {
   skipped: EventMatch['flows'];
 }
 
-/**
- * A failure of the database or of the connection to it, not of the event: PostgreSQL's errors,
- * postgres.js's `CONNECTION_*`, and the socket's own (`EPIPE`, `ECONNRESET`: a write to a connection
- * the server closed, which Node 24 reports so). Counted against the event, one would set it aside.
- */
+/** A failure of the database (any PostgreSQL error ends the transaction) or of the connection to it, not of the event: counted against the event, one would set it aside. */
 function isDatabaseFailure(error: unknown): boolean {
-  if (error instanceof postgres.PostgresError || !(error instanceof Error)) return true;
-  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
-  return /^CONNECTION_/.test(String(code)) || syscall !== undefined || /^E[A-Z]+$/.test(String(code));
+  return error instanceof postgres.PostgresError || !(error instanceof Error) || isConnectionLoss(error);
 }
 
 /** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */
