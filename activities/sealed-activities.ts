@@ -2,8 +2,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { hasValidSeal } from '../domain/kernel/index.js';
 
 /**
- * The one check every activity of Shopflow passes before it runs (docs/security.md, "The workflow
- * boundary"). Any workflow of the namespace may schedule any activity on Shopflow's task queues, with
+ * The one check every activity of Shopflow passes before it runs (docs/security.md,
+ * "The activity boundary"). Any workflow of the namespace may schedule any activity on Shopflow's task queues, with
  * any arguments, so an activity that acts for a shop takes as its first argument an input that
  * Shopflow sealed (domain/kernel/seals.ts) for the workflow now running it: one copied into another
  * workflow does not verify there. The workers register activities only through `sealedActivities`;
@@ -28,7 +28,7 @@ export function runningWorkflowId(): string {
 
 /**
  * A delivery request names its run without a scope: the one delivery of its event to its flow runs as
- * `delivery:<flowId>:<eventId>` (DESIGN.md; workflows/deliveries/delivery-run-options.ts), fields the
+ * `delivery:<flowId>:<eventId>` (workflows/deliveries/delivery-run-options.ts), fields the
  * seal covers. The relay and a recovery batch seal them so; a test-run's is sealed for its own run.
  */
 function namesItsDelivery(key: string, input: object & { seal?: unknown }, workflowId: string): boolean {
