@@ -1,5 +1,4 @@
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import initSqlJs, { type Database } from 'sql.js';
+import { DatabaseSync } from 'node:sqlite';
 import type { EventOf, MarkStore, RowOf, SeenStore } from '@shopflow/client';
 
 export type OrderRow = RowOf<'/orders'>;
@@ -22,70 +21,60 @@ export function asRow(order: Order | OrderRow): OrderRow {
 }
 
 const SCHEMA = `
+  pragma journal_mode = wal;
   create table if not exists orders (id text primary key, updated_at text not null, deleted_at text, row text not null);
   create table if not exists seen_deliveries (webhook_id text primary key);
   create table if not exists marks (resource text primary key, mark text not null);`;
 
 /**
- * The local copy in SQLite (sql.js: SQLite compiled to WebAssembly, no native build), in memory and
- * written whole to `file` (a temporary file renamed over it, so a kill leaves the old or the new
- * state) when a delivery is handled or a sync pass has stored its mark: the changes and the record
- * of them are written together.
+ * The local copy in a SQLite file (Node's own `node:sqlite`), each statement committed as it runs. A
+ * kill between storing an order and noting its delivery (or a sync pass's mark) costs one repeated
+ * upsert when the delivery or page comes again, and the newer version still wins.
  */
 export class LocalCopy {
-  private constructor(
-    private readonly db: Database,
-    private readonly file: string,
-  ) {}
+  private constructor(private readonly db: DatabaseSync) {}
 
-  static async open(file: string): Promise<LocalCopy> {
-    const SQL = await initSqlJs();
-    const db = existsSync(file) ? new SQL.Database(readFileSync(file)) : new SQL.Database();
-    db.run(SCHEMA);
-    return new LocalCopy(db, file);
+  static open(file: string): LocalCopy {
+    const db = new DatabaseSync(file);
+    db.exec(SCHEMA);
+    return new LocalCopy(db);
   }
 
   /** Keeps the newer version: rows arrive unordered from webhooks and sync. */
   upsert(order: Order | OrderRow): void {
     const row = asRow(order);
-    this.db.run(
-      `insert into orders (id, updated_at, deleted_at, row) values (?, ?, ?, ?)
-       on conflict (id) do update set updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, row = excluded.row
-       where excluded.updated_at >= orders.updated_at`,
-      [row.id, row.updatedAt, row.deletedAt, JSON.stringify(row)],
-    );
+    this.db
+      .prepare(
+        `insert into orders (id, updated_at, deleted_at, row) values (?, ?, ?, ?)
+         on conflict (id) do update set updated_at = excluded.updated_at, deleted_at = excluded.deleted_at, row = excluded.row
+         where excluded.updated_at >= orders.updated_at`,
+      )
+      .run(row.id, row.updatedAt, row.deletedAt, JSON.stringify(row));
   }
 
   /** The live orders by id (`GET /orders` sorts by updatedAt to the microsecond, which the millisecond times it returns cannot repeat). */
   orders(): OrderRow[] {
-    const [result] = this.db.exec('select row from orders where deleted_at is null order by id');
-    return (result?.values ?? []).map(([row]) => JSON.parse(String(row)) as OrderRow);
+    const rows = this.db.prepare('select row from orders where deleted_at is null order by id').all();
+    return rows.map(({ row }) => JSON.parse(String(row)) as OrderRow);
   }
 
   readonly seen: SeenStore = {
-    has: (webhookId) => this.db.exec('select 1 from seen_deliveries where webhook_id = ?', [webhookId]).length > 0,
-    add: (webhookId) => {
-      this.db.run('insert or ignore into seen_deliveries (webhook_id) values (?)', [webhookId]);
-      this.persist();
-    },
+    has: (webhookId) => this.db.prepare('select 1 from seen_deliveries where webhook_id = ?').get(webhookId) !== undefined,
+    add: (webhookId) => void this.db.prepare('insert or ignore into seen_deliveries (webhook_id) values (?)').run(webhookId),
   };
 
   readonly marks: MarkStore = {
     get: (resource) => {
-      const [result] = this.db.exec('select mark from marks where resource = ?', [resource]);
-      return result ? String(result.values[0]![0]) : null;
+      const found = this.db.prepare('select mark from marks where resource = ?').get(resource);
+      return found ? String(found.mark) : null;
     },
-    set: (resource, mark) => {
-      this.db.run('insert into marks (resource, mark) values (?, ?) on conflict (resource) do update set mark = excluded.mark', [
-        resource,
-        mark,
-      ]);
-      this.persist();
-    },
+    set: (resource, mark) =>
+      void this.db
+        .prepare('insert into marks (resource, mark) values (?, ?) on conflict (resource) do update set mark = excluded.mark')
+        .run(resource, mark),
   };
 
-  private persist(): void {
-    writeFileSync(`${this.file}.tmp`, this.db.export());
-    renameSync(`${this.file}.tmp`, this.file);
+  close(): void {
+    this.db.close();
   }
 }

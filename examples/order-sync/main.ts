@@ -16,7 +16,7 @@ const env = (name: string, fallback?: string): string => {
   return value;
 };
 
-const copy = await LocalCopy.open(env('ORDER_SYNC_DB', 'order-sync.sqlite'));
+const copy = LocalCopy.open(env('ORDER_SYNC_DB', 'order-sync.sqlite'));
 const client = createShopflowClient({ baseUrl: env('SHOPFLOW_URL'), apiKey: env('SHOPFLOW_API_KEY') });
 const handler = nodeWebhookHandler({
   // The signing secrets of the flows sending here (one flow per order event type, or two secrets during a rotation).

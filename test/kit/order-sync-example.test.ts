@@ -121,7 +121,15 @@ describe('examples/order-sync', () => {
       const expected = (await remote()).sort((a, b) => (a.id < b.id ? -1 : 1));
       expect(expected.length).toBe(200);
       // Every change is already in the API; the copy catches up through redelivered webhooks and sync passes.
-      await expect.poll(async () => (await LocalCopy.open(dbFile)).orders(), { timeout: 120_000, interval: 1000 }).toEqual(expected);
+      const localOrders = () => {
+        const copy = LocalCopy.open(dbFile);
+        try {
+          return copy.orders();
+        } finally {
+          copy.close();
+        }
+      };
+      await expect.poll(localOrders, { timeout: 120_000, interval: 1000 }).toEqual(expected);
     },
   );
 });
