@@ -5,10 +5,12 @@ import { createAppSql, outliveClosedConnections } from '../db/client.js';
 import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 import { serveMetrics } from '../telemetry/metrics-server.js';
+import { startTracing } from '../telemetry/tracing.js';
 // The one import of workers/ in the API: its process hosts the shipments' worker (decision 0259).
 import { hostApiShipmentWorker } from '../workers/setup/shipment-worker-host.js';
 
 const settings = loadSettings();
+const tracing = startTracing('shopflow-api', settings.OTEL_EXPORTER_OTLP_ENDPOINT);
 const sql = createAppSql(settings, 'shopflow-api');
 outliveClosedConnections((message) => console.error(JSON.stringify({ level: 'warn', message })));
 // Lazy: the API serves its other routes while Temporal is down; /readyz tells.
@@ -40,7 +42,9 @@ const app = await buildApp({
 });
 // Connected in the background: the API serves while Temporal is down, pushes then through the server.
 const shipmentWorker =
-  settings.SHIPMENT_WORKER === 'on' ? await hostApiShipmentWorker(settings, sql, (level, message) => app.log[level](message)) : undefined;
+  settings.SHIPMENT_WORKER === 'on'
+    ? await hostApiShipmentWorker(settings, sql, (level, message) => app.log[level](message), tracing)
+    : undefined;
 const metrics =
   shipmentWorker?.metrics ??
   (settings.SHIPMENT_WORKER === 'off' && settings.METRICS === 'on'
@@ -51,7 +55,7 @@ const shutdown = async () => {
   // Requests in flight may await the shipments' worker: it stops after them.
   await Promise.all([app.close(), metrics?.close()]);
   await shipmentWorker?.host.stop();
-  await Promise.allSettled([sql.end({ timeout: 5 }), temporal.close()]);
+  await Promise.allSettled([sql.end({ timeout: 5 }), temporal.close(), tracing.shutdown()]);
   process.exit(0);
 };
 process.once('SIGINT', shutdown);

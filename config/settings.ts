@@ -76,6 +76,8 @@ const schema = z.object({
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   RELAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   PUBLIC_BASE_URL: z.url().optional(),
+  // An OpenTelemetry collector's OTLP/HTTP base address (telemetry/tracing.ts); no traces without it.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   DATABASE_URL: z.string().min(1).optional(),
   APP_DATABASE_URL: z.string().min(1).optional(),

@@ -678,6 +678,7 @@ CREATE TABLE public.events (
     changes jsonb,
     data jsonb NOT NULL,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    trace_parent text,
     CONSTRAINT events_id_check CHECK ((id ~ '^evt_[0-9A-HJKMNP-TV-Z]{26}$'::text))
 );
 
@@ -4172,4 +4173,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261130000100'),
     ('20261130000300'),
     ('20261201000100'),
-    ('20261201000200');
+    ('20261201000200'),
+    ('20261202000100');

@@ -8,7 +8,7 @@ import { watchEventQueue } from '../telemetry/relay-metrics.js';
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
 // which roughly quarters commit-to-receipt latency. Stand-alone workers (workers/worker.ts) take
 // the rest: retries, test-runs, resends, and whatever this worker has no free slot for.
-const { settings, sql, connection, worker, metrics } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
+const { settings, sql, connection, worker, metrics, tracing } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
 watchEventQueue(() => sql.begin((tx) => eventQueueState(tx)));
 const relay = new OutboxRelay({
   sql,
@@ -30,5 +30,5 @@ console.error(
 );
 await running;
 await relay.stop();
-await Promise.all([connection.close(), metrics?.close()]);
+await Promise.all([connection.close(), metrics?.close(), tracing.shutdown()]);
 await sql.end({ timeout: 5 });

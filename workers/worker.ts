@@ -5,7 +5,7 @@ import { shipmentTaskQueue } from '../workflows/shipments/shipment-starter.js';
 
 // Two workers on one connection: the main queue (deliveries, test-runs, housekeeping, older shipment
 // runs) and the shipments' queue, which API processes poll too (decision 0259).
-const { settings, sql, connection, worker, shipmentWorker, metrics } = await prepareWorkerProcess(
+const { settings, sql, connection, worker, shipmentWorker, metrics, tracing } = await prepareWorkerProcess(
   'shopflow-worker',
   (s) => s.WORKER_METRICS_PORT,
   { shipments: true },
@@ -18,5 +18,5 @@ console.error(
 );
 // Worker.run() returns after SIGINT/SIGTERM once in-flight tasks are done (the SDK installs the handlers).
 await Promise.all([worker.run(), shipmentWorker?.run()]);
-await Promise.all([connection.close(), metrics?.close()]);
+await Promise.all([connection.close(), metrics?.close(), tracing.shutdown()]);
 await sql.end({ timeout: 5 });

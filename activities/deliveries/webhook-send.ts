@@ -9,6 +9,8 @@ import {
 } from '../../domain/flows/index.js';
 import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
 import { observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import { inSpan, TRACE_ATTRIBUTES } from '../../telemetry/tracing.js';
 import {
   assertDestinationAllowed,
   describeOutboundError,
@@ -53,8 +55,35 @@ export interface WebhookSendDeps {
 const INLINE_RECORD_WAIT_MS = 5_000;
 
 export function createWebhookSendActivities(deps: WebhookSendDeps) {
+  /**
+   * One signed POST in a client span of the delivery's trace: the receiver's host and answer, never
+   * its full address (a query may hold the receiver's token).
+   */
+  function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+    const attributes = {
+      [TRACE_ATTRIBUTES.shopId]: input.shopId,
+      [TRACE_ATTRIBUTES.flowId]: input.flowId,
+      [TRACE_ATTRIBUTES.eventId]: input.eventId,
+      'http.request.method': 'POST',
+      'server.address': URL.parse(input.url)?.hostname ?? '',
+    };
+    return inSpan(
+      'POST',
+      attributes,
+      async (span) => {
+        const attempt = await attemptOnce(input);
+        if (attempt.statusCode !== null) span.setAttribute('http.response.status_code', attempt.statusCode);
+        if (attempt.verdict !== 'delivered')
+          span.setStatus({ code: SpanStatusCode.ERROR, message: attempt.error ?? `HTTP ${attempt.statusCode}` });
+        return attempt;
+      },
+      undefined,
+      SpanKind.CLIENT,
+    );
+  }
+
   /** One signed POST; every failure (refused address, TLS, time-out, network) is a failed attempt. */
-  async function attemptDelivery(input: WebhookAttemptInput): Promise<WebhookAttempt> {
+  async function attemptOnce(input: WebhookAttemptInput): Promise<WebhookAttempt> {
     const attemptedAt = new Date();
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);

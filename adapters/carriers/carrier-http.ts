@@ -1,6 +1,8 @@
 import { request, type Dispatcher } from 'undici';
 import { describeOutboundError, readBounded } from '../outbound/outbound-http.js';
 import { CarrierError } from './carrier-adapter.js';
+import { SpanKind, type Span } from '@opentelemetry/api';
+import { inSpan } from '../../telemetry/tracing.js';
 
 export interface CarrierAnswer {
   status: number;
@@ -24,11 +26,23 @@ export const MAX_CARRIER_ANSWER_BYTES = 1024 * 1024;
  * refused, so nothing was done and retrying will not help. No error repeats the answer's bytes or the
  * address a name resolved to (they reach a 503 detail and the workflow history).
  */
-export async function callCarrier(
+export function callCarrier(
   method: 'GET' | 'POST',
   url: string,
   transport: CarrierTransport,
   options: { headers: Record<string, string>; body?: unknown },
+): Promise<CarrierAnswer> {
+  // A client span of the shipment's trace: the carrier's host and answer, never the path or body.
+  const attributes = { 'http.request.method': method, 'server.address': URL.parse(url)?.hostname ?? '' };
+  return inSpan(method, attributes, (span) => answerOf(method, url, transport, options, span), undefined, SpanKind.CLIENT);
+}
+
+async function answerOf(
+  method: 'GET' | 'POST',
+  url: string,
+  transport: CarrierTransport,
+  options: { headers: Record<string, string>; body?: unknown },
+  span: Span,
 ): Promise<CarrierAnswer> {
   let status: number;
   let text: string;
@@ -47,6 +61,7 @@ export async function callCarrier(
       signal: AbortSignal.timeout(transport.timeoutMs),
     });
     status = response.statusCode;
+    span.setAttribute('http.response.status_code', status);
     text = (await readBounded(response.body, MAX_CARRIER_ANSWER_BYTES)).toString('utf8');
   } catch (error) {
     throw new CarrierError('unavailable', `no answer from the carrier: ${describeOutboundError(error)}`, { cause: error });

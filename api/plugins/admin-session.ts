@@ -35,6 +35,11 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 const kAdmin = Symbol('admin');
 type WithAdmin = { [kAdmin]?: AdminSession };
 
+/** The shop of the request's session, once checked; undefined before (or without a session), never a 401. */
+export function sessionShopId(request: FastifyRequest): string | undefined {
+  return (request as FastifyRequest & WithAdmin)[kAdmin]?.shopId;
+}
+
 /**
  * The admin web app's API: every route under `prefix` but the login itself (`config.public`) needs
  * the session cookie, and every change also the session's CSRF token in `X-CSRF-Token` (the cookie

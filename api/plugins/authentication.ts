@@ -47,6 +47,11 @@ declare module 'fastify' {
 const kAuth = Symbol('auth');
 type WithAuth = { [kAuth]?: AuthContext };
 
+/** The shop of the request's key, once authenticated; undefined before (or without a key), never a 401. */
+export function keyShopId(request: FastifyRequest): string | undefined {
+  return (request as FastifyRequest & WithAuth)[kAuth]?.shop.id;
+}
+
 const READ_METHODS = new Set(['GET', 'HEAD']);
 /** User-session paths that answer an API key with 400 rather than 401. */
 const SESSION_ONLY_REJECTING_KEYS = [/^\/session\/logout$/, /^\/push-subscriptions(\/|$)/];

@@ -1,4 +1,5 @@
 import { randomFillSync } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
 import { monotonicFactory } from 'ulidx';
 import { canonicalJson } from '../kernel/index.js';
 import { writeShopLogs } from '../access/index.js';
@@ -87,12 +88,22 @@ export interface EventInput {
   changes?: Changes;
 }
 
-/** Inserts one outbox row, in the caller's transaction. Returns the event id. */
+/** The active span's W3C `traceparent` (telemetry/tracing.ts registers the propagator); null while tracing is off. */
+function currentTraceParent(): string | null {
+  const carrier: { traceparent?: string } = {};
+  propagation.inject(context.active(), carrier);
+  return carrier.traceparent ?? null;
+}
+
+/**
+ * Inserts one outbox row, in the caller's transaction, with the trace of the work that wrote it (when
+ * tracing is on), which the relay continues. Returns the event id.
+ */
 export async function writeEvent(tx: Tx, event: EventInput): Promise<string> {
   const id = newEventId();
   await tx`
-    insert into events (id, shop_id, type, resource_id, changes, data)
-    values (${id}, ${event.shopId}, ${event.type}, ${event.resourceId}, ${event.changes ? tx.json(event.changes as never) : null}, ${tx.json(event.data as never)})`;
+    insert into events (id, shop_id, type, resource_id, changes, data, trace_parent)
+    values (${id}, ${event.shopId}, ${event.type}, ${event.resourceId}, ${event.changes ? tx.json(event.changes as never) : null}, ${tx.json(event.data as never)}, ${currentTraceParent()})`;
   return id;
 }
 

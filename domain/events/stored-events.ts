@@ -2,11 +2,19 @@ import { shopSlugOf } from '../access/index.js';
 import type { Fragment, Tx } from '../kernel/index.js';
 import type { StoredEvent } from './event-catalogue.js';
 
+/** What the relay reads of an event beyond its envelope. */
+interface RelayedEvent {
+  shopId: string;
+  shopSlug: string;
+  /** The W3C traceparent of the work that wrote it (telemetry/tracing.ts), null while tracing was off. */
+  traceParent: string | null;
+}
+
 /** An outbox event of the current shop as deliveries render it; undefined once it is gone. */
-export async function storedEvent(tx: Tx, eventId: string): Promise<(StoredEvent & { shopId: string; shopSlug: string }) | undefined> {
+export async function storedEvent(tx: Tx, eventId: string): Promise<(StoredEvent & RelayedEvent) | undefined> {
   // The shop's slug comes along (the envelope names the shop), so the relay reads each event in one query.
-  const [event] = await tx<(StoredEvent & { shopId: string; shopSlug: string })[]>`
-    select e.id, e.type, e.created_at, e.changes, e.data, e.shop_id, ${shopSlugOf(tx, tx`e.shop_id`)} as shop_slug
+  const [event] = await tx<(StoredEvent & RelayedEvent)[]>`
+    select e.id, e.type, e.created_at, e.changes, e.data, e.shop_id, ${shopSlugOf(tx, tx`e.shop_id`)} as shop_slug, e.trace_parent
     from events e
     where e.id = ${eventId}`;
   return event;

@@ -89,13 +89,20 @@ export interface EventMatch {
   shop: { id: string; slug: string };
   event: StoredEvent;
   flows: MatchedFlow[];
+  /** The trace of the work that wrote the event, which its deliveries continue (null while tracing was off). */
+  traceParent: string | null;
 }
 
 /** The event `eventId` (the current shop's) and the flows listening to it; undefined once the event is gone. */
 export async function eventMatch(tx: Tx, eventId: string): Promise<EventMatch | undefined> {
   const event = await storedEvent(tx, eventId);
   if (!event) return undefined;
-  return { shop: { id: event.shopId, slug: event.shopSlug }, event, flows: await matchingFlows(tx, event) };
+  return {
+    shop: { id: event.shopId, slug: event.shopSlug },
+    event,
+    flows: await matchingFlows(tx, event),
+    traceParent: event.traceParent,
+  };
 }
 
 /**

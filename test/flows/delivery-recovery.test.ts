@@ -184,7 +184,7 @@ describe('resending the failed deliveries of a flow since a time', () => {
     });
     expect(await handle.result()).toMatchObject({ found: 5, resent: 5, skipped: 0, done: true });
     await expect
-      .poll(async () => (await temporal.client.workflow.count(`WorkflowId = '${workflowId}'`)).count, { timeout: 10_000 })
+      .poll(async () => (await temporal.client.workflow.count(`WorkflowId = '${workflowId}'`)).count, { timeout: 60_000 })
       .toBe(3);
     const resent = (await receiver.waitFor(inbox, 10)).slice(5);
     expect(resent.map((sent) => sent.headers['webhook-id']).sort()).toEqual([...failed].sort());
@@ -192,7 +192,7 @@ describe('resending the failed deliveries of a flow since a time', () => {
       const child = await temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventOf(sent.body))).describe();
       expect(child.parentExecution?.workflowId).toBe(workflowId);
     }
-    await expect.poll(() => progress(flowId, since), { timeout: 15_000 }).toMatchObject({ delivered: 5, stillFailing: 0 });
+    await expect.poll(() => progress(flowId, since), { timeout: 60_000 }).toMatchObject({ delivered: 5, stillFailing: 0 });
   });
 
   it('refuses bad input with a problem and starts nothing; another shop’s flow is not found; a viewer reads but does not start', async () => {

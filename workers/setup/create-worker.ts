@@ -2,6 +2,9 @@ import type { KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type InjectedSinks, type WorkflowBundleOption } from '@temporalio/worker';
+import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { Resource } from '@opentelemetry/resources';
+import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createAppSql, outliveClosedConnections, type Sql } from '../../db/client.js';
 import { liveSigningSecrets, recordAttempt } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
@@ -25,6 +28,7 @@ import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } f
 import type { ShipmentDetail } from '../../domain/shipments/index.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
+import { startTracing, type Tracing } from '../../telemetry/tracing.js';
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
@@ -60,6 +64,8 @@ export interface ShopflowWorkerOptions {
   carrierEndpoints: CarrierEndpoints;
   /** What housekeeping keeps (settings `DELIVERY_RETENTION_DAYS`, `EVENT_RETENTION_DAYS`); their defaults without it. */
   retention?: Retention;
+  /** Where the workflows' and activities' spans go (telemetry/tracing.ts); dropped without it. */
+  tracing?: Pick<Tracing, 'resource' | 'spanProcessor'>;
 }
 
 /**
@@ -104,7 +110,15 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue: options.queue === 'shipments' ? shipmentTaskQueue(options.taskQueue) : options.taskQueue,
     activities,
-    sinks: shipmentOutcomeSinks(options.shipmentOutcomes),
+    // Each activity runs in a span continuing its workflow's trace (Temporal's OpenTelemetry interceptors).
+    interceptors: { activity: [(context) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(context) })] },
+    sinks: {
+      ...shipmentOutcomeSinks(options.shipmentOutcomes),
+      exporter: makeWorkflowExporter(
+        options.tracing?.spanProcessor ?? new NoopSpanProcessor(),
+        options.tracing?.resource ?? Resource.empty(),
+      ),
+    },
     ...(options.identity ? { identity: options.identity } : {}),
     ...(options.pollsAtMost
       ? {
@@ -189,6 +203,7 @@ export async function workerOptionsFrom(
   settings: Settings,
   sql: Sql,
   connecting: NativeConnection | Promise<NativeConnection>,
+  tracing?: Tracing,
 ): Promise<ShopflowWorkerOptions & { queue?: never }> {
   const [connection, { bundle }] = await Promise.all([
     connecting,
@@ -206,13 +221,14 @@ export async function workerOptionsFrom(
     carrierEndpoints: settings.carrierEndpoints,
     payloadCodecKeys: settings.payloadCodecKeys,
     retention: settings.retention,
+    ...(tracing ? { tracing } : {}),
   };
 }
 
 /**
  * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
- * runtime and its `/metrics`, the database pool, the Temporal connection, and the worker of the main
- * queue on them; with `shipments`, a worker of the shipments' queue too.
+ * runtime and its `/metrics`, its tracing (named `applicationName`), the database pool, the Temporal
+ * connection, and the worker of the main queue on them; with `shipments`, a worker of the shipments' queue too.
  */
 export async function prepareWorkerProcess(
   applicationName: string,
@@ -225,16 +241,18 @@ export async function prepareWorkerProcess(
   worker: Worker;
   shipmentWorker: Worker | undefined;
   metrics: MetricsServer | undefined;
+  tracing: Tracing;
 }> {
   const settings = loadSettings();
+  const tracing = startTracing(applicationName, settings.OTEL_EXPORTER_OTLP_ENDPOINT);
   const metrics = await installWorkerRuntime(settings, metricsPort(settings));
   const sql = createAppSql(settings, applicationName);
   outliveClosedConnections((message) => console.error(JSON.stringify({ level: 'warn', message })));
-  const options = await workerOptionsFrom(settings, sql, NativeConnection.connect(temporalConnectionOptions(settings)));
+  const options = await workerOptionsFrom(settings, sql, NativeConnection.connect(temporalConnectionOptions(settings)), tracing);
   const { connection } = options;
   const [worker, shipmentWorker] = await Promise.all([
     createShopflowWorker(options),
     shipments ? createShopflowWorker({ ...options, queue: 'shipments' }) : undefined,
   ]);
-  return { settings, sql, connection, worker, shipmentWorker, metrics };
+  return { settings, sql, connection, worker, shipmentWorker, metrics, tracing };
 }

@@ -5,6 +5,7 @@ import type { Settings } from '../../config/settings.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import type { Sql } from '../../db/client.js';
 import type { MetricsServer } from '../../telemetry/metrics-server.js';
+import type { Tracing } from '../../telemetry/tracing.js';
 import { ShipmentOutcomes, type EagerShipments } from '../../workflows/shipments/shipment-starter.js';
 import { createShopflowWorker, installWorkerRuntime, workerOptionsFrom, type ShopflowWorkerOptions } from './create-worker.js';
 
@@ -94,11 +95,12 @@ export async function hostApiShipmentWorker(
   settings: Settings,
   sql: Sql,
   log: (level: 'warn' | 'error' | 'info', message: string) => void,
+  tracing: Tracing,
 ): Promise<{ host: ShipmentWorkerHost; metrics: MetricsServer | undefined }> {
   const metrics = await installWorkerRuntime(settings, settings.API_METRICS_PORT);
   const host = hostShipmentWorker({
     connect: () => NativeConnection.connect(temporalConnectionOptions(settings)),
-    workerOptions: (connection) => workerOptionsFrom(settings, sql, connection),
+    workerOptions: (connection) => workerOptionsFrom(settings, sql, connection, tracing),
     log,
   });
   return { host, metrics };

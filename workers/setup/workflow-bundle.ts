@@ -7,13 +7,19 @@ import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@tem
 
 const require = createRequire(import.meta.url);
 
+/**
+ * Temporal's OpenTelemetry interceptors, in every bundle: a workflow continues the trace its start
+ * carries, and the spans it makes reach the worker's `exporter` sink (dropped while tracing is off).
+ */
+const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+
 /** Where worker processes keep the bundles they built, one file per version of `workflows/`. */
 export const WORKFLOW_BUNDLES_DIR = fileURLToPath(new URL('../../.data/workflow-bundles/', import.meta.url));
 
 /**
  * What the bundle of `workflowsPath` is built from: the files of its folder (eslint keeps workflow
  * code from importing any other of the project's files at run time; the types of activities it may
- * import leave no code) and the version of the SDK's workflow library, which the bundle embeds.
+ * import leave no code) and the versions of the SDK's workflow library and interceptors, which the bundle embeds.
  */
 export function workflowBundleKey(workflowsPath: string): string {
   const hash = createHash('sha256');
@@ -24,8 +30,11 @@ export function workflowBundleKey(workflowsPath: string): string {
       .update(`${file}\0`)
       .update(readFileSync(join(folder, file)))
       .update('\0');
-  const sdk = JSON.parse(readFileSync(require.resolve('@temporalio/workflow/package.json'), 'utf8')) as { version: string };
-  hash.update(`@temporalio/workflow@${sdk.version}\0${workflowsPath}`);
+  for (const library of ['@temporalio/workflow', '@temporalio/interceptors-opentelemetry']) {
+    const { version } = JSON.parse(readFileSync(require.resolve(`${library}/package.json`), 'utf8')) as { version: string };
+    hash.update(`${library}@${version}\0`);
+  }
+  hash.update(workflowsPath);
   return hash.digest('hex').slice(0, 24);
 }
 
@@ -42,7 +51,11 @@ export async function cachedWorkflowBundle(
   const key = workflowBundleKey(workflowsPath);
   const codePath = join(cacheDir, `workflows-${key}.js`);
   if (existsSync(codePath)) return { bundle: { codePath }, built: false };
-  const { code } = await bundleWorkflowCode({ workflowsPath, ...(logger ? { logger } : {}) });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    ...(logger ? { logger } : {}),
+  });
   try {
     mkdirSync(cacheDir, { recursive: true });
     const partial = `${codePath}.${process.pid}.partial`;

@@ -11,6 +11,7 @@ import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../.
 import { inShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
 import { ShopPace } from './shop-pace.js';
+import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
 
 export interface RelayOptions {
   sql: Sql;
@@ -176,12 +177,22 @@ export class OutboxRelay {
       try {
         const results = await Promise.all(
           outcome.requests.map((request) =>
-            startDelivery(
-              this.options.deliveries,
-              this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
+            // One span per delivery started, in the trace of the request that wrote the event.
+            inSpan(
+              `relay ${request.eventType}`,
               {
-                eagerStart: this.options.eagerStart ?? false,
+                [TRACE_ATTRIBUTES.shopId]: request.shopId,
+                [TRACE_ATTRIBUTES.flowId]: request.flowId,
+                [TRACE_ATTRIBUTES.eventId]: request.eventId,
+                [TRACE_ATTRIBUTES.eventType]: request.eventType,
               },
+              () =>
+                startDelivery(
+                  this.options.deliveries,
+                  this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
+                  { eagerStart: this.options.eagerStart ?? false },
+                ),
+              traceContextOf(read?.traceParent),
             ),
           ),
         );
