@@ -144,13 +144,17 @@ export interface MatchEntry {
 }
 
 /**
- * Whether two entries of the one match-key registry may share a key: only a keyword equal to its own
- * variant's code, and a variant code equal to its own product's code.
+ * Whether two entries of the one match-key registry may share a key: entries of different kinds
+ * that name the same thing (spec, `match-key-taken`: a key clashes when it "belongs to another
+ * product or variant"). A product code shares with its own variants' codes and keywords; a variant
+ * code with its own keywords. Two entries of one kind never share (a keyword is unique in the shop,
+ * a code among codes of its kind). So `{code: "X", variants: [{code: "X", keywords: ["x"]}]}` is one
+ * product's key three times over, and valid.
  */
-export function mayShareKey(a: MatchEntry, b: MatchEntry): boolean {
-  if (a.variantId !== null && a.variantId === b.variantId && a.source !== b.source) return true;
-  const pair = [a, b].sort((x, y) => x.source.localeCompare(y.source));
-  return pair[0]!.source === 'product_code' && pair[1]!.source === 'variant_code' && pair[0]!.productId === pair[1]!.productId;
+function mayShareKey(a: MatchEntry, b: MatchEntry): boolean {
+  if (a.source === b.source) return false;
+  if (a.source === 'product_code' || b.source === 'product_code') return a.productId === b.productId;
+  return a.variantId === b.variantId;
 }
 
 /** Clashes named in a refusal (and in `matchKeys`) at most. */

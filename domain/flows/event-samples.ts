@@ -151,7 +151,7 @@ const STOCK_ROW: StockRow = {
 
 const PENDING_STEP: ShipmentDetail['events'][number] = {
   id: '6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46',
-  status: 'pending',
+  status: null,
   carrierStatus: 'ready_to_pick',
   occurredAt: at('09:02:10'),
   location: null,

@@ -58,8 +58,9 @@ export async function recordAcceptedShipment(
 ): Promise<ShipmentDetail | undefined> {
   // One statement, the detail read in its round trip. The acceptance is written once: a second
   // recording (a retried activity) finds the code set, and waits on the first's row lock until then.
-  // The carrier's own report of the creation may have come first (a callback racing the answer):
-  // that step is where the shipment became pending. Our own steps are timed to the second, as
+  // Its step changes no status (the shipment is pending from the push on), so its `status` is null
+  // (spec, shipment detail `events`). The carrier's own report of the creation may have come first (a
+  // callback racing the answer): that step stands for it. Our own steps are timed to the second, as
   // carriers report theirs (GHTK's `action_time`): a carrier step of the same second is not older.
   const acceptance = tx<{ accepted: boolean }[]>`
     with accepted as (
@@ -67,14 +68,11 @@ export async function recordAcceptedShipment(
         carrier_status = ${order.carrierStatus}, updated_at = clock_timestamp()
       where id = ${id} and tracking_code is null
       returning id),
-    reported as (
-      update shipment_events set status = 'pending'
-      where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus} and exists (select from accepted)
-      returning id),
-    pending as (
+    step as (
       insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
-      select ${shopId}, ${id}, 'pending', ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
-      where exists (select from accepted) and not exists (select from reported))
+      select ${shopId}, ${id}, null, ${order.carrierStatus}, date_trunc('second', clock_timestamp()), 'Accepted by the carrier'
+      where exists (select from accepted) and not exists (
+        select from shipment_events where shipment_id = ${id} and leg = 'outbound' and carrier_status = ${order.carrierStatus}))
     select exists (select from accepted) as accepted`;
   const [[written], detail] = await allAnswered([acceptance.execute(), shipmentDetail(tx, id)] as const);
   if (!written?.accepted || !detail) return detail;

@@ -86,6 +86,35 @@ describe('the match-key registry', () => {
     ]);
   });
 
+  it('accepts one product’s key in every combination the spec allows, and refuses it on a sibling variant’s keyword', async () => {
+    const code = `ALL-${unique()}`;
+    // Product code, its variant's code and that variant's keyword: one product's key three times over.
+    const threefold = await create({ code, name: 'Threefold', variants: [{ code, keywords: [code.toLowerCase()] }] });
+    expect(threefold.variants[0]).toMatchObject({ code, keywords: [code.toLowerCase()] });
+    // A keyword equal to its own product's code (its variant has a code of its own).
+    const productCode = `PK-${unique()}`;
+    const ownProduct = await create({ code: productCode, name: 'Own product', variants: [{ keywords: [productCode] }] });
+    expect(ownProduct.variants[0]!.keywords).toEqual([productCode]);
+    const updated = await call('PATCH', `/products/${ownProduct.id}`, {
+      variants: [{ id: ownProduct.variants[0]!.id, keywords: [productCode, productCode.toLowerCase() + '-x'] }],
+    });
+    expect(updated.status, await updated.clone().text()).toBe(200);
+    // Another variant of the same product is another variant: its code is not a sibling's keyword.
+    const siblingCode = `SIB-${unique()}`;
+    const body = await expectProblem(
+      await call('POST', '/products', {
+        name: 'Siblings',
+        variants: [
+          { attributes: { Size: 'S' }, code: siblingCode },
+          { attributes: { Size: 'M' }, keywords: [siblingCode] },
+        ],
+      }),
+      409,
+      'match-key-taken',
+    );
+    expect(body.matchKeys).toEqual([{ key: siblingCode, source: 'variant_code', productName: 'Siblings' }]);
+  });
+
   it('tells keys apart only by case: "A12 M" and "A12-M" differ', async () => {
     const suffix = unique();
     await create({ name: 'Spaced', variants: [{ keywords: [`A12 M ${suffix}`] }] });

@@ -62,15 +62,13 @@ const createdEvents = async (shipmentId: string) =>
   (await db.admin`select 1 from events where type = 'shipment.created' and resource_id = ${shipmentId}`).length;
 
 describe('recording a carrier’s acceptance', () => {
-  it('writes the code, its own pending step and shipment.created once, and follows up once; a second recording changes nothing', async () => {
+  it('writes the code, its acceptance step (no status change: null) and shipment.created once, and follows up once; a second recording changes nothing', async () => {
     const shipmentId = await shipmentInFlight();
     const followedUp: (string | null)[] = [];
     const followUp = async (detail: ShipmentDetail) => void followedUp.push(detail.trackingCode);
     const first = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.1'), followUp));
     expect(first).toMatchObject({ trackingCode: 'S1.A1.1', status: 'pending' });
-    expect(first!.events).toEqual([
-      expect.objectContaining({ status: 'pending', carrierStatus: '2', description: 'Accepted by the carrier' }),
-    ]);
+    expect(first!.events).toEqual([expect.objectContaining({ status: null, carrierStatus: '2', description: 'Accepted by the carrier' })]);
     // A retried record, even with another answer: the first acceptance stands, and nothing follows again.
     const again = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.2'), followUp));
     expect(again).toEqual(first);
@@ -78,12 +76,12 @@ describe('recording a carrier’s acceptance', () => {
     expect(followedUp).toEqual(['S1.A1.1']);
   });
 
-  it('keeps the carrier’s own report of the creation, come first, as the pending step instead of adding one', async () => {
+  it('keeps the carrier’s own report of the creation, come first, as the acceptance step instead of adding one', async () => {
     const shipmentId = await shipmentInFlight();
     await db.admin`insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
       values (${shop.shopId}, ${shipmentId}, null, '2', now() - interval '1 minute', 'Đã tiếp nhận')`;
     const recorded = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.3'), noFollowUp));
-    expect(recorded!.events).toEqual([expect.objectContaining({ status: 'pending', carrierStatus: '2', description: 'Đã tiếp nhận' })]);
+    expect(recorded!.events).toEqual([expect.objectContaining({ status: null, carrierStatus: '2', description: 'Đã tiếp nhận' })]);
   });
 
   it('records nothing for a shipment that is gone', async () => {

@@ -65,7 +65,7 @@ describe('tracking from carrier callbacks', () => {
     }
     const delivered = await until(shipment.id, 'delivered');
     expect(delivered.events.map((event) => [event.carrierStatus, event.status])).toEqual([
-      ['ready_to_pick', 'pending'],
+      ['ready_to_pick', null],
       ['picking', null],
       ['picked', 'delivering'],
       ['storing', null],

@@ -3368,7 +3368,7 @@ export interface components {
          *       "events": [
          *         {
          *           "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
-         *           "status": "pending",
+         *           "status": null,
          *           "carrierStatus": "ready_to_pick",
          *           "occurredAt": "2026-11-20T09:02:10.000Z",
          *           "location": null,
@@ -3446,7 +3446,7 @@ export interface components {
          *         "events": [
          *           {
          *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
-         *             "status": "pending",
+         *             "status": null,
          *             "carrierStatus": "ready_to_pick",
          *             "occurredAt": "2026-11-20T09:02:10.000Z",
          *             "location": null,
@@ -3557,7 +3557,7 @@ export interface components {
          *         "events": [
          *           {
          *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
-         *             "status": "pending",
+         *             "status": null,
          *             "carrierStatus": "ready_to_pick",
          *             "occurredAt": "2026-11-20T09:02:10.000Z",
          *             "location": null,
