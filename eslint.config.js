@@ -38,9 +38,9 @@ const restrict = (files, patterns, ignores = []) => ({ files, ignores, rules: { 
 const WORKFLOW_CODE_RULES = [
   INNER_FILE_OF_A_MODULE,
   {
-    regex: '^(?!\\.|@temporalio/(?:workflow|common)$)',
+    regex: '^(?!\\.|@temporalio/(?:workflow|common)$|@temporalio/interceptors-opentelemetry/lib/)',
     message:
-      "Workflow code runs in Temporal's deterministic sandbox: of packages it imports only @temporalio/workflow and @temporalio/common.",
+      "Workflow code runs in Temporal's deterministic sandbox: of packages it imports only @temporalio/workflow, @temporalio/common and the workflow side of Temporal's OpenTelemetry interceptors.",
   },
   {
     regex: topFolder('domain', 'activities'),

@@ -7,11 +7,8 @@ import { bundleWorkflowCode, type Logger, type WorkflowBundleOption } from '@tem
 
 const require = createRequire(import.meta.url);
 
-/**
- * Temporal's OpenTelemetry interceptors, in every bundle: a workflow continues the trace its start
- * carries, and the spans it makes reach the worker's `exporter` sink (dropped while tracing is off).
- */
-const WORKFLOW_INTERCEPTOR_MODULES = [require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors')];
+/** Temporal's OpenTelemetry interceptors, for the runs whose start carried a trace (workflows/trace-interceptors.ts). */
+const WORKFLOW_INTERCEPTOR_MODULES = [fileURLToPath(new URL('../../workflows/trace-interceptors.ts', import.meta.url))];
 
 /** Where worker processes keep the bundles they built, one file per version of `workflows/`. */
 export const WORKFLOW_BUNDLES_DIR = fileURLToPath(new URL('../../.data/workflow-bundles/', import.meta.url));

@@ -1,0 +1,56 @@
+import type {
+  Next,
+  WorkflowExecuteInput,
+  WorkflowInboundCallsInterceptor,
+  WorkflowInterceptors,
+  WorkflowInternalsInterceptor,
+  WorkflowOutboundCallsInterceptor,
+} from '@temporalio/workflow';
+import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
+import { interceptors as openTelemetry } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js';
+
+/**
+ * Temporal's OpenTelemetry interceptors, for a run whose start carried a trace (tracing was on where
+ * it started: telemetry/tracing.ts), and none for the others: making and handing over their spans
+ * cost the relay 4 to 6 ms of CPU per delivery while tracing was off (docs/capacity.md). The start's
+ * headers decide, on replay as at first; a traced run passes its trace on to what it starts.
+ */
+type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
+type Methods = Record<string, Method | undefined>;
+
+export const interceptors = (): WorkflowInterceptors => {
+  let traced: { inbound: Methods; outbound: Methods; internals: Methods } | undefined;
+  /** Each named method of the OpenTelemetry interceptor `part`: its own while the run is traced, else straight on. */
+  const delegating = <T>(part: 'inbound' | 'outbound' | 'internals', methods: readonly string[]): T =>
+    Object.fromEntries(
+      methods.map((method) => [
+        method,
+        ((input, next) => {
+          const own = traced?.[part][method];
+          return own ? own.call(traced![part], input, next) : next(input);
+        }) satisfies Method,
+      ]),
+    ) as T;
+
+  const inbound: WorkflowInboundCallsInterceptor = {
+    ...delegating<WorkflowInboundCallsInterceptor>('inbound', ['handleSignal', 'handleUpdate', 'validateUpdate', 'handleQuery']),
+    execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
+      if (!(TRACE_HEADER in input.headers)) return next(input);
+      const made = openTelemetry();
+      traced = { inbound: made.inbound![0] as Methods, outbound: made.outbound![0] as Methods, internals: made.internals![0] as Methods };
+      return traced.inbound.execute!.call(traced.inbound, input, next as (input: unknown) => unknown) as Promise<unknown>;
+    },
+  };
+  const outbound = delegating<WorkflowOutboundCallsInterceptor>('outbound', [
+    'scheduleActivity',
+    'scheduleLocalActivity',
+    'startNexusOperation',
+    'startChildWorkflowExecution',
+    'continueAsNew',
+    'signalWorkflow',
+    'getLogAttributes',
+    'getMetricTags',
+  ]);
+  const internals = delegating<WorkflowInternalsInterceptor>('internals', ['dispose']);
+  return { inbound: [inbound], outbound: [outbound], internals: [internals] };
+};
