@@ -795,7 +795,8 @@ CREATE TABLE public.idempotency_keys (
     response_headers jsonb,
     response_body text,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
-    CONSTRAINT idempotency_keys_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text])))
+    resume_ref text,
+    CONSTRAINT idempotency_keys_state_check CHECK ((state = ANY (ARRAY['running'::text, 'done'::text, 'resumable'::text])))
 );
 
 ALTER TABLE ONLY public.idempotency_keys FORCE ROW LEVEL SECURITY;
@@ -4174,4 +4175,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261130000300'),
     ('20261201000100'),
     ('20261201000200'),
-    ('20261202000100');
+    ('20261202000100'),
+    ('20261202000200');

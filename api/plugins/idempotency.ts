@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Sql } from '../../db/client.js';
 import {
   claimIdempotencyKey,
+  leaveResumable,
   releaseIdempotencyKey,
   storeIdempotentResponse,
   type IdempotencyScope,
@@ -64,9 +65,18 @@ export async function respondIdempotently(
   });
 }
 
+/** What a creation that is not one transaction may leave going on when it answers a server error. */
+export interface Resumable {
+  /** What an identical earlier request (same key, same body) left going on, to answer for now. */
+  readonly earlier: string | undefined;
+  /** Names what this request leaves going on should it end in a server error; none without a key. */
+  leave(ref: string): void;
+}
+
 /**
  * The same for a creation that is not one transaction (a shipment push: the row is committed, then
- * the carrier is called through a workflow): the outcome is stored once `work` has its answer.
+ * the carrier is called through a workflow): the outcome is stored once `work` has its answer. A
+ * server error after `leave` keeps the key resumable: the same request answers for that work again.
  */
 export async function respondIdempotentlyAfter(
   sql: Sql,
@@ -74,13 +84,13 @@ export async function respondIdempotentlyAfter(
   request: FastifyRequest,
   reply: FastifyReply,
   status: number,
-  work: () => Promise<unknown>,
+  work: (resumable: Resumable) => Promise<unknown>,
 ): Promise<void> {
   const shopId = request.auth.shop.id;
   return respond(sql, baseUrl, request, reply, status, {
-    plain: work,
-    recorded: async (record) => {
-      const body = await work();
+    plain: () => work({ earlier: undefined, leave: () => undefined }),
+    recorded: async (record, resumable) => {
+      const body = await work(resumable);
       return withShop(sql, shopId, (tx) => record(tx, body));
     },
   });
@@ -94,7 +104,7 @@ async function respond(
   status: number,
   run: {
     plain: () => Promise<unknown>;
-    recorded: (record: (tx: Tx, body: unknown) => Promise<StoredResponse>) => Promise<StoredResponse>;
+    recorded: (record: (tx: Tx, body: unknown) => Promise<StoredResponse>, resumable: Resumable) => Promise<StoredResponse>;
   },
 ): Promise<void> {
   const header = request.headers['idempotency-key'];
@@ -127,6 +137,8 @@ async function respond(
     case 'replay':
       return send(reply.header('idempotent-replayed', 'true'), claim.response);
   }
+  let left: string | undefined = claim.resume;
+  const resumable: Resumable = { earlier: claim.resume, leave: (ref) => void (left = ref) };
   try {
     const response = await run.recorded(async (tx, body) => {
       const stored: StoredResponse = {
@@ -136,7 +148,7 @@ async function respond(
       };
       await storeIdempotentResponse(tx, scope, stored);
       return stored;
-    });
+    }, resumable);
     return send(reply, response);
   } catch (error) {
     if (error instanceof Problem && error.status < 500) {
@@ -148,7 +160,7 @@ async function respond(
       await withShop(sql, shopId, (tx) => storeIdempotentResponse(tx, scope, refusal));
       return send(reply, refusal);
     }
-    await releaseIdempotencyKey(sql, scope);
+    await (left === undefined ? releaseIdempotencyKey(sql, scope) : leaveResumable(sql, scope, left));
     throw error;
   }
 }

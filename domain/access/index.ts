@@ -26,6 +26,7 @@ export {
   claimIdempotencyKey,
   IDEMPOTENCY_WINDOW_HOURS,
   releaseIdempotencyKey,
+  leaveResumable,
   storeIdempotentResponse,
   type IdempotencyScope,
   type StoredResponse,

@@ -126,12 +126,18 @@ export async function addCustomerAddress(
 
 /**
  * An order used this address (identical, as `POST …/addresses` compares): it becomes the most
- * recently used and leads `addresses`. Not a change of the customer's data: no event, no updatedAt.
+ * recently used and leads `addresses`. Brought to the front, it changes `addresses`: `updatedAt`
+ * moves and `customer.updated` says so; already in front, nothing the customer shows changed
+ * (decision 0181).
  */
-export async function markAddressUsed(tx: Tx, customerId: string, address: Address): Promise<void> {
-  const { addresses } = await getCustomer(tx, customerId);
-  const used = addresses.find((existing) => sameAddress(existing, address));
-  if (used) await tx`update customer_addresses set last_used_at = clock_timestamp() where id = ${used.id}`;
+export async function markAddressUsed(tx: Tx, shopId: string, customerId: string, address: Address): Promise<void> {
+  const before = await getCustomer(tx, customerId);
+  const used = before.addresses.find((existing) => sameAddress(existing, address));
+  if (!used) return;
+  await tx`update customer_addresses set last_used_at = clock_timestamp() where id = ${used.id}`;
+  if (before.addresses[0]?.id === used.id) return;
+  await tx`update customers set updated_at = clock_timestamp() where id = ${customerId}`;
+  await finishUpdate(tx, shopId, before);
 }
 
 /**

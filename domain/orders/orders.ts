@@ -78,7 +78,7 @@ export async function createOrder(tx: Tx, actor: OrderActor, input: NewOrder): P
     returning id`.catch(duplicateCodeAsProblem(code));
   const orderId = created!.id;
   await writeShippingAddress(tx, orderId, address);
-  if (input.customerId && address) await markAddressUsed(tx, input.customerId, address);
+  if (input.customerId && address) await markAddressUsed(tx, actor.shopId, input.customerId, address);
   await writeLines(tx, actor.shopId, orderId, lines, totals.lineTotals);
   await writePayments(tx, actor.shopId, orderId, input.payments ?? []);
   await writeTags(tx, actor.shopId, orderId, input.tagIds ?? []);
@@ -152,7 +152,7 @@ export async function updateOrder(tx: Tx, actor: OrderActor, id: string, changes
     const address = await normalizeShippingAddress(tx, changes.shippingAddress);
     await writeShippingAddress(tx, id, address);
     const customerId = pick('customerId');
-    if (customerId && address) await markAddressUsed(tx, customerId, address);
+    if (customerId && address) await markAddressUsed(tx, actor.shopId, customerId, address);
   }
   if (goodsChange && lines) {
     await tx`delete from order_lines where order_id = ${id}`;

@@ -158,6 +158,52 @@ describe('reading and deleting products', () => {
     await expectProblem(await call('PATCH', `/products/${product.id}`, { name: 'Back' }), 404, 'not-found');
   });
 
+  it('changes a variant’s combination when sent with its id and attributes, keeping its id and its siblings', async () => {
+    const product = await create({
+      name: 'Recombined',
+      variants: [
+        { attributes: { Size: 'S', Color: 'Đỏ' }, price: '100' },
+        { attributes: { Size: 'M', Color: 'Đỏ' }, price: '100' },
+      ],
+    });
+    const [small, medium] = product.variants;
+    const response = await call('PATCH', `/products/${product.id}`, {
+      variants: [{ id: small!.id, attributes: { Size: 'S', Color: 'Xanh' } }],
+    });
+    expect(response.status, await response.clone().text()).toBe(200);
+    const patched = (await response.json()) as Product;
+    expect(patched.variants.map((variant) => [variant.id, variant.attributes])).toEqual([
+      [small!.id, { Size: 'S', Color: 'Xanh' }],
+      [medium!.id, { Size: 'M', Color: 'Đỏ' }],
+    ]);
+    expect((await (await call('GET', `/products/${product.id}`)).json()) as Product).toMatchObject({ variants: patched.variants });
+    expect((await eventsOf(product.id)).at(-1)).toMatchObject({ type: 'product.updated' });
+    // Onto a sibling's combination: refused, nothing changed.
+    await expectProblem(
+      await call('PATCH', `/products/${product.id}`, { variants: [{ id: small!.id, attributes: { Size: 'M', Color: 'Đỏ' } }] }),
+      409,
+      'variant-combo-duplicate',
+    );
+    expect(((await (await call('GET', `/products/${product.id}`)).json()) as Product).variants).toEqual(patched.variants);
+  });
+
+  it('holds back with updatedSince what changed within the safety delay, and only with it', async () => {
+    const other = await createShopFixture(db.app);
+    const otherKey = (await other.newKey(FULL)).key;
+    const [old, recent] = [
+      await create({ name: 'Old', variants: [{}] }, otherKey),
+      await create({ name: 'Recent', variants: [{}] }, otherKey),
+    ];
+    await db.admin`update products set updated_at = now() - interval '1 hour' where id = ${old.id}`;
+    const list = async (query: string) =>
+      ((await (await call('GET', `/products?${query}`, undefined, otherKey)).json()) as { data: { id: string }[] }).data.map(
+        (row) => row.id,
+      );
+    const since = new Date(Date.now() - 2 * 3600_000).toISOString();
+    expect(await list(`updatedSince=${since}`)).toEqual([old.id]);
+    expect(await list('')).toEqual([old.id, recent.id]);
+  });
+
   it('answers another shop’s product with 404', async () => {
     const other = await createShopFixture(db.app);
     const theirs = await create({ name: 'Theirs', variants: [{}] }, (await other.newKey(FULL)).key);

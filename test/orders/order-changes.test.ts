@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { addMember } from '../../domain/access/users.js';
 import { adjustStock } from '../../domain/inventory/inventory.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
+import { addOrder } from '../../scripts/fixtures/index.js';
 import { useOrderSuite, type Order } from './order-kit.js';
 
 /** Changing orders: PATCH, DELETE and notes. */
@@ -200,5 +201,18 @@ describe('order notes', () => {
       'validation-failed',
     );
     await expectProblem(await call('GET', `/orders/${randomUUID()}/notes`), 404, 'not-found');
+  });
+
+  it('answers a note on an unknown order, or on another shop’s, with 404 and writes nothing', async () => {
+    const warehouseId = await newWarehouse(other);
+    const variantId = await newVariant({ fixture: other, warehouse: warehouseId, stock: '5' });
+    const theirs = await arrange(
+      (tx) => addOrder(tx, other.shopId, { warehouseId, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] }),
+      other,
+    );
+    const notesOf = (orderId: string) => db.admin`select 1 from order_notes where order_id = ${orderId}`;
+    await expectProblem(await call('POST', `/orders/${randomUUID()}/notes`, { message: 'lạc' }, keys.basic), 404, 'not-found');
+    await expectProblem(await call('POST', `/orders/${theirs.id}/notes`, { message: 'không phải của tôi' }, keys.basic), 404, 'not-found');
+    expect(await notesOf(theirs.id)).toHaveLength(0);
   });
 });

@@ -241,6 +241,56 @@ describe('POST /orders', () => {
     expect(await stockOf(variantId)).toEqual({ quantity: '2', reserved: '1.5' });
   });
 
+  it('brings the customer’s reused older address to the front: updatedAt moves and customer.updated says addresses; the front one changes nothing', async () => {
+    const customersKey = (await shop.newKey(['pos.customers.read', 'pos.customers.create', 'pos.customers.update'])).key;
+    const customers = (method: string, path: string, body?: unknown) => call(method, path, body, customersKey);
+    const customer = (await (await customers('POST', '/customers', { name: 'Lê Thu' })).json()) as { id: string };
+    const older = { recipientName: 'Thu', recipientPhone: '0902 111 333', addressLine: '12 Lý Thường Kiệt', provinceName: 'Hà Nội' };
+    const newer = { recipientName: 'Thu', recipientPhone: '0902 111 333', addressLine: '5 Nguyễn Huệ', provinceName: 'TP. Hồ Chí Minh' };
+    for (const address of [older, newer])
+      expect((await customers('POST', `/customers/${customer.id}/addresses`, address)).status).toBe(201);
+    type Detail = { addresses: { addressLine: string }[]; updatedAt: string };
+    const detail = async () => (await (await customers('GET', `/customers/${customer.id}`)).json()) as Detail;
+    const before = await detail();
+    expect(before.addresses.map((address) => address.addressLine)).toEqual(['5 Nguyễn Huệ', '12 Lý Thường Kiệt']);
+    const customerEvents = async () => (await eventsOf(customer.id)).length;
+    const eventsBefore = await customerEvents();
+    const variantId = await newVariant({ price: '100000', stock: '10' });
+    const order = (shippingAddress: typeof older) =>
+      createOrder({ customerId: customer.id, shippingAddress, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] });
+
+    await order(older);
+    const after = await detail();
+    expect(after.addresses.map((address) => address.addressLine)).toEqual(['12 Lý Thường Kiệt', '5 Nguyễn Huệ']);
+    expect(after.updatedAt > before.updatedAt).toBe(true);
+    const events = await eventsOf(customer.id);
+    expect(events).toHaveLength(eventsBefore + 1);
+    const updated = events.at(-1) as unknown as { type: string; changes: unknown; data: Detail };
+    expect([updated.type, updated.changes]).toEqual(['customer.updated', { fields: ['addresses'] }]);
+    expect(updated.data.addresses[0]!.addressLine).toBe('12 Lý Thường Kiệt');
+
+    // The address already in front: nothing the customer shows changed.
+    await order(older);
+    expect(await detail()).toEqual(after);
+    expect(await customerEvents()).toBe(eventsBefore + 1);
+  });
+
+  it('keeps receivedAtShop and occurredAt as sent, in the answer, the detail and order.created; without them, false and now', async () => {
+    const variantId = await newVariant({ price: '100000', stock: '10' });
+    const lines = [{ variantId, quantity: '1', unitPrice: '100000' }];
+    const occurredAt = '2026-11-20T08:30:15.250Z';
+    const collected = (await createOrder({ receivedAtShop: true, occurredAt, lines })) as Order & Record<string, unknown>;
+    expect([collected.receivedAtShop, collected.occurredAt]).toEqual([true, occurredAt]);
+    const read = (await (await call('GET', `/orders/${collected.id}`)).json()) as Record<string, unknown>;
+    expect([read.receivedAtShop, read.occurredAt]).toEqual([true, occurredAt]);
+    const [created] = (await eventsOf(collected.id)) as unknown as { data: Record<string, unknown> }[];
+    expect([created!.data.receivedAtShop, created!.data.occurredAt]).toEqual([true, occurredAt]);
+
+    const plain = (await createOrder({ lines })) as Order & Record<string, unknown>;
+    expect(plain.receivedAtShop).toBe(false);
+    expect(Math.abs(Date.parse(plain.occurredAt as string) - Date.parse(plain.createdAt as string))).toBeLessThan(60_000);
+  });
+
   it('creates exactly one order for 20 concurrent requests with the same Idempotency-Key', async () => {
     const variantId = await newVariant({ stock: '100' });
     const key = randomUUID();

@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { changeShopStatusMatrix } from '../../domain/orders/order-status.js';
+import { createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { addCustomer } from '../../scripts/fixtures/index.js';
 import { useOrderSuite, type Order } from './order-kit.js';
 
 /** Reading orders (lists, product fields by permission) and moving them through the status matrix. */
-const { shop, other, keys, arrange, call, newVariant, stockOf, eventsOf, createOrder, setStatus } = useOrderSuite();
+const { db, shop, other, keys, arrange, call, newWarehouse, newVariant, stockOf, eventsOf, createOrder, setStatus } = useOrderSuite();
 
 describe('order reads', () => {
   it('lists rows without detail fields, filtered by status, customer and exact code', async () => {
@@ -26,6 +27,30 @@ describe('order reads', () => {
     expect(byCustomer.data.map((row) => row.id)).toEqual([order.id]);
     const cancelledOnly = (await (await call('GET', `/orders?customerId=${customer.id}&status=cancelled`)).json()) as { data: unknown[] };
     expect(cancelledOnly.data).toEqual([]);
+  });
+
+  it('holds back with updatedSince what changed within the safety delay, and only with it', async () => {
+    const fresh = await createShopFixture(db.app);
+    const freshKey = (await fresh.newKey(['pos.orders.read', 'pos.orders.create', 'pos.products.read'])).key;
+    const warehouse = await newWarehouse(fresh);
+    const variantId = await newVariant({ fixture: fresh, warehouse, stock: '5' });
+    const make = async () => {
+      const response = await call(
+        'POST',
+        '/orders',
+        { warehouseId: warehouse, lines: [{ variantId, quantity: '1', unitPrice: '100000' }] },
+        freshKey,
+      );
+      expect(response.status, await response.clone().text()).toBe(201);
+      return ((await response.json()) as { id: string }).id;
+    };
+    const [old, recent] = [await make(), await make()];
+    await db.admin`update orders set updated_at = now() - interval '1 hour' where id = ${old}`;
+    const list = async (query: string) =>
+      ((await (await call('GET', `/orders?${query}`, undefined, freshKey)).json()) as { data: { id: string }[] }).data.map((row) => row.id);
+    const since = new Date(Date.now() - 2 * 3600_000).toISOString();
+    expect(await list(`updatedSince=${since}`)).toEqual([old]);
+    expect(await list('')).toEqual([old, recent]);
   });
 
   it('leaves the product fields of lines out for a key without pos.products.read, and 404s another shop', async () => {

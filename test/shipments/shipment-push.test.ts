@@ -62,7 +62,8 @@ describe('POST /shipments', () => {
     expect(shipment).not.toHaveProperty('updatedAt');
     // The acceptance changes no status (the shipment was pending from the push): its step's status is null.
     expect(shipment.events).toEqual([expect.objectContaining({ status: null, carrierStatus: expect.stringMatching(/^\d+$/) })]);
-    expect(carrierOrdersFor(shipment.id)).toHaveLength(1);
+    // What the carrier was sent: the shipment's note among it.
+    expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ note: 'Gọi trước khi giao' })]);
 
     expect(await orderStatus(orderId)).toBe('shipped');
     expect(await stockOf(db, variantId, shipping.warehouseId)).toEqual({ quantity: '8', reserved: '0' });
@@ -119,6 +120,52 @@ describe('POST /shipments', () => {
       await expectProblem(await push(body), 400, 'validation-failed');
     }
     expect(await shipmentsOf(orderId)).toEqual([]);
+  });
+
+  it('refuses with 409 an order whose address lacks what its layout needs, and pushes nothing', async () => {
+    const ordersBefore = carrier.orders().length;
+    const without = (field: keyof typeof HANOI_RECIPIENT) =>
+      Object.fromEntries(Object.entries(HANOI_RECIPIENT).filter(([name]) => name !== field)) as Record<string, string>;
+    const { districtName: _district, wardName: _ward, ...noUnits } = HANOI_RECIPIENT;
+    for (const [address, missing] of [
+      [without('recipientName'), 'recipientName'],
+      [without('recipientPhone'), 'recipientPhone'],
+      [without('addressLine'), 'addressLine'],
+      // No unit ids and no district: the layout of 1 July 2025, which needs a ward.
+      [noUnits, 'wardName'],
+    ] as const) {
+      const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address });
+      const problem = await expectProblem(await push({ orderId }), 409, 'conflict');
+      expect(problem.detail, missing).toContain(`lacks ${missing}`);
+      expect(await shipmentsOf(orderId)).toEqual([]);
+      expect(await orderStatus(orderId)).toBe('ready_to_ship');
+    }
+    expect(carrier.orders()).toHaveLength(ordersBefore);
+  });
+
+  it('refuses with 409 a push through a switched-off connection, and pushes nothing', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const switchedOff = await withShop(db.app, shop.shopId, (tx) =>
+      connectCarrier(
+        tx,
+        shop.shopId,
+        {
+          carrier: 'carrier_b',
+          name: 'GHTK (old account)',
+          credentials: { token: 'old-token', clientSource: 'S000001' },
+          baseUrl: carrier.url,
+          warehouseId: shipping.warehouseId,
+          pickUp: pickUpAddress,
+        },
+        testConnectionKeys,
+      ),
+    );
+    await db.admin`update carrier_connections set active = false where id = ${switchedOff.connectionId}`;
+    const ordersBefore = carrier.orders().length;
+    const problem = await expectProblem(await push({ orderId, connectionId: switchedOff.connectionId }), 409, 'conflict');
+    expect(problem.detail).toContain('switched off');
+    expect(await shipmentsOf(orderId)).toEqual([]);
+    expect(carrier.orders()).toHaveLength(ordersBefore);
   });
 
   it('a refusal by the carrier is 409 conflict with its reason, and the shipment row is gone', async () => {
@@ -228,6 +275,54 @@ describe('POST /shipments', () => {
     const [shipment] = await shipmentsOf(orderId);
     expect(carrierOrdersFor(shipment!.id)).toEqual([expect.objectContaining({ code: shipment!.trackingCode })]);
     expect(await orderStatus(orderId)).toBe('shipped');
+  });
+
+  /** The same push sent again with its key while it answers 503 (the carrier still silent); its first other answer. */
+  const retriedUntilAnswered = async (body: Record<string, unknown>, idempotencyKey: string) => {
+    for (let tries = 0; tries < 6; tries++) {
+      const response = await push(body, { 'idempotency-key': idempotencyKey });
+      if (response.status !== 503) return response;
+    }
+    throw new Error('the push never answered');
+  };
+
+  it('a push retried with its Idempotency-Key after a 503 answers what became of it: the shipment, one carrier order', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const idempotencyKey = randomUUID();
+    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 10_000 });
+    const problem = await expectProblem(await push({ orderId }, { 'idempotency-key': idempotencyKey }), 503, 'carrier-unavailable');
+    expect(problem.detail).toContain('same Idempotency-Key');
+    // The same key with another body is another request: refused, not resumed.
+    await expectProblem(await push({ orderId, weightGram: 999 }, { 'idempotency-key': idempotencyKey }), 422, 'idempotency-key-reused');
+    const answered = await retriedUntilAnswered({ orderId }, idempotencyKey);
+    expect(answered.status, await answered.clone().text()).toBe(201);
+    const shipment = (await answered.json()) as { id: string; trackingCode: string };
+    expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ code: shipment.trackingCode })]);
+    expect((await shipmentsOf(orderId)).map((row) => row.id)).toEqual([shipment.id]);
+    // Stored now: replayed.
+    const replayed = await push({ orderId }, { 'idempotency-key': idempotencyKey });
+    expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
+    expect(((await replayed.json()) as { id: string }).id).toBe(shipment.id);
+  });
+
+  it('a push retried with its Idempotency-Key after a 503 answers the carrier’s late refusal, and pushes nothing again', async () => {
+    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const idempotencyKey = randomUUID();
+    const ordersBefore = carrier.orders().length;
+    // Refused after the API's 8 s wait, within the carrier call's 10 s (a second refusal stands ready
+    // should a loaded machine time that call out and the push try again).
+    carrier.faults.rejectNextOrders('Sai số điện thoại người nhận', 2);
+    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 8_500 });
+    try {
+      await expectProblem(await push({ orderId }, { 'idempotency-key': idempotencyKey }), 503, 'carrier-unavailable');
+      const refused = await expectProblem(await retriedUntilAnswered({ orderId }, idempotencyKey), 409, 'conflict');
+      expect(refused.detail).toContain('Sai số điện thoại người nhận');
+    } finally {
+      carrier.faults.clear();
+    }
+    expect(carrier.orders()).toHaveLength(ordersBefore);
+    expect(await shipmentsOf(orderId)).toEqual([]);
+    expect(await orderStatus(orderId)).toBe('ready_to_ship');
   });
 
   it('replays an Idempotency-Key: the same shipment, one carrier order', async () => {

@@ -2,6 +2,8 @@ import {
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
   type Client,
   type WorkflowHandle,
   type WorkflowHandleWithStartDetails,
@@ -169,15 +171,56 @@ export async function pushShipment(
         startWorkflowOperation: new WithStartWorkflowOperation(shipmentTrackingWorkflow, options),
       }),
   });
+  return pushAnswer(result, starter.waitMs, keys.orderId);
+}
+
+/** What a push answers: the shipment accepted, or the problem for what became of it. */
+function pushAnswer(result: ShipmentPushResult | typeof NO_ANSWER, waitMs: number, orderId: string): ShipmentDetail {
   if (result === NO_ANSWER)
     throw new Problem(
       'carrier-unavailable',
-      `the carrier has not answered within ${starter.waitMs / 1000} s; the push goes on: read GET /shipments?orderId=${keys.orderId} before retrying`,
+      `the carrier has not answered within ${waitMs / 1000} s; the push goes on: send the same request with the same Idempotency-Key for its outcome, or read GET /shipments?orderId=${orderId} before retrying`,
     );
   if (result.outcome === 'rejected') throw new Problem('conflict', `the carrier refused the shipment: ${result.reason}`);
   if (result.outcome === 'unavailable')
     throw new Problem('carrier-unavailable', `the shipment was not created at the carrier: ${result.reason}`);
   return result.shipment;
+}
+
+/**
+ * A push sent again with the Idempotency-Key and body of one that answered 503: what became of that
+ * push (`shipment:<shipmentId>`), never a second push. While the run goes on, its `push` update answers
+ * again (awaited for `waitMs` while the carrier is silent); a refused or failed push closed the run as
+ * Failed with its outcome; a run that has ended, or continued as new, had pushed (`current` reads the
+ * shipment). No run at all (the first request failed before starting one): 503 again.
+ */
+export async function retriedPush(
+  starter: ShipmentStarter,
+  keys: { shipmentId: string; orderId: string },
+  current: () => Promise<ShipmentDetail | undefined>,
+): Promise<ShipmentDetail> {
+  const handle = starter.client.workflow.getHandle(trackingWorkflowId(keys.shipmentId));
+  const accepted = async (): Promise<ShipmentPushResult> => {
+    const shipment = await current();
+    return shipment ? { outcome: 'accepted', shipment } : { outcome: 'unavailable', reason: 'the shipment is gone' };
+  };
+  const outcome = async (): Promise<ShipmentPushResult | typeof NO_ANSWER> => {
+    const { status } = await handle.describe();
+    if (status.name === 'FAILED') return outcomeOf<ShipmentPushResult>(handle);
+    if (status.name !== 'RUNNING') return accepted();
+    // A run continued as new has no push of its own: its validator refuses the update.
+    const update = handle.executeUpdate(shipmentPushUpdate, { updateId: 'push' }).catch((error: unknown) => {
+      if (error instanceof WorkflowUpdateFailedError) return accepted();
+      throw error;
+    });
+    return bounded(update, starter.waitMs);
+  };
+  try {
+    return pushAnswer(await outcome(), starter.waitMs, keys.orderId);
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return pushAnswer(NO_ANSWER, starter.waitMs, keys.orderId);
+    throw error;
+  }
 }
 
 /** `POST /shipments/{id}/cancel` after the request is counted: `shipment-cancel:<id>:<n>`, awaited for `waitMs`. */

@@ -8,11 +8,12 @@ import {
   getShipment,
   listShipments,
   requestCancel,
+  shipmentDetail,
   shipmentDetailSchema,
   shipmentListRowSchema,
   shipmentStateSchema,
 } from '../../../domain/shipments/index.js';
-import { cancelShipment, pushShipment, type ShipmentStarter } from '../../../workflows/shipments/shipment-starter.js';
+import { cancelShipment, pushShipment, retriedPush, type ShipmentStarter } from '../../../workflows/shipments/shipment-starter.js';
 import { respondIdempotentlyAfter } from '../../plugins/idempotency.js';
 import { cursorBinding, type RouteDeps } from '../../route-deps.js';
 import { pageOf, syncListQuery } from '../../schemas/list-query.js';
@@ -81,17 +82,23 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
         tags,
         summary: 'Push an order to a carrier',
         description:
-          'Awaits the carrier for a bounded time. After a 503, read GET /shipments?orderId= before retrying: the push may have gone through.',
+          "Awaits the carrier for a bounded time. After a 503 the push may still go through: the same request with the same Idempotency-Key answers what became of it (the shipment, or the carrier's refusal), never pushing twice; without a key, read GET /shipments?orderId= before retrying.",
         body: NewShipment,
         response: { 201: createdShipmentSchema, ...problemResponses(WRITE_PROBLEMS, pushProblems, IDEMPOTENCY_PROBLEMS) },
       },
     },
     (request, reply) =>
-      respondIdempotentlyAfter(deps.sql, deps.publicBaseUrl, request, reply, 201, async () => {
+      respondIdempotentlyAfter(deps.sql, deps.publicBaseUrl, request, reply, 201, async (resumable) => {
         const { shop, permissions, applicationId } = request.auth;
+        // The same request after a 503: the push it started, not another.
+        if (resumable.earlier)
+          return retriedPush(deps.shipments, { shipmentId: resumable.earlier, orderId: request.body.orderId }, () =>
+            request.inShop((tx) => shipmentDetail(tx, resumable.earlier!)),
+          );
         const push = await request.inShop((tx) =>
           prepareShipmentPush(tx, { shopId: shop.id, permissions, applicationId }, request.body, deps.secretsKey),
         );
+        resumable.leave(push.shipmentId);
         return pushShipment(deps.shipments, {
           shopId: shop.id,
           shipmentId: push.shipmentId,

@@ -763,7 +763,7 @@ export interface paths {
         put?: never;
         /**
          * Push an order to a carrier
-         * @description Awaits the carrier for a bounded time. After a 503, read GET /shipments?orderId= before retrying: the push may have gone through.
+         * @description Awaits the carrier for a bounded time. After a 503 the push may still go through: the same request with the same Idempotency-Key answers what became of it (the shipment, or the carrier's refusal), never pushing twice; without a key, read GET /shipments?orderId= before retrying.
          *
          *     Needs the permissions `pos.shipping.read`, `pos.orders.update` and `pos.products.read`.
          *
