@@ -1,5 +1,5 @@
 import { completeOperation, IDEMPOTENCY_KEY, RESPONSE_HEADERS } from './operation-extras.js';
-import { isNode, openAnswered, reachedSchemas, type Document, type Node } from './schema-walk.js';
+import { isNode, openAnswered, reachedSchemas, SCHEMA_REF, type Document, type Node } from './schema-walk.js';
 import { EVENT_SCHEMAS, WEBHOOK_HEADERS, webhooks } from './webhooks.js';
 import { withExamples } from './examples.js';
 
@@ -88,21 +88,49 @@ function build(whole: Document, prefix: string): Document {
 
   const { securitySchemes } = whole.components ?? {};
   const tagged = new Set(operations.flatMap((item) => Object.values(item).flatMap((operation) => (operation.tags ?? []) as string[])));
-  return withExamples({
-    openapi: whole.openapi,
-    info: { ...whole.info, description: DESCRIPTION },
-    // The reference page links to the guide (api/routes/developers/): getting started, webhooks, every error.
-    externalDocs: { description: 'Developer guide', url: `${whole.servers?.[0]?.url ?? ''}/developers` },
-    servers: whole.servers,
-    security: whole.security,
-    tags: TAGS.filter(({ name }) => tagged.has(name)),
-    paths,
-    webhooks: hooks,
-    components: {
-      securitySchemes,
-      schemas: used,
-      headers: RESPONSE_HEADERS,
-      parameters: { IdempotencyKey: IDEMPOTENCY_KEY, ...WEBHOOK_HEADERS },
-    },
-  });
+  return webhookOnlyInlined(
+    withExamples({
+      openapi: whole.openapi,
+      info: { ...whole.info, description: DESCRIPTION },
+      // The reference page links to the guide (api/routes/developers/): getting started, webhooks, every error.
+      externalDocs: { description: 'Developer guide', url: `${whole.servers?.[0]?.url ?? ''}/developers` },
+      servers: whole.servers,
+      security: whole.security,
+      tags: TAGS.filter(({ name }) => tagged.has(name)),
+      paths,
+      webhooks: hooks,
+      components: {
+        securitySchemes,
+        schemas: used,
+        headers: RESPONSE_HEADERS,
+        parameters: { IdempotencyKey: IDEMPOTENCY_KEY, ...WEBHOOK_HEADERS },
+      },
+    }),
+  );
+}
+
+/**
+ * What only the webhooks use (the envelopes, what changed, the signature headers) written where it is
+ * used, not as components: a generator that keeps only the components `paths` reach (oapi-codegen's
+ * default pruning) then still has every type its webhook code names. What `paths` use stays shared.
+ */
+function webhookOnlyInlined(document: Document): Document {
+  const components = document.components ?? {};
+  const schemas = components.schemas ?? {};
+  const parameters = (components.parameters ?? {}) as Record<string, Node>;
+  const shared = reachedSchemas([document.paths, parameters, components.headers], schemas);
+  const inlined = new Set([...reachedSchemas(document.webhooks, schemas)].filter((name) => !shared.has(name)));
+  const parameterRef = '#/components/parameters/';
+  const inline = (value: unknown): unknown => {
+    if (Array.isArray(value)) return value.map(inline);
+    if (!isNode(value)) return value;
+    const ref = typeof value.$ref === 'string' ? value.$ref : undefined;
+    if (ref?.startsWith(SCHEMA_REF) && inlined.has(ref.slice(SCHEMA_REF.length))) return inline(schemas[ref.slice(SCHEMA_REF.length)]);
+    if (ref?.startsWith(parameterRef)) return inline(parameters[ref.slice(parameterRef.length)]);
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, inline(inner)]));
+  };
+  const webhooks = inline(document.webhooks);
+  const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => !inlined.has(name)));
+  const keptParameters = Object.fromEntries(Object.entries(parameters).filter(([name]) => !(name in WEBHOOK_HEADERS)));
+  return { ...document, webhooks, components: { ...components, schemas: kept, parameters: keptParameters } };
 }

@@ -66,13 +66,12 @@ export async function runPythonProgram(dir: string, target: Target): Promise<Pro
 }
 
 /**
- * The Go client (types and client) of `documentFile`, generated into `dir` in package main. With
- * `skip-prune`: oapi-codegen's pruning of unused components follows `paths` only, so it drops what
- * only `webhooks` uses (the event envelopes, the signature headers) while still emitting the webhook
- * types that name them, and the package does not compile without it (v2.8.2).
+ * The Go client (types and client) of `documentFile`, generated into `dir` in package main, with
+ * oapi-codegen's default options: its pruning keeps only what `paths` reach, so the document writes
+ * what only the webhooks use where they use it (api/document/public-document.ts).
  */
 export async function generateGoClient(dir: string, documentFile: string): Promise<void> {
-  const args = ['-generate', 'types,client,skip-prune', '-package', 'main', '-o', 'shopflow.gen.go', documentFile];
+  const args = ['-generate', 'types,client', '-package', 'main', '-o', 'shopflow.gen.go', documentFile];
   await output(oapiCodegenBin, args, { cwd: dir });
 }
 

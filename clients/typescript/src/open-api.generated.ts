@@ -1635,158 +1635,6 @@ export interface components {
             wardUnitId: string | null;
         };
         /**
-         * @description The envelope of `customer.created`: A customer was created.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y08",
-         *       "type": "customer.created",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T08:29:58.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "name": "Nguyễn Văn An",
-         *         "gender": "male",
-         *         "dateOfBirth": null,
-         *         "source": "order",
-         *         "isBlocked": false,
-         *         "primaryPhone": "+84912345678",
-         *         "primaryEmail": "an.nguyen@example.com",
-         *         "createdAt": "2026-11-20T08:29:58.000Z",
-         *         "updatedAt": "2026-11-20T08:29:58.000Z",
-         *         "deletedAt": null,
-         *         "contacts": [
-         *           {
-         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
-         *             "kind": "phone",
-         *             "value": "+84912345678",
-         *             "isPrimary": true
-         *           },
-         *           {
-         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
-         *             "kind": "email",
-         *             "value": "an.nguyen@example.com",
-         *             "isPrimary": true
-         *           }
-         *         ],
-         *         "addresses": [
-         *           {
-         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
-         *             "recipientName": "Nguyễn Văn An",
-         *             "recipientPhone": "+84912345678",
-         *             "addressLine": "12 Phố Huế",
-         *             "geoSystem": "new",
-         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *             "districtUnitId": null,
-         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *             "provinceName": "Thành phố Hà Nội",
-         *             "districtName": null,
-         *             "wardName": "Phường Hai Bà Trưng"
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        CustomerCreatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Customer"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "customer.created";
-        };
-        /**
-         * @description The envelope of `customer.deleted`: The customer was deleted (`data.deletedAt` is set).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y10",
-         *       "type": "customer.deleted",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T18:10:00.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "name": "Nguyễn Văn An",
-         *         "gender": "male",
-         *         "dateOfBirth": null,
-         *         "source": "order",
-         *         "isBlocked": false,
-         *         "primaryPhone": "+84912345678",
-         *         "primaryEmail": "an.nguyen@example.com",
-         *         "createdAt": "2026-11-20T08:29:58.000Z",
-         *         "updatedAt": "2026-11-20T18:10:00.000Z",
-         *         "deletedAt": "2026-11-20T18:10:00.000Z",
-         *         "contacts": [
-         *           {
-         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
-         *             "kind": "phone",
-         *             "value": "+84912345678",
-         *             "isPrimary": true
-         *           },
-         *           {
-         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
-         *             "kind": "email",
-         *             "value": "an.nguyen@example.com",
-         *             "isPrimary": true
-         *           }
-         *         ],
-         *         "addresses": [
-         *           {
-         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
-         *             "recipientName": "Nguyễn Văn An",
-         *             "recipientPhone": "+84912345678",
-         *             "addressLine": "12 Phố Huế",
-         *             "geoSystem": "new",
-         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *             "districtUnitId": null,
-         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *             "provinceName": "Thành phố Hà Nội",
-         *             "districtName": null,
-         *             "wardName": "Phường Hai Bà Trưng"
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        CustomerDeletedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Customer"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "customer.deleted";
-        };
-        /**
          * @example {
          *       "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
          *       "name": "Nguyễn Văn An",
@@ -1825,109 +1673,6 @@ export interface components {
              * @example 2025-03-14T09:30:00.000Z
              */
             updatedAt: string;
-        };
-        /**
-         * @description The envelope of `customer.updated`: A field of the customer's `data` was edited (contacts and addresses included).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y09",
-         *       "type": "customer.updated",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T09:10:41.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "changes": {
-         *         "fields": [
-         *           "dateOfBirth"
-         *         ]
-         *       },
-         *       "data": {
-         *         "id": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "name": "Nguyễn Văn An",
-         *         "gender": "male",
-         *         "dateOfBirth": "1990-05-17",
-         *         "source": "order",
-         *         "isBlocked": false,
-         *         "primaryPhone": "+84912345678",
-         *         "primaryEmail": "an.nguyen@example.com",
-         *         "createdAt": "2026-11-20T08:29:58.000Z",
-         *         "updatedAt": "2026-11-20T09:10:41.000Z",
-         *         "deletedAt": null,
-         *         "contacts": [
-         *           {
-         *             "id": "2a4c6e8a-0c1e-4a3b-9d5f-7b9d1f3a5c02",
-         *             "kind": "phone",
-         *             "value": "+84912345678",
-         *             "isPrimary": true
-         *           },
-         *           {
-         *             "id": "3b5d7f9b-1d2f-4b4c-8e6a-8c0e2a4b6d13",
-         *             "kind": "email",
-         *             "value": "an.nguyen@example.com",
-         *             "isPrimary": true
-         *           }
-         *         ],
-         *         "addresses": [
-         *           {
-         *             "id": "4c6e8a0c-2e3a-4c5d-9f7b-9d1f3b5c7e24",
-         *             "recipientName": "Nguyễn Văn An",
-         *             "recipientPhone": "+84912345678",
-         *             "addressLine": "12 Phố Huế",
-         *             "geoSystem": "new",
-         *             "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *             "districtUnitId": null,
-         *             "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *             "provinceName": "Thành phố Hà Nội",
-         *             "districtName": null,
-         *             "wardName": "Phường Hai Bà Trưng"
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        CustomerUpdatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            changes: components["schemas"]["EventChanges"];
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Customer"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "customer.updated";
-        };
-        /**
-         * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
-         * @example {
-         *       "fields": [
-         *         "status"
-         *       ],
-         *       "status": {
-         *         "from": "new",
-         *         "to": "confirmed"
-         *       }
-         *     }
-         */
-        EventChanges: {
-            /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
-            fields: string[];
-            /** @description Present when the status changed */
-            status?: {
-                from: string;
-                to: string;
-            };
         };
         /**
          * @example {
@@ -2001,148 +1746,6 @@ export interface components {
             targetWarehouseId: string | null;
             /** Format: uuid */
             warehouseId: string;
-        };
-        /**
-         * @description The envelope of `inventory.stock_changed`: The quantity or the in-transit amount of one variant in one warehouse changed.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y07",
-         *       "type": "inventory.stock_changed",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T08:30:00.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *         "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
-         *         "warehouseName": "Kho Hà Nội",
-         *         "variantCode": "AT-TRANG-M",
-         *         "quantity": "42",
-         *         "reserved": "3",
-         *         "available": "39",
-         *         "inTransit": "0",
-         *         "stockChangedAt": "2026-11-20T08:30:00.000Z"
-         *       }
-         *     }
-         */
-        InventoryStockChangedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["StockRow"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "inventory.stock_changed";
-        };
-        /**
-         * @description The envelope of `message.received`: A customer messaged a chat page of the flow.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y13",
-         *       "type": "message.received",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T10:05:33.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "8a0c2e4a-6c7d-4a9b-8d1f-3b5d7f9a1c68",
-         *         "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
-         *         "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
-         *         "direction": "in",
-         *         "text": "Shop ơi, áo trắng size M còn hàng không ạ?",
-         *         "attachments": [],
-         *         "sender": {
-         *           "type": "customer",
-         *           "chatCustomerId": "1d3f5b7d-9fa0-4dce-9a4c-6e8a0c2d4f91",
-         *           "name": "Nguyễn Văn An"
-         *         },
-         *         "sentAt": "2026-11-20T10:05:33.000Z"
-         *       }
-         *     }
-         */
-        MessageReceivedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["ChatMessage"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "message.received";
-        };
-        /**
-         * @description The envelope of `message.sent`: The shop sent a message to a customer on a chat page of the flow.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y14",
-         *       "type": "message.sent",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T10:06:02.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "2e4a6c8e-0a1b-4edf-8b5d-7f9b1d3e5a02",
-         *         "conversationId": "9b1d3f5b-7d8e-4bac-9e2a-4c6e8a0b2d79",
-         *         "pageId": "0c2e4a6c-8e9f-4cbd-8f3b-5d7f9b1c3e80",
-         *         "direction": "out",
-         *         "text": "Dạ còn ạ, shop gửi anh mẫu nhé.",
-         *         "attachments": [],
-         *         "sender": {
-         *           "type": "page",
-         *           "name": "Thời trang An Nhiên",
-         *           "isIntegration": true
-         *         },
-         *         "sentAt": "2026-11-20T10:06:02.000Z"
-         *       }
-         *     }
-         */
-        MessageSentEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["ChatMessage"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "message.sent";
         };
         /**
          * @example {
@@ -2314,206 +1917,6 @@ export interface components {
             /** Format: uuid */
             warehouseId: string;
             warehouseName: string | null;
-        };
-        /**
-         * @description The envelope of `order.created`: An order was created.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y00",
-         *       "type": "order.created",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T08:30:00.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "code": "DH000123",
-         *         "status": "new",
-         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
-         *         "warehouseName": "Kho Hà Nội",
-         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
-         *         "salesChannelName": "Facebook",
-         *         "receivedAtShop": false,
-         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
-         *         "handlerName": "Trần Thị Mai",
-         *         "billFullName": "Nguyễn Văn An",
-         *         "billPhone": "+84912345678",
-         *         "billEmail": "an.nguyen@example.com",
-         *         "totalPrice": "450000",
-         *         "discount": "0",
-         *         "shippingFee": "30000",
-         *         "freeShipping": false,
-         *         "surcharge": "0",
-         *         "tax": "0",
-         *         "totalAmount": "480000",
-         *         "returnedAmount": "0",
-         *         "paidAmount": "0",
-         *         "occurredAt": "2026-11-20T08:30:00.000Z",
-         *         "note": "Giao giờ hành chính",
-         *         "tags": [
-         *           {
-         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
-         *             "name": "Khách quen"
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T08:30:00.000Z",
-         *         "updatedAt": "2026-11-20T08:30:00.000Z",
-         *         "deletedAt": null,
-         *         "shippingAddress": {
-         *           "recipientName": "Nguyễn Văn An",
-         *           "recipientPhone": "+84912345678",
-         *           "addressLine": "12 Phố Huế",
-         *           "geoSystem": "new",
-         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *           "districtUnitId": null,
-         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *           "provinceName": "Thành phố Hà Nội",
-         *           "districtName": null,
-         *           "wardName": "Phường Hai Bà Trưng"
-         *         },
-         *         "creditApplied": "0",
-         *         "exchangeReturn": false,
-         *         "lines": [
-         *           {
-         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
-         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *             "variantCode": "AT-TRANG-M",
-         *             "variantName": "Trắng / M",
-         *             "productName": "Áo thun cotton",
-         *             "quantity": "3",
-         *             "unitPrice": "150000",
-         *             "discount": "0",
-         *             "lineTotal": "450000",
-         *             "returnedQuantity": "0"
-         *           }
-         *         ],
-         *         "payments": []
-         *       }
-         *     }
-         */
-        OrderCreatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Order"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "order.created";
-        };
-        /**
-         * @description The envelope of `order.deleted`: The order was deleted (`data.status` is `deleted` and `data.deletedAt` is set).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y03",
-         *       "type": "order.deleted",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T17:45:00.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "code": "DH000123",
-         *         "status": "deleted",
-         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
-         *         "warehouseName": "Kho Hà Nội",
-         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
-         *         "salesChannelName": "Facebook",
-         *         "receivedAtShop": false,
-         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
-         *         "handlerName": "Trần Thị Mai",
-         *         "billFullName": "Nguyễn Văn An",
-         *         "billPhone": "+84912345678",
-         *         "billEmail": "an.nguyen@example.com",
-         *         "totalPrice": "450000",
-         *         "discount": "0",
-         *         "shippingFee": "30000",
-         *         "freeShipping": false,
-         *         "surcharge": "0",
-         *         "tax": "0",
-         *         "totalAmount": "480000",
-         *         "returnedAmount": "0",
-         *         "paidAmount": "0",
-         *         "occurredAt": "2026-11-20T08:30:00.000Z",
-         *         "note": "Giao giờ hành chính",
-         *         "tags": [
-         *           {
-         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
-         *             "name": "Khách quen"
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T08:30:00.000Z",
-         *         "updatedAt": "2026-11-20T17:45:00.000Z",
-         *         "deletedAt": "2026-11-20T17:45:00.000Z",
-         *         "shippingAddress": {
-         *           "recipientName": "Nguyễn Văn An",
-         *           "recipientPhone": "+84912345678",
-         *           "addressLine": "12 Phố Huế",
-         *           "geoSystem": "new",
-         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *           "districtUnitId": null,
-         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *           "provinceName": "Thành phố Hà Nội",
-         *           "districtName": null,
-         *           "wardName": "Phường Hai Bà Trưng"
-         *         },
-         *         "creditApplied": "0",
-         *         "exchangeReturn": false,
-         *         "lines": [
-         *           {
-         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
-         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *             "variantCode": "AT-TRANG-M",
-         *             "variantName": "Trắng / M",
-         *             "productName": "Áo thun cotton",
-         *             "quantity": "3",
-         *             "unitPrice": "150000",
-         *             "discount": "0",
-         *             "lineTotal": "450000",
-         *             "returnedQuantity": "0"
-         *           }
-         *         ],
-         *         "payments": []
-         *       }
-         *     }
-         */
-        OrderDeletedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Order"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "order.deleted";
         };
         /**
          * @example {
@@ -2721,224 +2124,6 @@ export interface components {
             warehouseName: string | null;
         };
         /**
-         * @description The envelope of `order.status_changed`: The order's status changed.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y02",
-         *       "type": "order.status_changed",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T09:00:03.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "changes": {
-         *         "fields": [
-         *           "status"
-         *         ],
-         *         "status": {
-         *           "from": "new",
-         *           "to": "confirmed"
-         *         }
-         *       },
-         *       "data": {
-         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "code": "DH000123",
-         *         "status": "confirmed",
-         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
-         *         "warehouseName": "Kho Hà Nội",
-         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
-         *         "salesChannelName": "Facebook",
-         *         "receivedAtShop": false,
-         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
-         *         "handlerName": "Trần Thị Mai",
-         *         "billFullName": "Nguyễn Văn An",
-         *         "billPhone": "+84912345678",
-         *         "billEmail": "an.nguyen@example.com",
-         *         "totalPrice": "450000",
-         *         "discount": "0",
-         *         "shippingFee": "30000",
-         *         "freeShipping": false,
-         *         "surcharge": "0",
-         *         "tax": "0",
-         *         "totalAmount": "480000",
-         *         "returnedAmount": "0",
-         *         "paidAmount": "0",
-         *         "occurredAt": "2026-11-20T08:30:00.000Z",
-         *         "note": "Giao giờ hành chính",
-         *         "tags": [
-         *           {
-         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
-         *             "name": "Khách quen"
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T08:30:00.000Z",
-         *         "updatedAt": "2026-11-20T09:00:03.000Z",
-         *         "deletedAt": null,
-         *         "shippingAddress": {
-         *           "recipientName": "Nguyễn Văn An",
-         *           "recipientPhone": "+84912345678",
-         *           "addressLine": "12 Phố Huế",
-         *           "geoSystem": "new",
-         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *           "districtUnitId": null,
-         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *           "provinceName": "Thành phố Hà Nội",
-         *           "districtName": null,
-         *           "wardName": "Phường Hai Bà Trưng"
-         *         },
-         *         "creditApplied": "0",
-         *         "exchangeReturn": false,
-         *         "lines": [
-         *           {
-         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
-         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *             "variantCode": "AT-TRANG-M",
-         *             "variantName": "Trắng / M",
-         *             "productName": "Áo thun cotton",
-         *             "quantity": "3",
-         *             "unitPrice": "150000",
-         *             "discount": "0",
-         *             "lineTotal": "450000",
-         *             "returnedQuantity": "0"
-         *           }
-         *         ],
-         *         "payments": []
-         *       }
-         *     }
-         */
-        OrderStatusChangedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            changes: components["schemas"]["EventChanges"];
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Order"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "order.status_changed";
-        };
-        /**
-         * @description The envelope of `order.updated`: A field of the order's `data` was edited.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y01",
-         *       "type": "order.updated",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T08:41:17.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "changes": {
-         *         "fields": [
-         *           "shippingFee",
-         *           "freeShipping",
-         *           "totalAmount"
-         *         ]
-         *       },
-         *       "data": {
-         *         "id": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "code": "DH000123",
-         *         "status": "new",
-         *         "warehouseId": "5f0c7a2e-1b3d-4c8e-a6f9-0d2e4b6c8a13",
-         *         "warehouseName": "Kho Hà Nội",
-         *         "customerId": "7c2e9a14-3f6b-4d8a-b1e5-6a0c2d4f8e21",
-         *         "salesChannelId": "9a4c6e80-2d1f-4b3a-8c5e-7f9b1d3a5c42",
-         *         "salesChannelName": "Facebook",
-         *         "receivedAtShop": false,
-         *         "handlerUserId": "c1e3a5f7-9b2d-4f6a-8e0c-2b4d6f8a0c13",
-         *         "handlerName": "Trần Thị Mai",
-         *         "billFullName": "Nguyễn Văn An",
-         *         "billPhone": "+84912345678",
-         *         "billEmail": "an.nguyen@example.com",
-         *         "totalPrice": "450000",
-         *         "discount": "0",
-         *         "shippingFee": "0",
-         *         "freeShipping": true,
-         *         "surcharge": "0",
-         *         "tax": "0",
-         *         "totalAmount": "450000",
-         *         "returnedAmount": "0",
-         *         "paidAmount": "0",
-         *         "occurredAt": "2026-11-20T08:30:00.000Z",
-         *         "note": "Giao giờ hành chính",
-         *         "tags": [
-         *           {
-         *             "id": "e2f4a6c8-0b1d-4e3f-a5c7-9d1b3f5a7c24",
-         *             "name": "Khách quen"
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T08:30:00.000Z",
-         *         "updatedAt": "2026-11-20T08:41:17.000Z",
-         *         "deletedAt": null,
-         *         "shippingAddress": {
-         *           "recipientName": "Nguyễn Văn An",
-         *           "recipientPhone": "+84912345678",
-         *           "addressLine": "12 Phố Huế",
-         *           "geoSystem": "new",
-         *           "provinceUnitId": "4b6d8f0a-2c4e-5a6b-8d0f-1a3c5e7b9d35",
-         *           "districtUnitId": null,
-         *           "wardUnitId": "6d8f0b2c-4e6a-5b8c-9e1a-3c5e7a9b1d46",
-         *           "provinceName": "Thành phố Hà Nội",
-         *           "districtName": null,
-         *           "wardName": "Phường Hai Bà Trưng"
-         *         },
-         *         "creditApplied": "0",
-         *         "exchangeReturn": false,
-         *         "lines": [
-         *           {
-         *             "id": "f3a5c7e9-1b2d-4f4a-b6c8-0e2a4c6e8a57",
-         *             "variantId": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "productId": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *             "variantCode": "AT-TRANG-M",
-         *             "variantName": "Trắng / M",
-         *             "productName": "Áo thun cotton",
-         *             "quantity": "3",
-         *             "unitPrice": "150000",
-         *             "discount": "0",
-         *             "lineTotal": "450000",
-         *             "returnedQuantity": "0"
-         *           }
-         *         ],
-         *         "payments": []
-         *       }
-         *     }
-         */
-        OrderUpdatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            changes: components["schemas"]["EventChanges"];
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Order"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "order.updated";
-        };
-        /**
          * @example {
          *       "id": "14a6a323-c00d-4860-9850-7d7dbd91a7c8",
          *       "name": "Chuyển khoản Vietcombank",
@@ -3052,156 +2237,6 @@ export interface components {
             variants: components["schemas"]["Variant"][];
         };
         /**
-         * @description The envelope of `product.created`: A product was created.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y04",
-         *       "type": "product.created",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T07:55:12.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *         "code": "AT-TRANG",
-         *         "name": "Áo thun cotton",
-         *         "description": "Cotton 100%, form rộng",
-         *         "type": "simple",
-         *         "isActive": true,
-         *         "categoryIds": [
-         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
-         *         ],
-         *         "variants": [
-         *           {
-         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "code": "AT-TRANG-M",
-         *             "barcode": "8934567890123",
-         *             "price": "150000",
-         *             "weightGrams": "250",
-         *             "lengthCm": null,
-         *             "widthCm": null,
-         *             "heightCm": null,
-         *             "isActive": true,
-         *             "attributes": {
-         *               "Màu": "Trắng",
-         *               "Size": "M"
-         *             },
-         *             "keywords": [
-         *               "AT M"
-         *             ]
-         *           }
-         *         ],
-         *         "images": [
-         *           {
-         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
-         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
-         *             "kind": "image",
-         *             "variantIds": []
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T07:55:12.000Z",
-         *         "deletedAt": null
-         *       }
-         *     }
-         */
-        ProductCreatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Product"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "product.created";
-        };
-        /**
-         * @description The envelope of `product.deleted`: The product was deleted (`data.deletedAt` is set).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y06",
-         *       "type": "product.deleted",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T18:02:30.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *         "code": "AT-TRANG",
-         *         "name": "Áo thun cotton",
-         *         "description": "Cotton 100%, form rộng",
-         *         "type": "simple",
-         *         "isActive": true,
-         *         "categoryIds": [
-         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
-         *         ],
-         *         "variants": [
-         *           {
-         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "code": "AT-TRANG-M",
-         *             "barcode": "8934567890123",
-         *             "price": "150000",
-         *             "weightGrams": "250",
-         *             "lengthCm": null,
-         *             "widthCm": null,
-         *             "heightCm": null,
-         *             "isActive": true,
-         *             "attributes": {
-         *               "Màu": "Trắng",
-         *               "Size": "M"
-         *             },
-         *             "keywords": [
-         *               "AT M"
-         *             ]
-         *           }
-         *         ],
-         *         "images": [
-         *           {
-         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
-         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
-         *             "kind": "image",
-         *             "variantIds": []
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T07:55:12.000Z",
-         *         "deletedAt": "2026-11-20T18:02:30.000Z"
-         *       }
-         *     }
-         */
-        ProductDeletedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Product"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "product.deleted";
-        };
-        /**
          * @example {
          *       "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
          *       "code": "AT-TRANG",
@@ -3239,87 +2274,6 @@ export interface components {
              */
             updatedAt: string;
             variantCount: number;
-        };
-        /**
-         * @description The envelope of `product.updated`: A field of the product's `data` was edited (variants and images included).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y05",
-         *       "type": "product.updated",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T11:20:45.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "changes": {
-         *         "fields": [
-         *           "variants.price"
-         *         ]
-         *       },
-         *       "data": {
-         *         "id": "b8d0f2a4-6e7a-4b9c-8d1f-3a5c7e9b1d79",
-         *         "code": "AT-TRANG",
-         *         "name": "Áo thun cotton",
-         *         "description": "Cotton 100%, form rộng",
-         *         "type": "simple",
-         *         "isActive": true,
-         *         "categoryIds": [
-         *           "d0f2b4c6-8a9c-4d1e-b3f5-5c7e9a1b3d80"
-         *         ],
-         *         "variants": [
-         *           {
-         *             "id": "a7c9e1b3-5d6f-4a8b-9c0e-2f4a6c8e0b68",
-         *             "code": "AT-TRANG-M",
-         *             "barcode": "8934567890123",
-         *             "price": "135000",
-         *             "weightGrams": "250",
-         *             "lengthCm": null,
-         *             "widthCm": null,
-         *             "heightCm": null,
-         *             "isActive": true,
-         *             "attributes": {
-         *               "Màu": "Trắng",
-         *               "Size": "M"
-         *             },
-         *             "keywords": [
-         *               "AT M"
-         *             ]
-         *           }
-         *         ],
-         *         "images": [
-         *           {
-         *             "id": "e1a3c5e7-9b0d-4f2a-8c4e-6a8c0e2b4d91",
-         *             "url": "https://cdn.shopflow.example/thoitrang-an-nhien/ao-thun-trang.jpg",
-         *             "kind": "image",
-         *             "variantIds": []
-         *           }
-         *         ],
-         *         "createdAt": "2026-11-20T07:55:12.000Z",
-         *         "deletedAt": null
-         *       }
-         *     }
-         */
-        ProductUpdatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            changes: components["schemas"]["EventChanges"];
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Product"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "product.updated";
         };
         /**
          * @example {
@@ -3415,70 +2369,6 @@ export interface components {
             weightGram: number | null;
         };
         /**
-         * @description The envelope of `shipment.created`: A shipment was created.
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y11",
-         *       "type": "shipment.created",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T09:02:10.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "data": {
-         *         "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
-         *         "carrier": "carrier_a",
-         *         "trackingCode": "GA24112000123",
-         *         "status": "pending",
-         *         "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "orderCode": "DH000123",
-         *         "codAmount": "480000",
-         *         "feeTotal": "32000",
-         *         "createdAt": "2026-11-20T09:02:09.000Z",
-         *         "updatedAt": "2026-11-20T09:02:10.000Z",
-         *         "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
-         *         "failReason": null,
-         *         "recipientName": "Nguyễn Văn An",
-         *         "recipientPhone": "+84912345678",
-         *         "recipientAddress": "12 Phố Huế, Phường Hai Bà Trưng, Thành phố Hà Nội",
-         *         "weightGram": 750,
-         *         "pickedUpAt": null,
-         *         "events": [
-         *           {
-         *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
-         *             "status": null,
-         *             "carrierStatus": "ready_to_pick",
-         *             "occurredAt": "2026-11-20T09:02:10.000Z",
-         *             "location": null,
-         *             "description": "Accepted by the carrier",
-         *             "reason": null
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        ShipmentCreatedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Shipment"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "shipment.created";
-        };
-        /**
          * @example {
          *       "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
          *       "carrier": "carrier_a",
@@ -3513,91 +2403,6 @@ export interface components {
             trackingCode: string | null;
             /** Format: date-time */
             updatedAt: string;
-        };
-        /**
-         * @description The envelope of `shipment.status_changed`: The shipment's `status` changed, or the return leg of a partially delivered shipment took a new step (`changes.fields` is `events`, with no `changes.status`).
-         * @example {
-         *       "id": "evt_01JDAQ4M7Z3R8K2N5P6W9X0Y12",
-         *       "type": "shipment.status_changed",
-         *       "apiVersion": "v1",
-         *       "createdAt": "2026-11-20T14:20:05.000Z",
-         *       "shop": {
-         *         "id": "3d1f6a0e-5b7c-4e2a-9f13-8c4b2d7e6a10",
-         *         "slug": "thoitrang-an-nhien"
-         *       },
-         *       "changes": {
-         *         "fields": [
-         *           "status",
-         *           "pickedUpAt",
-         *           "events"
-         *         ],
-         *         "status": {
-         *           "from": "pending",
-         *           "to": "delivering"
-         *         }
-         *       },
-         *       "data": {
-         *         "id": "5d7f9b1d-3f4a-4d6e-8a8c-0e2a4c6d8f35",
-         *         "carrier": "carrier_a",
-         *         "trackingCode": "GA24112000123",
-         *         "status": "delivering",
-         *         "orderId": "0b6a3c52-7d0e-4f3e-9a51-2f7c8e41d9a0",
-         *         "orderCode": "DH000123",
-         *         "codAmount": "480000",
-         *         "feeTotal": "32000",
-         *         "createdAt": "2026-11-20T09:02:09.000Z",
-         *         "updatedAt": "2026-11-20T14:20:05.000Z",
-         *         "expectedDeliveryAt": "2026-11-22T10:00:00.000Z",
-         *         "failReason": null,
-         *         "recipientName": "Nguyễn Văn An",
-         *         "recipientPhone": "+84912345678",
-         *         "recipientAddress": "12 Phố Huế, Phường Hai Bà Trưng, Thành phố Hà Nội",
-         *         "weightGram": 750,
-         *         "pickedUpAt": "2026-11-20T14:20:05.000Z",
-         *         "events": [
-         *           {
-         *             "id": "6e8a0c2e-4a5b-4e7f-9b9d-1f3b5d7e9a46",
-         *             "status": null,
-         *             "carrierStatus": "ready_to_pick",
-         *             "occurredAt": "2026-11-20T09:02:10.000Z",
-         *             "location": null,
-         *             "description": "Accepted by the carrier",
-         *             "reason": null
-         *           },
-         *           {
-         *             "id": "7f9b1d3f-5b6c-4f8a-8cae-2a4c6e8f0b57",
-         *             "status": "delivering",
-         *             "carrierStatus": "picked",
-         *             "occurredAt": "2026-11-20T14:20:05.000Z",
-         *             "location": "Bưu cục Hoàn Kiếm",
-         *             "description": "Đã lấy hàng",
-         *             "reason": null
-         *           }
-         *         ]
-         *       }
-         *     }
-         */
-        ShipmentStatusChangedEvent: {
-            /** @description Currently `v1`. */
-            apiVersion: string;
-            changes: components["schemas"]["EventChanges"];
-            /**
-             * Format: date-time
-             * @description When the event occurred: order events by it, as deliveries arrive in any order.
-             */
-            createdAt: string;
-            data: components["schemas"]["Shipment"];
-            /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
-            id: string;
-            shop: {
-                /** Format: uuid */
-                id: string;
-                slug: string;
-            };
-            /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
-            test?: boolean;
-            /** @constant */
-            type: "shipment.status_changed";
         };
         /**
          * @example {
@@ -3764,12 +2569,6 @@ export interface components {
     parameters: {
         /** @description Makes a retry of this creation safe (a UUID is recommended; any header text of 1 to 255 bytes is taken, compared byte for byte). The same key with the same body within 24 hours replays the first answer, with `Idempotent-Replayed: true`; the key with another body is 422 `idempotency-key-reused`; while the first request still runs, 409 `idempotency-key-in-progress` with `Retry-After`. */
         IdempotencyKey: string;
-        /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-        WebhookId: string;
-        /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-        WebhookSignature: string;
-        /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-        WebhookTimestamp: string;
     };
     requestBodies: never;
     headers: {
@@ -13803,18 +12602,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CustomerCreatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "customer.created";
+                };
             };
         };
         responses: {
@@ -13846,18 +12665,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CustomerDeletedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "customer.deleted";
+                };
             };
         };
         responses: {
@@ -13889,18 +12728,59 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CustomerUpdatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+                     * @example {
+                     *       "fields": [
+                     *         "status"
+                     *       ],
+                     *       "status": {
+                     *         "from": "new",
+                     *         "to": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    changes: {
+                        /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+                        fields: string[];
+                        /** @description Present when the status changed */
+                        status?: {
+                            from: string;
+                            to: string;
+                        };
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Customer"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "customer.updated";
+                };
             };
         };
         responses: {
@@ -13932,18 +12812,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["InventoryStockChangedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["StockRow"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "inventory.stock_changed";
+                };
             };
         };
         responses: {
@@ -13975,18 +12875,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MessageReceivedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["ChatMessage"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "message.received";
+                };
             };
         };
         responses: {
@@ -14018,18 +12938,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["MessageSentEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["ChatMessage"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "message.sent";
+                };
             };
         };
         responses: {
@@ -14061,18 +13001,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OrderCreatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "order.created";
+                };
             };
         };
         responses: {
@@ -14104,18 +13064,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OrderDeletedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "order.deleted";
+                };
             };
         };
         responses: {
@@ -14147,18 +13127,59 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OrderStatusChangedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+                     * @example {
+                     *       "fields": [
+                     *         "status"
+                     *       ],
+                     *       "status": {
+                     *         "from": "new",
+                     *         "to": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    changes: {
+                        /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+                        fields: string[];
+                        /** @description Present when the status changed */
+                        status?: {
+                            from: string;
+                            to: string;
+                        };
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "order.status_changed";
+                };
             };
         };
         responses: {
@@ -14190,18 +13211,59 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["OrderUpdatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+                     * @example {
+                     *       "fields": [
+                     *         "status"
+                     *       ],
+                     *       "status": {
+                     *         "from": "new",
+                     *         "to": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    changes: {
+                        /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+                        fields: string[];
+                        /** @description Present when the status changed */
+                        status?: {
+                            from: string;
+                            to: string;
+                        };
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Order"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "order.updated";
+                };
             };
         };
         responses: {
@@ -14233,18 +13295,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProductCreatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "product.created";
+                };
             };
         };
         responses: {
@@ -14276,18 +13358,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProductDeletedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "product.deleted";
+                };
             };
         };
         responses: {
@@ -14319,18 +13421,59 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProductUpdatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+                     * @example {
+                     *       "fields": [
+                     *         "status"
+                     *       ],
+                     *       "status": {
+                     *         "from": "new",
+                     *         "to": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    changes: {
+                        /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+                        fields: string[];
+                        /** @description Present when the status changed */
+                        status?: {
+                            from: string;
+                            to: string;
+                        };
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Product"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "product.updated";
+                };
             };
         };
         responses: {
@@ -14362,18 +13505,38 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ShipmentCreatedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Shipment"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "shipment.created";
+                };
             };
         };
         responses: {
@@ -14405,18 +13568,59 @@ export interface operations {
             query?: never;
             header: {
                 /** @description The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it. */
-                "webhook-id": components["parameters"]["WebhookId"];
+                "webhook-id": string;
                 /** @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<raw body>` with the flow's signing secret (`whsec_…`, base64 after the prefix), space-separated when a rotation signs with two secrets. Accept the delivery when one signature matches; verify against the raw body, before parsing it. */
-                "webhook-signature": components["parameters"]["WebhookSignature"];
+                "webhook-signature": string;
                 /** @description Seconds since the Unix epoch when this attempt was signed. Refuse a timestamp more than 5 minutes away from your clock. */
-                "webhook-timestamp": components["parameters"]["WebhookTimestamp"];
+                "webhook-timestamp": string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ShipmentStatusChangedEvent"];
+                "application/json": {
+                    /** @description Currently `v1`. */
+                    apiVersion: string;
+                    /**
+                     * @description What an update event changed. It holds no old values but the status: keep your own copy if you need them.
+                     * @example {
+                     *       "fields": [
+                     *         "status"
+                     *       ],
+                     *       "status": {
+                     *         "from": "new",
+                     *         "to": "confirmed"
+                     *       }
+                     *     }
+                     */
+                    changes: {
+                        /** @description The names of the changed `data` fields (`shippingFee`; a variant field as `variants.price`; `contacts`, `addresses`, `images` or `events` for those collections) */
+                        fields: string[];
+                        /** @description Present when the status changed */
+                        status?: {
+                            from: string;
+                            to: string;
+                        };
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the event occurred: order events by it, as deliveries arrive in any order.
+                     */
+                    createdAt: string;
+                    data: components["schemas"]["Shipment"];
+                    /** @description The event id: the same in every flow that receives the event, and not the delivery id `webhook-id`. Opaque: not a UUID. */
+                    id: string;
+                    shop: {
+                        /** Format: uuid */
+                        id: string;
+                        slug: string;
+                    };
+                    /** @description Only on a test event, sent by a flow's test-run, and then `true`: its `data` is a made-up example unless the person chose one of the shop's records. Real events have no `test` field. */
+                    test?: boolean;
+                    /** @constant */
+                    type: "shipment.status_changed";
+                };
             };
         };
         responses: {
