@@ -6,8 +6,19 @@ import type {
   WorkflowInternalsInterceptor,
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
 import { interceptors as openTelemetry } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js';
+
+type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
+
+/** The start carried a trace: the client's interceptor adds its header always, with a `traceparent` only within a trace. */
+function startedInTrace(headers: WorkflowExecuteInput['headers']): boolean {
+  const header = headers[TRACE_HEADER];
+  return header !== undefined && 'traceparent' in (defaultPayloadConverter.fromPayload<Record<string, string>>(header) ?? {});
+}
+
+type Methods = Record<string, Method | undefined>;
 
 /**
  * Temporal's OpenTelemetry interceptors, for a run whose start carried a trace (tracing was on where
@@ -15,9 +26,6 @@ import { interceptors as openTelemetry } from '@temporalio/interceptors-opentele
  * cost the relay 4 to 6 ms of CPU per delivery while tracing was off (docs/capacity.md). The start's
  * headers decide, on replay as at first; a traced run passes its trace on to what it starts.
  */
-type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
-type Methods = Record<string, Method | undefined>;
-
 export const interceptors = (): WorkflowInterceptors => {
   let traced: { inbound: Methods; outbound: Methods; internals: Methods } | undefined;
   /** Each named method of the OpenTelemetry interceptor `part`: its own while the run is traced, else straight on. */
@@ -35,7 +43,7 @@ export const interceptors = (): WorkflowInterceptors => {
   const inbound: WorkflowInboundCallsInterceptor = {
     ...delegating<WorkflowInboundCallsInterceptor>('inbound', ['handleSignal', 'handleUpdate', 'validateUpdate', 'handleQuery']),
     execute(input: WorkflowExecuteInput, next: Next<WorkflowInboundCallsInterceptor, 'execute'>) {
-      if (!(TRACE_HEADER in input.headers)) return next(input);
+      if (!startedInTrace(input.headers)) return next(input);
       const made = openTelemetry();
       traced = { inbound: made.inbound![0] as Methods, outbound: made.outbound![0] as Methods, internals: made.internals![0] as Methods };
       return traced.inbound.execute!.call(traced.inbound, input, next as (input: unknown) => unknown) as Promise<unknown>;

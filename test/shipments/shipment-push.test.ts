@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { geoUnitId } from '../../domain/geography/geography.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -133,6 +134,8 @@ describe('POST /shipments', () => {
       [without('addressLine'), 'addressLine'],
       // No unit ids and no district: the layout of 1 July 2025, which needs a ward.
       [noUnits, 'wardName'],
+      // A unit of the old system: the old layout, which needs a district.
+      [{ ...noUnits, provinceUnitId: geoUnitId('old', '01') }, 'districtName'],
     ] as const) {
       const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address });
       const problem = await expectProblem(await push({ orderId }), 409, 'conflict');
