@@ -112,6 +112,11 @@ export async function runSuite(
   await containers?.stop();
   // The plain closing lines CI reads: each failed test (a CI log keeps only its tail), then "N passed, N failed" (both passes).
   const reports = results.filter((file) => existsSync(file)).map((file) => vitestReport.parse(JSON.parse(readFileSync(file, 'utf8'))));
+  const durations = results.map((file, pass) => ({
+    pass: pass === 0 ? '' : ' (cluster)',
+    seconds: existsSync(durationsFile(file)) ? (JSON.parse(readFileSync(durationsFile(file), 'utf8')) as Record<string, number>) : {},
+  }));
+  for (const line of slowestFiles(durations)) console.log(line);
   for (const line of failedTests(reports)) console.log(line);
   if (reports.length > 0) {
     const sum = (key: 'numPassedTests' | 'numFailedTests' | 'numPendingTests') => reports.reduce((total, report) => total + report[key], 0);
@@ -135,6 +140,19 @@ const vitestReport = z.object({
   ),
 });
 
+/** The ten files of either pass that took longest, slowest first: where the suite's minutes go. */
+export function slowestFiles(passes: { pass: string; seconds: Record<string, number> }[], count = 10): string[] {
+  const files = passes.flatMap(({ pass, seconds }) =>
+    Object.entries(seconds).map(([file, taken]) => ({ name: `${relative(projectRoot, file)}${pass}`, taken })),
+  );
+  if (files.length === 0) return [];
+  const slowest = files.sort((a, b) => b.taken - a.taken).slice(0, count);
+  return [
+    `The ${slowest.length} slowest files (set-up and hooks included):`,
+    ...slowest.map(({ name, taken }) => `${taken.toFixed(1).padStart(7)} s  ${name}`),
+  ];
+}
+
 /** "✗ file › test: first line of its failure" for each failed test, and for each file that failed without one (an import error). */
 export function failedTests(reports: z.infer<typeof vitestReport>[]): string[] {
   return reports.flatMap((report) =>
@@ -149,13 +167,19 @@ export function failedTests(reports: z.infer<typeof vitestReport>[]): string[] {
 
 const firstLine = (text: string) => text.trim().split('\n')[0]?.slice(0, 300) ?? '';
 
+/** Where a run's file durations go (scripts/file-durations-reporter.ts), beside its JSON report. */
+const durationsFile = (resultsFile: string) => resultsFile.replace(/\.json$/, '-durations.json');
+const DURATIONS_REPORTER = join(projectRoot, 'scripts', 'file-durations-reporter.ts');
+
 /** One vitest run with `args` and `env`; its JSON report in `resultsFile`; resolves to its exit code. */
 async function runVitest(args: string[], env: NodeJS.ProcessEnv, resultsFile: string): Promise<number> {
   rmSync(resultsFile, { force: true });
-  const vitest = spawn(bin('vitest'), ['run', '--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, ...args], {
+  rmSync(durationsFile(resultsFile), { force: true });
+  const reporters = ['--reporter=default', '--reporter=json', `--outputFile.json=${resultsFile}`, `--reporter=${DURATIONS_REPORTER}`];
+  const vitest = spawn(bin('vitest'), ['run', ...reporters, ...args], {
     cwd: projectRoot,
     stdio: 'inherit',
-    env,
+    env: { ...env, SHOPFLOW_FILE_DURATIONS: durationsFile(resultsFile) },
   });
   const forward = (signal: NodeJS.Signals) => vitest.kill(signal);
   for (const signal of SIGNALS) process.on(signal, forward);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulidx';
 import { WorkflowFailedError } from '@temporalio/client';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { TEST_DELIVERY_REQUEST_KEY, timersOf } from '../support/temporal.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { recordAttempt } from '../../domain/flows/deliveries.js';
@@ -12,7 +12,7 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { deliveryWorkflow, type DeliveryInput, type DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { deliveryOutcome, type UnsealedDeliveryInput } from '../../workflows/deliveries/delivery-starter.js';
+import { deliveryOutcome, JITTER_RATIO, type UnsealedDeliveryInput } from '../../workflows/deliveries/delivery-starter.js';
 import { DeliveryStatusKey } from '../../workflows/search-attributes.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
@@ -33,7 +33,7 @@ async function arrange(inbox = randomUUID()) {
 /** Runs a delivery to its end: its result, its `DeliveryStatus`, and how the run closed in Temporal (status, failure message). */
 async function deliver(
   input: UnsealedDeliveryInput,
-): Promise<{ result: DeliveryResult; status: string | undefined; run: { status: string; failure?: string } }> {
+): Promise<{ result: DeliveryResult; status: string | undefined; run: { status: string; failure?: string }; timersMs: number[] }> {
   const workflowId = `delivery:${input.flowId}:${input.deliveryId}`;
   const handle = await temporal.client.workflow.start(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
@@ -46,10 +46,13 @@ async function deliver(
     () => undefined,
     (error: unknown) => (error instanceof WorkflowFailedError ? error.cause?.message : String(error)),
   );
+  // The waits the run set between attempts, as its history holds them (not as requests happened to arrive).
+  const timersMs = await timersOf(handle);
   return {
     result,
     status: description.typedSearchAttributes.get(DeliveryStatusKey),
     run: { status: description.status.name, ...(failure ? { failure } : {}) },
+    timersMs,
   };
 }
 
@@ -116,16 +119,19 @@ describe('webhook delivery workflow on the real Temporal server', () => {
   it('retries a 500 once after about 5 s, then stops at the 200: two attempts, one webhook-id', async () => {
     const { deliveryId, inbox, request } = await arrange();
     receiver.respondWith(inbox, [{ status: 500 }, { status: 200 }]);
-    const { result } = await deliver(request);
+    const { result, timersMs } = await deliver(request);
 
     const requests = receiver.received(inbox);
     expect(requests).toHaveLength(2);
     expect(result.attempts.map((attempt) => attempt.statusCode)).toEqual([500, 200]);
     expect(new Set(requests.map((request) => request.headers['webhook-id']))).toEqual(new Set([deliveryId]));
-    // Each attempt is signed afresh with its own timestamp.
-    const gap = requests[1]!.receivedAt.getTime() - requests[0]!.receivedAt.getTime();
-    expect(gap).toBeGreaterThanOrEqual(4_000 - 100);
-    expect(gap).toBeLessThanOrEqual(6_000 + 1_500);
+    // One wait, the schedule's first 5 s within its jitter, as the run set it.
+    expect(timersMs).toHaveLength(1);
+    expect(timersMs[0]).toBeGreaterThanOrEqual(5_000 * (1 - JITTER_RATIO));
+    expect(timersMs[0]).toBeLessThanOrEqual(5_000 * (1 + JITTER_RATIO));
+    // Each attempt is signed afresh, with its own timestamp (whole seconds, at least the wait apart).
+    const [first, second] = requests.map((request) => Number(request.headers['webhook-timestamp']));
+    expect(second! - first!).toBeGreaterThanOrEqual(Math.floor((timersMs[0]! - 1_000) / 1_000));
   });
 
   it('keeps retrying a 400 through the whole schedule, then reports failed', async () => {

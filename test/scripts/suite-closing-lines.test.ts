@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { failedTests } from '../../scripts/suite-run.js';
+import { failedTests, slowestFiles } from '../../scripts/suite-run.js';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
 
 const report = (testResults: Parameters<typeof failedTests>[0][number]['testResults']) => ({
@@ -38,5 +38,23 @@ describe("the suite's closing lines", () => {
       '✗ test/orders/orders.test.ts › orders pages: AssertionError: expected 2 to be 3',
       '✗ test/workflows/replay.test.ts: Failed to load url ../missing.js',
     ]);
+  });
+
+  it('list the ten slowest files of both passes, slowest first, the cluster pass named', () => {
+    const file = (name: string) => join(projectRoot, 'test', `${name}.test.ts`);
+    const dev = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [file(`dev-${index}`), index + 0.04]));
+    const lines = slowestFiles([
+      { pass: '', seconds: dev },
+      { pass: ' (cluster)', seconds: { [file('flows/delivery')]: 30 } },
+    ]);
+    expect(lines).toHaveLength(11);
+    expect(lines.slice(0, 4)).toEqual([
+      'The 10 slowest files (set-up and hooks included):',
+      '   30.0 s  test/flows/delivery.test.ts (cluster)',
+      '   11.0 s  test/dev-11.test.ts',
+      '   10.0 s  test/dev-10.test.ts',
+    ]);
+    expect(lines.at(-1)).toBe('    3.0 s  test/dev-3.test.ts');
+    expect(slowestFiles([{ pass: '', seconds: {} }])).toEqual([]);
   });
 });

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Connection, type Client, type ConnectionLike } from '@temporalio/client';
+import { Connection, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createShopflowWorker, workflowsPath, type ShopflowWorkerOptions } from '../../workers/setup/create-worker.js';
 import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
@@ -89,4 +89,13 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
       await Promise.all([nativeConnection.close(), connection.close()]);
     },
   };
+}
+
+/** The timers a run set, in milliseconds, as its history holds them: a pace or a retry's wait, never the machine's. */
+export async function timersOf(handle: WorkflowHandle): Promise<number[]> {
+  const { events } = await handle.fetchHistory();
+  return (events ?? []).flatMap((event) => {
+    const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
+    return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6)] : [];
+  });
 }
