@@ -76,7 +76,7 @@ export const ADMIN_WRITE_PROBLEMS = [
 
 /**
  * The error responses of an operation, from the codes it can answer (sets above and single codes):
- * one response per status of domain/problems.ts, its description listing the codes.
+ * one response per status of domain/kernel/problems.ts, its description listing the codes.
  */
 export function problemResponses(...codes: (ProblemCode | ProblemCodes)[]): Record<number, ProblemResponse> {
   const byStatus = new Map<number, Set<ProblemCode>>();

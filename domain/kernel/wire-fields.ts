@@ -29,7 +29,7 @@ export const CalendarDate = z.iso
 export const DateString = z.string().meta({ format: 'date', examples: ['1990-05-17'] });
 
 /**
- * A Vietnamese phone number as sent (domain/phones.ts): `0` or `(+)84`, then 9 or 10 digits, with
+ * A Vietnamese phone number as sent (domain/kernel/phones.ts): `0` or `(+)84`, then 9 or 10 digits, with
  * spaces, dots, dashes and brackets anywhere. Whether the number exists is still the domain's call.
  */
 export const PhoneInput = z

@@ -30,7 +30,7 @@ export const shopRoutes: FastifyPluginAsyncZod = async (app) => {
     },
     async (request) => {
       const { auth } = request;
-      // Applications without a chat permission store no pages (domain/applications.ts, resolvePages).
+      // Applications without a chat permission store no pages (domain/access/applications.ts, resolvePages).
       return {
         id: auth.shop.id,
         slug: auth.shop.slug,
