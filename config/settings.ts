@@ -144,7 +144,7 @@ const schema = z.object({
 
 export type Settings = ReturnType<typeof loadSettings>;
 
-/** Reads the process settings from the environment (see README, "Settings"). */
+/** Reads the process settings from the environment (docs/settings.md). */
 export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
   const parsed = schema.safeParse(env);
   if (!parsed.success) {

@@ -121,12 +121,12 @@ Shopflow is running.
   Health              ${apiUrl}/healthz, ${apiUrl}/readyz
   Metrics             ${(['API', 'worker', 'relay'] as const).map((name) => `${name} http://127.0.0.1:${ports[`${name} metrics`]}/metrics`).join(', ')}   (Prometheus; docs/operators.md, "Metrics")
   Temporal Web UI     ${services.temporalUiUrl}   (payloads encrypted: decode through the codec endpoint below)
-  Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; README, "Reading workflow payloads")
+  Codec endpoint      ${apiUrl}/temporal-codec   (log in at ${apiUrl}/temporal-codec/login with ${loadSettings(env).codecOperatorToken}; docs/running.md, "Reading workflow payloads")
   Temporal gRPC       ${services.temporalAddress}   (${process.env.TEMPORAL_ADDRESS ? 'the server TEMPORAL_ADDRESS names' : temporalEngine() === 'cluster' ? 'the Temporal server on PostgreSQL: SHOPFLOW_TEMPORAL=cluster' : 'the dev server on SQLite; SHOPFLOW_TEMPORAL=cluster for the server on PostgreSQL'})
   Webhook receiver    https://localhost:${ports['webhook receiver']}/<inbox>   (GET /_inbox/<inbox> lists what arrived)
   Carrier A (GHN)     ${carrierUrls.carrier_a}   (controls under /_control; the demo shop is connected)
   Carrier B (GHTK)    ${carrierUrls.carrier_b}   (controls under /_control; the demo shop is connected)
-  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control; README, "Chat")
+  Chat platform       ${env.CHAT_PLATFORM_URL}   (controls under /_control; docs/tour.md, "Chat")
   PostgreSQL          ${services.adminUrl.replace(/\/\/[^@]*@/, '//')}
 
   Demo shop           ${DEMO_SHOP_SLUG} (owner ${DEMO_OWNER.email} / ${DEMO_OWNER.password})

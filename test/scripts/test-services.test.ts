@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { containerPlan, startTestContainers, testServicesChoice } from '../../scripts/test-services.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 
-// This machine has no Docker engine: the containers themselves are not started here (README, "Test
-// services"); what is checked is the choice, the fast failure without an engine, and the plan.
+// This machine has no Docker engine: the containers themselves are not started here (docs/running.md, "Test
+// services from containers"); what is checked is the choice, the fast failure without an engine, and the plan.
 describe('SHOPFLOW_TEST_SERVICES', () => {
   it('picks the local binaries by default, and containers only when asked', () => {
     expect(testServicesChoice({})).toBe('local');
