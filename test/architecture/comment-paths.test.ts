@@ -8,7 +8,7 @@ import { projectRoot } from '../../scripts/bootstrap/paths.js';
  * A path a comment or a page names is a path of the repository: a reader who follows it finds the
  * file (and, with `:line`, a file that long). Code is read in its comments only (a test's made-up
  * names live in strings); pages whole. Decision records and applied migrations are history, kept as
- * they were written.
+ * they were written; docs/contract/ holds copies of the team's shared documents.
  */
 const TOP_FOLDERS =
   'api|domain|workflows|activities|workers|adapters|db|config|telemetry|scripts|test|web|docs|simulators|bench|clients|examples|deploy|patches';
@@ -19,7 +19,9 @@ const NAMED_PATH = new RegExp(
 const COMMENT = /\/\/[^\n]*|\/\*[\s\S]*?\*\//g;
 
 function readable(file: string): boolean {
-  if (file.startsWith('docs/decisions/') || file.startsWith('db/migrations/') || file.endsWith('.generated.ts')) return false;
+  const history = ['docs/decisions/', 'db/migrations/'];
+  // The contract's copies name the team's own layout, kept byte for byte.
+  if ([...history, 'docs/contract/'].some((folder) => file.startsWith(folder)) || file.endsWith('.generated.ts')) return false;
   return /\.(?:ts|tsx|mjs|md)$/.test(file);
 }
 
