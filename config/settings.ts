@@ -159,7 +159,7 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env) {
     // Plain-http localhost is only for development and tests; anywhere else the cookie is https-only.
     secureCookies: s.NODE_ENV !== 'development' && s.NODE_ENV !== 'test',
     appDatabaseUrl: s.APP_DATABASE_URL ?? (databaseUrl ? appRoleUrl(databaseUrl, APP_ROLE, s.APP_DB_PASSWORD) : undefined),
-    /** The AES-256-GCM key of secrets at rest (domain/kernel/sealed-secrets.ts), as node:crypto takes it. */
+    /** The AES-256-GCM key of secrets at rest (domain/kernel/encrypted-secrets.ts), as node:crypto takes it. */
     secretsKey: createSecretKey(Buffer.from(s.SECRETS_KEY, 'base64')),
     databaseTimeouts: { statementMs: s.DB_STATEMENT_TIMEOUT_MS, idleInTransactionMs: s.DB_IDLE_IN_TRANSACTION_TIMEOUT_MS },
     /** Where carrier connections may point (domain/shipments/carrier-endpoints.ts). */

@@ -365,13 +365,13 @@ CREATE TABLE public.carrier_connections (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     base_url text,
     warehouse_id uuid,
-    sealed_credentials bytea,
+    encrypted_credentials bytea,
     callback_secret_hash bytea,
     pick_up jsonb,
     CONSTRAINT carrier_connections_base_url_check CHECK ((base_url ~ '^https?://'::text)),
     CONSTRAINT carrier_connections_callback_secret_hash_check CHECK ((length(callback_secret_hash) = 32)),
     CONSTRAINT carrier_connections_carrier_check CHECK ((carrier = ANY (ARRAY['carrier_a'::text, 'carrier_b'::text]))),
-    CONSTRAINT carrier_connections_configured_whole CHECK ((((base_url IS NULL) = (sealed_credentials IS NULL)) AND ((base_url IS NULL) = (callback_secret_hash IS NULL)))),
+    CONSTRAINT carrier_connections_configured_whole CHECK ((((base_url IS NULL) = (encrypted_credentials IS NULL)) AND ((base_url IS NULL) = (callback_secret_hash IS NULL)))),
     CONSTRAINT carrier_connections_name_check CHECK (((length(name) >= 1) AND (length(name) <= 255))),
     CONSTRAINT carrier_connections_pick_up_check CHECK ((jsonb_typeof(pick_up) = 'object'::text))
 );
@@ -500,7 +500,7 @@ CREATE TABLE public.chat_page_links (
     page_id uuid NOT NULL,
     shop_id uuid NOT NULL,
     platform_page_id text NOT NULL,
-    sealed_access_token bytea NOT NULL,
+    encrypted_access_token bytea NOT NULL,
     connected boolean DEFAULT true NOT NULL,
     created_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     updated_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
@@ -1449,8 +1449,8 @@ CREATE TABLE public.webhook_signing_secrets (
     expires_at timestamp with time zone,
     shop_id uuid NOT NULL,
     id uuid DEFAULT gen_random_uuid() NOT NULL,
-    sealed_secret bytea,
-    CONSTRAINT webhook_signing_secrets_sealed CHECK (((secret IS NULL) AND (sealed_secret IS NOT NULL))),
+    encrypted_secret bytea,
+    CONSTRAINT webhook_signing_secrets_encrypted CHECK (((secret IS NULL) AND (encrypted_secret IS NOT NULL))),
     CONSTRAINT webhook_signing_secrets_secret_check CHECK ((secret ~ '^whsec_[A-Za-z0-9+/]{43}=$'::text))
 );
 
@@ -4176,4 +4176,5 @@ INSERT INTO public.schema_migrations (version) VALUES
     ('20261201000100'),
     ('20261201000200'),
     ('20261202000100'),
-    ('20261202000200');
+    ('20261202000200'),
+    ('20261202000300');

@@ -1,7 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { z } from 'zod';
 import { existingPageIds } from '../access/index.js';
-import { isUuid, openSecret, pipelined, Problem, sealSecret, type Tx } from '../kernel/index.js';
+import { isUuid, decryptSecret, pipelined, Problem, encryptSecret, type Tx } from '../kernel/index.js';
 
 /** A page's platform side, its token opened: what the platform adapter needs to speak for the page. */
 export interface PageLink {
@@ -37,7 +37,7 @@ export type PageTokenOwner = (accessToken: string) => Promise<string | null>;
 
 /**
  * Links a page of the shop to its platform page once the platform confirms the token is that page's
- * (a page id is public; only its token proves the page is the shop's). The token is sealed at rest
+ * (a page id is public; only its token proves the page is the shop's). The token is encrypted at rest
  * (the page id as associated data); a new token means the page is connected again. 404 for another
  * shop's page; 422 `page-not-connected` for a token that is not the platform page's, whatever any
  * shop holds. The latest proven link wins: a link another page (of this shop or another) holds for
@@ -65,17 +65,19 @@ export async function linkPage(
   await tx`select set_config('app.platform_page_id', ${input.platformPageId}, true)`;
   await tx`delete from chat_page_links where platform_page_id = ${input.platformPageId} and page_id <> ${known}`;
   await tx`select set_config('app.platform_page_id', '', true)`;
-  const sealed = sealSecret(key, input.accessToken, known);
+  const encrypted = encryptSecret(key, input.accessToken, known);
   await tx`
-    insert into chat_page_links (page_id, shop_id, platform_page_id, sealed_access_token, connected)
-    values (${known}, ${shopId}, ${input.platformPageId}, ${sealed}, true)
+    insert into chat_page_links (page_id, shop_id, platform_page_id, encrypted_access_token, connected)
+    values (${known}, ${shopId}, ${input.platformPageId}, ${encrypted}, true)
     on conflict (page_id) do update set platform_page_id = excluded.platform_page_id,
-      sealed_access_token = excluded.sealed_access_token, connected = true, updated_at = clock_timestamp()`.catch((error: unknown) => {
-    // The platform page's unique index: another proven link of the same page committed meanwhile.
-    if ((error as { code?: string }).code === '23505')
-      throw new Problem('conflict', `platform page ${input.platformPageId} was linked at the same time; try again`);
-    throw error;
-  });
+      encrypted_access_token = excluded.encrypted_access_token, connected = true, updated_at = clock_timestamp()`.catch(
+    (error: unknown) => {
+      // The platform page's unique index: another proven link of the same page committed meanwhile.
+      if ((error as { code?: string }).code === '23505')
+        throw new Problem('conflict', `platform page ${input.platformPageId} was linked at the same time; try again`);
+      throw error;
+    },
+  );
 }
 
 /**
@@ -94,27 +96,27 @@ async function knownPage(tx: Tx, pageId: string): Promise<string> {
   return known;
 }
 
-/** A link's row as `SEALED_LINK_COLUMNS` reads it: every column null where a left join found no link. */
-export interface SealedPageLinkRow {
+/** A link's row as `ENCRYPTED_LINK_COLUMNS` reads it: every column null where a left join found no link. */
+export interface EncryptedPageLinkRow {
   pageId: string | null;
   platformPageId: string | null;
-  sealedAccessToken: Buffer | null;
+  encryptedAccessToken: Buffer | null;
   connected: boolean | null;
 }
 
 /** The columns of `chat_page_links l` that `openedPageLink` reads. */
-export const SEALED_LINK_COLUMNS = (tx: Tx) => tx`l.page_id, l.platform_page_id, l.sealed_access_token, l.connected`;
+export const ENCRYPTED_LINK_COLUMNS = (tx: Tx) => tx`l.page_id, l.platform_page_id, l.encrypted_access_token, l.connected`;
 
 /** The link of a row, its token opened; undefined when the row holds no link. */
-export function openedPageLink(row: SealedPageLinkRow, key: KeyObject): PageLink | undefined {
-  const { pageId, platformPageId, sealedAccessToken, connected } = row;
-  if (pageId === null || platformPageId === null || sealedAccessToken === null || connected === null) return undefined;
-  return { pageId, platformPageId, connected, accessToken: openSecret(key, sealedAccessToken, pageId) };
+export function openedPageLink(row: EncryptedPageLinkRow, key: KeyObject): PageLink | undefined {
+  const { pageId, platformPageId, encryptedAccessToken, connected } = row;
+  if (pageId === null || platformPageId === null || encryptedAccessToken === null || connected === null) return undefined;
+  return { pageId, platformPageId, connected, accessToken: decryptSecret(key, encryptedAccessToken, pageId) };
 }
 
 /** The page's link with its token opened; undefined when the page has none. */
 export async function pageLink(tx: Tx, pageId: string, key: KeyObject): Promise<PageLink | undefined> {
-  const [row] = await tx<SealedPageLinkRow[]>`select ${SEALED_LINK_COLUMNS(tx)} from chat_page_links l where l.page_id = ${pageId}`;
+  const [row] = await tx<EncryptedPageLinkRow[]>`select ${ENCRYPTED_LINK_COLUMNS(tx)} from chat_page_links l where l.page_id = ${pageId}`;
   return row && openedPageLink(row, key);
 }
 

@@ -4,7 +4,7 @@ import type { ChatAttachment, ChatComment, ChatMessage } from './chat-shapes.js'
 import { getComment, markPrivatelyReplied } from './comments.js';
 import { lockConversationWith } from './conversations.js';
 import { recordPageMessage } from './messages.js';
-import { openedPageLink, pageLink, SEALED_LINK_COLUMNS, type PageLink, type SealedPageLinkRow } from './page-links.js';
+import { openedPageLink, pageLink, ENCRYPTED_LINK_COLUMNS, type PageLink, type EncryptedPageLinkRow } from './page-links.js';
 
 /** A page as the platform knows it, with its opened token: what the channel speaks for. */
 export interface PlatformPage {
@@ -59,8 +59,8 @@ async function readConnectedPage(tx: Tx, actor: ChatActor, pageId: string): Prom
 export async function sendChatMessage(tx: Tx, actor: ChatActor, conversationId: string, content: OutgoingContent): Promise<ChatMessage> {
   // The page's link comes with the lock: one round trip.
   const [target] = isUuid(conversationId)
-    ? await tx<({ conversationPageId: string; platformCustomerId: string } & SealedPageLinkRow)[]>`
-        select c.page_id as conversation_page_id, k.platform_customer_id, ${SEALED_LINK_COLUMNS(tx)}
+    ? await tx<({ conversationPageId: string; platformCustomerId: string } & EncryptedPageLinkRow)[]>`
+        select c.page_id as conversation_page_id, k.platform_customer_id, ${ENCRYPTED_LINK_COLUMNS(tx)}
         from chat_conversations c join chat_customers k on k.id = c.chat_customer_id
         left join chat_page_links l on l.page_id = c.page_id
         where c.id = ${conversationId} and c.page_id = any(${actor.pageIds as string[]}::uuid[])

@@ -54,7 +54,7 @@ export { EVENT_EXAMPLES, EXAMPLE_SHOP } from './event-samples.js';
 export { shopOfFlow } from './flow-lookup.js';
 export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlows } from './flow-health.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
-export { sealPlainSigningSecrets, signingSecretsAwaitSealing } from './seal-signing-secrets.js';
+export { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from './encrypt-signing-secrets.js';
 export {
   ATTEMPT_TIMEOUT_MS,
   CONNECT_TIMEOUT_MS,

@@ -26,7 +26,7 @@ export {
 export { normalizePhone } from './phones.js';
 export { describeAbsent, Problem, PROBLEMS, refuseAbsent, type AbsentReference, type FieldError, type ProblemCode } from './problems.js';
 export { PROBLEM_GUIDANCE, type ProblemGuidance } from './problem-guidance.js';
-export { openSecret, sealSecret } from './sealed-secrets.js';
+export { decryptSecret, encryptSecret } from './encrypted-secrets.js';
 export { hasValidSeal, seal, type Sealed } from './seals.js';
 export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
 export { refuseInUse, refuseTakenName } from './list-entries.js';

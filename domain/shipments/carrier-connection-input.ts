@@ -40,8 +40,8 @@ export const connectCarrierInputSchema = z.discriminatedUnion('carrier', [
 ]);
 export type ConnectCarrierInput = z.infer<typeof connectCarrierInputSchema>;
 
-/** What is sealed in `sealed_credentials`: the credentials and the secret of our callback URL. */
-export const sealedConnectionSecretsSchema = z.object({
+/** What is encrypted in `encrypted_credentials`: the credentials and the secret of our callback URL. */
+export const connectionSecretsSchema = z.object({
   /** Read back with the carrier's own credentials schema. */
   credentials: z.unknown(),
   callbackSecret: z.string().min(1),

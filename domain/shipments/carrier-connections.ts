@@ -1,13 +1,13 @@
 import { createHash, randomBytes, randomUUID, type KeyObject } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import { liveWarehouses } from '../inventory/index.js';
-import { openSecret, Problem, refuseAbsent, refuseAtCap, refuseInUse, sealSecret } from '../kernel/index.js';
+import { decryptSecret, Problem, refuseAbsent, refuseAtCap, refuseInUse, encryptSecret } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   type CarrierConnection,
   carrierACredentialsSchema,
   carrierBCredentialsSchema,
-  sealedConnectionSecretsSchema,
+  connectionSecretsSchema,
   type CarrierACredentials,
   type Carrier,
   type CarrierBCredentials,
@@ -36,7 +36,7 @@ export async function listCarrierConnections(tx: Tx): Promise<CarrierConnection[
   ];
 }
 
-/** The lookup key of a callback secret: its SHA-256 (the secret itself is only in the sealed blob). */
+/** The lookup key of a callback secret: its SHA-256 (the secret itself is only in the encrypted blob). */
 export function callbackSecretHash(secret: string): Buffer {
   return createHash('sha256').update(secret, 'utf8').digest();
 }
@@ -66,7 +66,7 @@ export async function connectionOfCallback(
   }) as Promise<{ shopId: string; connectionId: string; carrier: Carrier } | undefined>;
 }
 
-/** What connecting needs besides the input: the key that seals credentials, and where connections may point. */
+/** What connecting needs besides the input: the key that encrypts credentials, and where connections may point. */
 export interface ConnectionKeys {
   secretsKey: KeyObject;
   endpoints: CarrierEndpoints;
@@ -80,7 +80,7 @@ export async function refuseRemovingPickUpWarehouse(tx: Tx, warehouseId: string)
 }
 
 /**
- * Connects a carrier: the credentials and a new callback secret are sealed with the connection id as
+ * Connects a carrier: the credentials and a new callback secret are encrypted with the connection id as
  * associated data. Returns the id and the callback secret, for the callback URL registered at the carrier.
  * The base URL must be one of the carrier's endpoints (carrier-endpoints.ts).
  */
@@ -96,11 +96,11 @@ export async function connectCarrier(
   await refuseAtCap(tx, shopId, 'carrierConnections', tx`select from carrier_connections`);
   const connectionId = randomUUID();
   const callbackSecret = randomBytes(32).toString('base64url');
-  const sealed = sealSecret(keys.secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
+  const encrypted = encryptSecret(keys.secretsKey, JSON.stringify({ credentials: input.credentials, callbackSecret }), connectionId);
   await tx`
-    insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, pick_up, sealed_credentials, callback_secret_hash)
+    insert into carrier_connections (id, shop_id, carrier, name, base_url, warehouse_id, pick_up, encrypted_credentials, callback_secret_hash)
     values (${connectionId}, ${shopId}, ${input.carrier}, ${input.name}, ${input.baseUrl}, ${input.warehouseId},
-      ${tx.json(input.pickUp)}, ${sealed}, ${callbackSecretHash(callbackSecret)})`;
+      ${tx.json(input.pickUp)}, ${encrypted}, ${callbackSecretHash(callbackSecret)})`;
   return { connectionId, callbackSecret };
 }
 
@@ -135,8 +135,8 @@ export async function disconnectCarrier(tx: Tx, connectionId: string): Promise<'
   return 'deleted';
 }
 
-/** A connection's row as the adapters need it, its credentials still sealed. */
-interface SealedConnectionRow {
+/** A connection's row as the adapters need it, its credentials still encrypted. */
+interface EncryptedConnectionRow {
   id: string;
   shopId: string;
   name: string;
@@ -145,21 +145,21 @@ interface SealedConnectionRow {
   baseUrl: string | null;
   warehouseId: string | null;
   pickUp: CarrierAddress | null;
-  sealedCredentials: Buffer | null;
+  encryptedCredentials: Buffer | null;
 }
 
-async function sealedConnection(tx: Tx, id: string): Promise<SealedConnectionRow | undefined> {
-  const [row] = await tx<SealedConnectionRow[]>`
-    select id, shop_id, name, carrier, active, base_url, warehouse_id, pick_up, sealed_credentials from carrier_connections where id = ${id}`;
+async function encryptedConnection(tx: Tx, id: string): Promise<EncryptedConnectionRow | undefined> {
+  const [row] = await tx<EncryptedConnectionRow[]>`
+    select id, shop_id, name, carrier, active, base_url, warehouse_id, pick_up, encrypted_credentials from carrier_connections where id = ${id}`;
   return row;
 }
 
 /** The row with its credentials opened; 503 `carrier-unavailable` when it was never given any. */
-function opened(row: SealedConnectionRow, secretsKey: KeyObject): OpenedCarrierConnection {
-  const { sealedCredentials, baseUrl, ...fields } = row;
-  if (!sealedCredentials || !baseUrl)
+function opened(row: EncryptedConnectionRow, secretsKey: KeyObject): OpenedCarrierConnection {
+  const { encryptedCredentials, baseUrl, ...fields } = row;
+  if (!encryptedCredentials || !baseUrl)
     throw new Problem('carrier-unavailable', `carrier connection ${row.id} has no credentials: connect the carrier again`);
-  const secrets = sealedConnectionSecretsSchema.parse(JSON.parse(openSecret(secretsKey, sealedCredentials, row.id)));
+  const secrets = connectionSecretsSchema.parse(JSON.parse(decryptSecret(secretsKey, encryptedCredentials, row.id)));
   const common = { ...fields, baseUrl, callbackSecret: secrets.callbackSecret };
   return fields.carrier === 'carrier_a'
     ? { ...common, carrier: 'carrier_a', credentials: carrierACredentialsSchema.parse(secrets.credentials) }
@@ -177,12 +177,12 @@ export async function connectionForPush(
   id: string,
   secretsKey: KeyObject,
 ): Promise<OpenedCarrierConnection & { pickUp: CarrierAddress }> {
-  const row = await sealedConnection(tx, id);
+  const row = await encryptedConnection(tx, id);
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
   if (!row.active)
     throw new Problem('conflict', `carrier connection "${row.name}" is switched off: choose another or connect the carrier again`);
   const { pickUp } = row;
-  if (!row.sealedCredentials || !row.baseUrl || !pickUp)
+  if (!row.encryptedCredentials || !row.baseUrl || !pickUp)
     throw new Problem(
       'carrier-unavailable',
       `carrier connection "${row.name}" has no credentials or pick-up address: connect the carrier again`,
@@ -195,7 +195,7 @@ export async function connectionForPush(
  * connection; 503 `carrier-unavailable` when it was never given credentials (an unusable connection).
  */
 export async function carrierConnection(tx: Tx, id: string, secretsKey: KeyObject): Promise<OpenedCarrierConnection> {
-  const row = await sealedConnection(tx, id);
+  const row = await encryptedConnection(tx, id);
   if (!row) throw new Problem('not-found', `no carrier connection ${id}`);
   return opened(row, secretsKey);
 }

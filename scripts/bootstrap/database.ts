@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { APP_ROLE, appRoleUrl, loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
-import { sealPlainSigningSecrets, signingSecretsAwaitSealing } from '../../domain/flows/index.js';
+import { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from '../../domain/flows/index.js';
 import { isGeographyLoaded, loadGeography } from '../../domain/geography/index.js';
 import { localPassword } from './credentials.js';
 import { migrate, setAppRolePassword } from './migrate.js';
@@ -54,10 +54,10 @@ export async function prepareDatabase(serverAdminUrl: string, database: string):
   try {
     if (!(await isGeographyLoaded(owner)))
       await step(`loading Vietnamese administrative units into ${database}`, () => loadGeography(owner));
-    // Secrets stored before they were sealed at rest: the key is in the settings, not in a migration.
-    if (await signingSecretsAwaitSealing(owner)) {
-      const sealed = await sealPlainSigningSecrets(owner, () => loadSettings().secretsKey);
-      if (sealed > 0) process.stderr.write(`✓ sealed ${sealed} plain signing secret(s) in ${database}\n`);
+    // Secrets stored before they were encrypted at rest: the key is in the settings, not in a migration.
+    if (await signingSecretsAwaitEncryption(owner)) {
+      const encrypted = await encryptPlainSigningSecrets(owner, () => loadSettings().secretsKey);
+      if (encrypted > 0) process.stderr.write(`✓ encrypted ${encrypted} plain signing secret(s) in ${database}\n`);
     }
   } finally {
     await owner.end();

@@ -7,7 +7,7 @@ import { runCommand } from './run-command.js';
 import { findPostgresBinaries, withDatabase } from './postgres.js';
 import { APP_ROLE } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
-import { sealPlainSigningSecrets } from '../../domain/flows/index.js';
+import { encryptPlainSigningSecrets } from '../../domain/flows/index.js';
 
 const dbmate = join(projectRoot, 'node_modules', '.bin', 'dbmate');
 const migrationsDir = join(projectRoot, 'db', 'migrations');
@@ -45,7 +45,7 @@ export async function writeSchemaFile(adminUrl: string): Promise<string> {
   const scratch = withDatabase(adminUrl, `shopflow_schema_${process.pid}`);
   try {
     await applyMigrations(scratch);
-    await validateSealedSecretsCheck(scratch);
+    await validateEncryptedSecretsCheck(scratch);
     const schema = await dumpSchema(scratch);
     writeFileSync(SCHEMA_FILE, schema);
     return schema;
@@ -84,13 +84,13 @@ export async function setAppRolePassword(adminUrl: string, password: string): Pr
 }
 
 /**
- * As the bootstrap leaves every database after the migrations: webhook_signing_secrets_sealed
- * validated by sealPlainSigningSecrets (a new database holds no plain secret, so it needs no key).
+ * As the bootstrap leaves every database after the migrations: webhook_signing_secrets_encrypted
+ * validated by encryptPlainSigningSecrets (a new database holds no plain secret, so it needs no key).
  */
-async function validateSealedSecretsCheck(url: string): Promise<void> {
+async function validateEncryptedSecretsCheck(url: string): Promise<void> {
   const owner = createSql(url, { max: 1, applicationName: 'shopflow-schema' });
   try {
-    await sealPlainSigningSecrets(owner, () => {
+    await encryptPlainSigningSecrets(owner, () => {
       throw new Error('a new database holds no plain signing secret');
     });
   } finally {

@@ -43,12 +43,12 @@ const eventsOf = (type: string, resourceId: string) =>
   db.admin<{ data: Record<string, unknown> }[]>`select data from events where type = ${type} and resource_id = ${resourceId}`;
 
 describe('page links', () => {
-  it('keep the page token sealed at rest, open it for the page, and tell an inbound webhook its shop', async () => {
+  it('keep the page token encrypted at rest, open it for the page, and tell an inbound webhook its shop', async () => {
     const { pageId, platformPageId, accessToken } = await linkedPage(db.app, shop.shopId);
     const [stored] = await db.admin<
-      { sealedAccessToken: Buffer }[]
-    >`select sealed_access_token from chat_page_links where page_id = ${pageId}`;
-    expect(stored!.sealedAccessToken.includes(Buffer.from(accessToken))).toBe(false);
+      { encryptedAccessToken: Buffer }[]
+    >`select encrypted_access_token from chat_page_links where page_id = ${pageId}`;
+    expect(stored!.encryptedAccessToken.includes(Buffer.from(accessToken))).toBe(false);
     expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toEqual({ pageId, platformPageId, accessToken, connected: true });
     // No shop set: the webhook finds the link by its platform page id, and nothing else.
     expect(await db.app.begin((tx) => linkedPageOf(tx, platformPageId))).toEqual({ shopId: shop.shopId, pageId });

@@ -200,7 +200,7 @@ describe('the image', () => {
       'workers/relay.ts',
       'scripts/migrate.ts',
       'db/migrations/20261122000001_application_role.sql',
-      'domain/kernel/sealed-secrets.ts',
+      'domain/kernel/encrypted-secrets.ts',
       'web/dist/index.html',
     ];
     expect(needed.filter((path) => ignored.ignores(path))).toEqual([]);

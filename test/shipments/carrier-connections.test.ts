@@ -72,19 +72,19 @@ describe('carrier connections', () => {
     expect(b.callbackSecret).not.toBe(callbackSecret);
   });
 
-  it('stores no plaintext credential or callback secret: only the sealed blob and the secret’s hash', async () => {
+  it('stores no plaintext credential or callback secret: only the encrypted blob and the secret’s hash', async () => {
     const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     const row = await storedRow(connectionId);
     const everything = JSON.stringify(row);
     for (const secret of [TOKEN_B, 'S123456', callbackSecret]) {
       expect(everything).not.toContain(secret);
-      expect((row.sealedCredentials as Buffer).includes(Buffer.from(secret))).toBe(false);
+      expect((row.encryptedCredentials as Buffer).includes(Buffer.from(secret))).toBe(false);
     }
     expect(row.callbackSecretHash).toEqual(callbackSecretHash(callbackSecret));
     // Sealed to this connection and this key only.
     await expect(inShop((tx) => carrierConnection(tx, connectionId, createSecretKey(randomBytes(32))))).rejects.toThrow();
     const other = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
-    await db.admin`update carrier_connections set sealed_credentials = ${row.sealedCredentials as Buffer} where id = ${other.connectionId}`;
+    await db.admin`update carrier_connections set encrypted_credentials = ${row.encryptedCredentials as Buffer} where id = ${other.connectionId}`;
     await expect(inShop((tx) => carrierConnection(tx, other.connectionId, testSecretsKey))).rejects.toThrow();
   });
 
