@@ -51,6 +51,7 @@ import { ChatPlatformError } from '../adapters/chat-platform/platform-errors.js'
 import { observedChatPlatform } from '../telemetry/call-metrics.js';
 import { requestMetricsPlugin } from './plugins/request-metrics.js';
 import { requestTracingPlugin } from './plugins/request-tracing.js';
+import { tracingOn } from '../telemetry/tracing.js';
 import { chatChannel } from '../adapters/chat-platform/chat-channel.js';
 import { pageTokenOwner } from '../adapters/chat-platform/page-ownership.js';
 import { conversationRoutes } from './routes/chat/conversations.js';
@@ -172,7 +173,7 @@ export async function buildApp(deps: AppDeps) {
 
   await app.register(problemsPlugin, { baseUrl: deps.publicBaseUrl });
   if (deps.requestMetrics !== false) await app.register(requestMetricsPlugin, { openApiPrefix: API_PREFIX, adminPrefix: ADMIN_PREFIX });
-  await app.register(requestTracingPlugin);
+  if (tracingOn()) await app.register(requestTracingPlugin);
   // The key first, whatever the method: under /api/open/v1 a request without one is 401, never 405.
   await app.register(authenticationPlugin, { sql: deps.sql, prefix: API_PREFIX, sessionPrefix: ADMIN_PREFIX });
   await app.register(methodNotAllowedPlugin);

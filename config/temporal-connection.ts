@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Client, type ConnectionLike, type TLSConfig } from '@temporalio/client';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
 import { shopflowDataConverter, type CodecKey } from './payload-codec.js';
+import { tracingOn } from '../telemetry/tracing.js';
 import type { Settings } from './settings.js';
 
 type TemporalSettings = Pick<
@@ -36,13 +37,14 @@ export function temporalConnectionOptions(settings: TemporalSettings): { address
 /**
  * A Temporal client of Shopflow: every payload through the codec of `codecKeys` (config/payload-codec.ts),
  * so nothing a client starts, signals or reads travels or rests in plain text; what it starts or
- * signals continues the caller's trace (telemetry/tracing.ts; nothing is added while tracing is off).
+ * signals continues the caller's trace where the process traces (telemetry/tracing.ts).
  */
 export function temporalClient(connection: ConnectionLike, codecKeys: readonly [CodecKey, ...CodecKey[]], namespace?: string): Client {
   return new Client({
     connection,
     ...(namespace ? { namespace } : {}),
     dataConverter: shopflowDataConverter(codecKeys),
-    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+    // Its header would ride on every start and signal even empty: only where the process traces.
+    ...(tracingOn() ? { interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } } : {}),
   });
 }

@@ -33,6 +33,16 @@ export interface Tracing {
   shutdown(): Promise<void>;
 }
 
+let on = false;
+
+/**
+ * Whether this process traces (`startTracing` was given an endpoint): what only serves traces (the
+ * request hooks, Temporal's client and activity interceptors) is left out of the hot paths otherwise.
+ */
+export function tracingOn(): boolean {
+  return on;
+}
+
 /**
  * Starts tracing for `serviceName` when `endpoint` (settings `OTEL_EXPORTER_OTLP_ENDPOINT`) is given:
  * spans exported over OTLP/HTTP in batches, W3C `traceparent` propagation. Without it nothing is
@@ -41,6 +51,7 @@ export interface Tracing {
 export function startTracing(serviceName: string, endpoint: string | undefined): Tracing {
   const resource = new Resource({ 'service.name': serviceName });
   if (!endpoint) return { resource, spanProcessor: new NoopSpanProcessor(), shutdown: async () => undefined };
+  on = true;
   const spanProcessor = new BatchSpanProcessor(
     new OTLPTraceExporter({ url: new URL('v1/traces', `${endpoint.replace(/\/$/, '')}/`).href }),
   );

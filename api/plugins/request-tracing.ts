@@ -9,7 +9,7 @@ const kSpan = Symbol('span');
 type WithSpan = { [kSpan]?: Span };
 
 /**
- * One server span per request (a no-op while tracing is off: telemetry/tracing.ts), named by its
+ * One server span per request (registered where the process traces: telemetry/tracing.ts), named by its
  * method and route's pattern, with the caller's shop and the answer's status. The route's handler runs
  * in it, so what the handler writes (an outbox event) and starts carries the trace on.
  */

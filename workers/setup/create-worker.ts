@@ -28,7 +28,7 @@ import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } f
 import type { ShipmentDetail } from '../../domain/shipments/index.js';
 import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
-import { startTracing, type Tracing } from '../../telemetry/tracing.js';
+import { startTracing, tracingOn, type Tracing } from '../../telemetry/tracing.js';
 
 export const workflowsPath = fileURLToPath(new URL('../../workflows/index.ts', import.meta.url));
 const USER_AGENT = `Shopflow-Webhooks/${(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version}`;
@@ -110,8 +110,11 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
     namespace: options.namespace,
     taskQueue: options.queue === 'shipments' ? shipmentTaskQueue(options.taskQueue) : options.taskQueue,
     activities,
-    // Each activity runs in a span continuing its workflow's trace (Temporal's OpenTelemetry interceptors).
-    interceptors: { activity: [(context) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(context) })] },
+    // Where the process traces, each activity runs in a span continuing its workflow's trace.
+    ...(tracingOn()
+      ? { interceptors: { activity: [(context) => ({ inbound: new OpenTelemetryActivityInboundInterceptor(context) })] } }
+      : {}),
+    // Registered always: a run started in a trace elsewhere hands its spans here (dropped without tracing).
     sinks: {
       ...shipmentOutcomeSinks(options.shipmentOutcomes),
       exporter: makeWorkflowExporter(
