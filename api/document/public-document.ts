@@ -1,6 +1,6 @@
 import { completeOperation, IDEMPOTENCY_KEY, RESPONSE_HEADERS } from './operation-extras.js';
 import { isNode, openAnswered, reachedSchemas, SCHEMA_REF, type Document, type Node } from './schema-walk.js';
-import { EVENT_SCHEMAS, WEBHOOK_HEADERS, webhooks } from './webhooks.js';
+import { EVENT_SCHEMAS, webhooks } from './webhooks.js';
 import { withExamples } from './examples.js';
 
 const DESCRIPTION = `One shop's commerce data (orders, products, inventory, customers, shipments, chat) over HTTPS, and its events delivered to your address, signed (see the webhooks).
@@ -103,34 +103,29 @@ function build(whole: Document, prefix: string): Document {
         securitySchemes,
         schemas: used,
         headers: RESPONSE_HEADERS,
-        parameters: { IdempotencyKey: IDEMPOTENCY_KEY, ...WEBHOOK_HEADERS },
+        parameters: { IdempotencyKey: IDEMPOTENCY_KEY },
       },
     }),
   );
 }
 
 /**
- * What only the webhooks use (the envelopes, what changed, the signature headers) written where it is
- * used, not as components: a generator that keeps only the components `paths` reach (oapi-codegen's
- * default pruning) then still has every type its webhook code names. What `paths` use stays shared.
+ * The schemas only the webhooks reach (the envelopes, what changed) written where they are used, not
+ * as components: a generator that keeps only the components `paths` reach (oapi-codegen's default
+ * pruning) then still has every type its webhook code names. What `paths` use stays shared.
  */
 function webhookOnlyInlined(document: Document): Document {
   const components = document.components ?? {};
   const schemas = components.schemas ?? {};
-  const parameters = (components.parameters ?? {}) as Record<string, Node>;
-  const shared = reachedSchemas([document.paths, parameters, components.headers], schemas);
+  const shared = reachedSchemas([document.paths, components.parameters, components.headers], schemas);
   const inlined = new Set([...reachedSchemas(document.webhooks, schemas)].filter((name) => !shared.has(name)));
-  const parameterRef = '#/components/parameters/';
   const inline = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(inline);
     if (!isNode(value)) return value;
-    const ref = typeof value.$ref === 'string' ? value.$ref : undefined;
-    if (ref?.startsWith(SCHEMA_REF) && inlined.has(ref.slice(SCHEMA_REF.length))) return inline(schemas[ref.slice(SCHEMA_REF.length)]);
-    if (ref?.startsWith(parameterRef)) return inline(parameters[ref.slice(parameterRef.length)]);
+    const name = typeof value.$ref === 'string' && value.$ref.startsWith(SCHEMA_REF) ? value.$ref.slice(SCHEMA_REF.length) : undefined;
+    if (name !== undefined && inlined.has(name)) return inline(schemas[name]);
     return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, inline(inner)]));
   };
-  const webhooks = inline(document.webhooks);
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => !inlined.has(name)));
-  const keptParameters = Object.fromEntries(Object.entries(parameters).filter(([name]) => !(name in WEBHOOK_HEADERS)));
-  return { ...document, webhooks, components: { ...components, schemas: kept, parameters: keptParameters } };
+  return { ...document, webhooks: inline(document.webhooks), components: { ...components, schemas: kept } };
 }

@@ -118,8 +118,11 @@ const header = (name: string, description: string, example: string) => ({
   schema: { type: 'string', examples: [example] },
 });
 
-/** The Standard Webhooks headers of every delivery, as components. */
-export const WEBHOOK_HEADERS = {
+/**
+ * The Standard Webhooks headers of every delivery, written in each webhook rather than as components:
+ * generators that keep only what `paths` reach (oapi-codegen's default pruning) still see them.
+ */
+const WEBHOOK_HEADERS = {
   WebhookId: header(
     'webhook-id',
     'The delivery id: the same on every attempt and resend of this delivery. De-duplicate by it.',
@@ -153,7 +156,7 @@ function webhook(type: EventType): Node {
         'Delivery is at least once and in any order: de-duplicate by `webhook-id` (by the envelope `id` across several flows) and order by `createdAt`. Ignore event types and fields you do not know.',
       ].join('\n\n'),
       security: [],
-      parameters: Object.keys(WEBHOOK_HEADERS).map((name) => ({ $ref: `#/components/parameters/${name}` })),
+      parameters: Object.values(WEBHOOK_HEADERS),
       requestBody: {
         required: true,
         content: { 'application/json': { schema: { $ref: `#/components/schemas/${eventSchemaName(type)}` } } },

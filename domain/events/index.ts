@@ -30,4 +30,4 @@ export {
 } from './event-queue.js';
 export { purgeOldEvents } from './event-purge.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
-export { eventDataOf, storedEvent } from './stored-events.js';
+export { eventDataOf, storedEvent, type RelayedEvent } from './stored-events.js';

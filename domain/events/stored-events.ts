@@ -3,7 +3,7 @@ import type { Fragment, Tx } from '../kernel/index.js';
 import type { StoredEvent } from './event-catalogue.js';
 
 /** What the relay reads of an event beyond its envelope. */
-interface RelayedEvent {
+export interface RelayedEvent {
   shopId: string;
   shopSlug: string;
   /** The W3C traceparent of the work that wrote it (telemetry/tracing.ts), null while tracing was off. */

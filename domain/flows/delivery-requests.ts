@@ -1,7 +1,7 @@
 import { assertMayGrant, shopIdentity, writeShopLogs } from '../access/index.js';
 import { Problem, seal, type Sealed } from '../kernel/index.js';
 import { envelope, EVENT_READ_PERMISSIONS, isEventType, readableEventData, storedEvent } from '../events/index.js';
-import type { EventType, StoredEvent } from '../events/index.js';
+import type { EventType, RelayedEvent, StoredEvent } from '../events/index.js';
 import { assertConditionFits } from './condition-fields.js';
 import { z } from 'zod';
 import { compileCondition, ConditionBudgetExceeded, ConditionReading, conditionVerdict, flowConditionSchema } from './flow-conditions.js';
@@ -87,22 +87,16 @@ function compiledFor(flow: MatchedFlow & { condition: FlowCondition }): Compiled
 /** An outbox event with the flows listening to it, as read from the database: what matching works on, without it. */
 export interface EventMatch {
   shop: { id: string; slug: string };
-  event: StoredEvent;
+  /** With the trace of the work that wrote it, which its deliveries continue. */
+  event: StoredEvent & Pick<RelayedEvent, 'traceParent'>;
   flows: MatchedFlow[];
-  /** The trace of the work that wrote the event, which its deliveries continue (null while tracing was off). */
-  traceParent: string | null;
 }
 
 /** The event `eventId` (the current shop's) and the flows listening to it; undefined once the event is gone. */
 export async function eventMatch(tx: Tx, eventId: string): Promise<EventMatch | undefined> {
   const event = await storedEvent(tx, eventId);
   if (!event) return undefined;
-  return {
-    shop: { id: event.shopId, slug: event.shopSlug },
-    event,
-    flows: await matchingFlows(tx, event),
-    traceParent: event.traceParent,
-  };
+  return { shop: { id: event.shopId, slug: event.shopSlug }, event, flows: await matchingFlows(tx, event) };
 }
 
 /**

@@ -192,7 +192,7 @@ export class OutboxRelay {
                   this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
                   { eagerStart: this.options.eagerStart ?? false },
                 ),
-              traceContextOf(read?.traceParent),
+              traceContextOf(read?.event.traceParent),
             ),
           ),
         );

@@ -191,7 +191,7 @@ function pushAnswer(result: ShipmentPushResult | typeof NO_ANSWER, waitMs: numbe
  * A push sent again with the Idempotency-Key and body of one that answered 503: what became of that
  * push (`shipment:<shipmentId>`), never a second push. While the run goes on, its `push` update answers
  * again (awaited for `waitMs` while the carrier is silent); a refused or failed push closed the run as
- * Failed with its outcome; a run that has ended, or continued as new, had pushed (`current` reads the
+ * Failed with its outcome; a run that completed, or continued as new, had pushed (`current` reads the
  * shipment). No run at all (the first request failed before starting one): 503 again.
  */
 export async function retriedPush(
@@ -206,8 +206,9 @@ export async function retriedPush(
   };
   const outcome = async (): Promise<ShipmentPushResult | typeof NO_ANSWER> => {
     const { status } = await handle.describe();
-    if (status.name === 'FAILED') return outcomeOf<ShipmentPushResult>(handle);
-    if (status.name !== 'RUNNING') return accepted();
+    if (status.name === 'COMPLETED') return accepted();
+    // Failed: its outcome is the failure's details; closed any other way (terminated), an error.
+    if (status.name !== 'RUNNING') return outcomeOf<ShipmentPushResult>(handle);
     // A run continued as new has no push of its own: its validator refuses the update.
     const update = handle.executeUpdate(shipmentPushUpdate, { updateId: 'push' }).catch((error: unknown) => {
       if (error instanceof WorkflowUpdateFailedError) return accepted();
