@@ -23,7 +23,7 @@ import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
-import { processEnv, startApiWorkerRelay } from '../support/processes.js';
+import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 import { testEnv } from '../support/environment.js';
 
@@ -43,6 +43,7 @@ const group = new ProcessGroup(
 );
 const exits: string[] = [];
 let copy: string;
+const taskQueue = `built-${randomUUID()}`;
 
 /** Every file of `root` but node_modules, with its size and time: what a process wrote shows. */
 function snapshot(root: string): Map<string, string> {
@@ -98,7 +99,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
-  await group.stopAll(5_000);
+  await stopApiWorkerRelay(group, taskQueue);
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
@@ -158,7 +159,6 @@ describe('the built output (the image without Docker)', () => {
           testSecretsKey,
         ),
       );
-      const taskQueue = `built-${randomUUID()}`;
       const apiUrl = await startApiWorkerRelay(
         group,
         processEnv(db.appUrl, taskQueue, { PORT: String(await freeLoopbackPort()) }),

@@ -1,17 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
-import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
-import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
-import { testEnv } from '../support/environment.js';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
-import { processEnv, startApiWorkerRelay } from '../support/processes.js';
-import { testTemporalClient } from '../support/temporal.js';
+import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 
 /**
@@ -96,11 +92,8 @@ beforeAll(async () => {
   key = (await shop.newKey(['pos.products.read'])).key;
 }, 120_000);
 afterAll(async () => {
-  await group.stopAll(5_000);
+  await stopApiWorkerRelay(group, taskQueue);
   await proxy?.close();
-  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  await removeHousekeepingSchedule(testTemporalClient(connection), taskQueue);
-  await connection.close();
 });
 
 const emit = () =>

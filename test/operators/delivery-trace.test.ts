@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { TRACE_ATTRIBUTES } from '../../telemetry/tracing.js';
-import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { kitShop, type KitShop } from '../kit/kit-shop.js';
-import { testEnv } from '../support/environment.js';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
-import { processEnv, startApiWorkerRelay } from '../support/processes.js';
-import { testTemporalClient } from '../support/temporal.js';
+import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 
 /**
@@ -88,11 +84,8 @@ beforeAll(async () => {
   );
 }, 120_000);
 afterAll(async () => {
-  await group.stopAll(5_000);
   collector?.close();
-  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  await removeHousekeepingSchedule(testTemporalClient(connection), taskQueue);
-  await connection.close();
+  await stopApiWorkerRelay(group, taskQueue);
 });
 
 describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {

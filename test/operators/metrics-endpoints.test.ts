@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parser as promql } from '@prometheus-io/lezer-promql';
 import { createFlow } from '../../domain/flows/flows.js';
@@ -8,12 +7,9 @@ import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
-import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
-import { testEnv } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { declaredFamilies, parseExposition, sumOf } from '../support/metrics.js';
-import { testTemporalClient } from '../support/temporal.js';
-import { processEnv, startApiWorkerRelay } from '../support/processes.js';
+import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 
 /**
@@ -51,10 +47,7 @@ beforeAll(async () => {
   );
 }, 120_000);
 afterAll(async () => {
-  await group.stopAll(5_000);
-  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  await removeHousekeepingSchedule(testTemporalClient(connection), taskQueue);
-  await connection.close();
+  await stopApiWorkerRelay(group, taskQueue);
 });
 
 const scrape = async (process: ProcessName) => {

@@ -1,4 +1,7 @@
+import { Connection } from '@temporalio/client';
 import { outputMatches, type ProcessGroup } from '../../scripts/processes.js';
+import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
+import { testTemporalClient } from './temporal.js';
 import { waitFor } from '../../scripts/bootstrap/ports.js';
 import { testEnv } from './environment.js';
 
@@ -37,4 +40,12 @@ export async function startApiWorkerRelay(group: ProcessGroup, env: Record<strin
     waitFor('the API', async () => (await fetch(`${apiUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000),
   ]);
   return apiUrl;
+}
+
+/** Stops what `startApiWorkerRelay` started, and the housekeeping schedule its worker registered for `taskQueue`. */
+export async function stopApiWorkerRelay(group: ProcessGroup, taskQueue: string): Promise<void> {
+  await group.stopAll(5_000);
+  const connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
+  await removeHousekeepingSchedule(testTemporalClient(connection), taskQueue);
+  await connection.close();
 }
