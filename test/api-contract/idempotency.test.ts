@@ -5,7 +5,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { bearer } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { respondIdempotently } from '../../api/plugins/idempotency.js';
+import { respondIdempotently, respondIdempotentlyAfter } from '../../api/plugins/idempotency.js';
 import { Problem } from '../../domain/kernel/problems.js';
 import { writeShopLog } from '../../domain/access/shop-log.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
@@ -35,6 +35,17 @@ const { db, api, shop } = useSuite({
               if (request.body.outcome === 'crash-once' && crashes++ === 0) throw new Error('database went away');
               return { id, name: request.body.name };
             }),
+        );
+      // A creation that goes on after a 503 (a shipment push's shape): it leaves what goes on, the retry answers for it.
+      app
+        .withTypeProvider<ZodTypeProvider>()
+        .post('/api/open/v1/test/pushes', { schema: { body: z.object({ name: z.string() }) } }, (request, reply) =>
+          respondIdempotentlyAfter(db.app, 'https://shopflow.test', request, reply, 201, async (resumable) => {
+            if (resumable.earlier) return { id: resumable.earlier, name: request.body.name };
+            const id = randomUUID();
+            resumable.leave(id);
+            throw new Problem('carrier-unavailable', 'no answer yet; the work goes on');
+          }),
         );
       // A route whose response schema drops a field the work returns: the serializer must run with and without a key.
       app.withTypeProvider<ZodTypeProvider>().post(
@@ -153,6 +164,36 @@ describe('Idempotency-Key', () => {
     expect(retry.status).toBe(201);
     expect(retry.headers.get('idempotent-replayed')).toBeNull();
     expect(await thingsNamed('crashy')).toBe(1);
+  });
+
+  it('after a 503 whose work goes on, answers that work to the same request, 422 to another body, and afresh after 24 hours', async () => {
+    const push = (idempotencyKey: string, name: string) =>
+      fetch(`${api.baseUrl}/api/open/v1/test/pushes`, {
+        method: 'POST',
+        headers: { ...bearer(key), 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
+        body: JSON.stringify({ name }),
+      });
+    const idempotencyKey = randomUUID();
+    await expectProblem(await push(idempotencyKey, 'parcel'), 503, 'carrier-unavailable');
+    await expectProblem(await push(idempotencyKey, 'another parcel'), 422, 'idempotency-key-reused');
+    const resumed = await push(idempotencyKey, 'parcel');
+    expect(resumed.status).toBe(201);
+    const { id } = (await resumed.json()) as { id: string };
+    const replayed = await push(idempotencyKey, 'parcel');
+    expect([replayed.headers.get('idempotent-replayed'), ((await replayed.json()) as { id: string }).id]).toEqual(['true', id]);
+
+    // Past the window the key is new: the earlier work is not answered for any more.
+    const later = randomUUID();
+    await expectProblem(await push(later, 'parcel'), 503, 'carrier-unavailable');
+    const [first] = await withShop(
+      db.app,
+      shop.shopId,
+      (tx) => tx<{ resumeRef: string }[]>`
+        update idempotency_keys set created_at = now() - interval '24 hours 1 second' where idempotency_key = ${later} returning resume_ref`,
+    );
+    await expectProblem(await push(later, 'parcel'), 503, 'carrier-unavailable');
+    const afresh = (await (await push(later, 'parcel')).json()) as { id: string };
+    expect(afresh.id).not.toBe(first!.resumeRef);
   });
 
   it('expires after 24 hours', async () => {
