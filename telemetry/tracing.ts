@@ -1,5 +1,6 @@
 import {
   context,
+  INVALID_SPAN_CONTEXT,
   propagation,
   ROOT_CONTEXT,
   SpanKind,
@@ -62,9 +63,12 @@ export function startTracing(serviceName: string, endpoint: string | undefined):
 
 const tracer = () => trace.getTracer('shopflow');
 
+/** What `work` gets while the process does not trace: records nothing. */
+const UNTRACED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+
 /**
  * Runs `work` in a new span named `name` (a child of `parent`, else of the active span), ended when
- * `work` settles; a thrown error marks the span as failed.
+ * `work` settles; a thrown error marks the span as failed. Without tracing, `work` runs as it is.
  */
 export function inSpan<T>(
   name: string,
@@ -73,6 +77,7 @@ export function inSpan<T>(
   parent?: Context,
   kind = SpanKind.INTERNAL,
 ): Promise<T> {
+  if (!on) return work(UNTRACED);
   return tracer().startActiveSpan(name, { attributes, kind }, parent ?? context.active(), async (span) => {
     try {
       return await work(span);
