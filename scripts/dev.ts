@@ -5,6 +5,7 @@ import { createSql } from '../db/client.js';
 import { DEMO_OWNER, DEMO_SHOP_SLUG, seedDemoShop } from './seed/demo-shop.js';
 import { seedDemoCarriers } from './seed/demo-carriers.js';
 import { seedDemoChat } from './seed/demo-chat.js';
+import { oneSeedAtATime } from './seed/one-seed-at-a-time.js';
 import { loadSettings } from '../config/settings.js';
 import { freePorts, waitFor } from './bootstrap/ports.js';
 import { say } from './bootstrap/progress.js';
@@ -16,7 +17,7 @@ import { temporalEngine } from './bootstrap/temporal-cluster.js';
 process.env.NODE_ENV = 'development';
 const services = await bootstrap('shopflow');
 const seedSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
-const demo = await seedDemoShop(seedSql, join(dataDir, 'demo-api-key'));
+const demo = await oneSeedAtATime(seedSql, () => seedDemoShop(seedSql, join(dataDir, 'demo-api-key')));
 // Every port this run opens, each the next free one when busy (another run, another program): chosen
 // here, before any server starts, and handed to the process that listens on it.
 const preferred = {
@@ -96,18 +97,18 @@ const simulatorsUp = async () =>
   ).every(Boolean);
 await waitFor('the carrier simulators', simulatorsUp, 60_000);
 const { secretsKey, carrierEndpoints } = loadSettings(env);
-await seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey, endpoints: carrierEndpoints, publicBaseUrl: env.PUBLIC_BASE_URL });
+await oneSeedAtATime(seedSql, () =>
+  seedDemoCarriers(seedSql, demo.shopId, carrierUrls, { secretsKey, endpoints: carrierEndpoints, publicBaseUrl: env.PUBLIC_BASE_URL }),
+);
 await seedSql.end();
 // The demo pages on the chat simulator (not on a platform CHAT_PLATFORM_URL names), with a few conversations.
 if (!process.env.CHAT_PLATFORM_URL) {
   const chatUrl = env.CHAT_PLATFORM_URL;
   await waitFor('the chat simulator', async () => (await fetch(`${chatUrl}/_control`).catch(() => undefined))?.ok === true, 60_000);
   const chatSql = createSql(services.appUrl, { max: 2, applicationName: 'shopflow-seed' });
-  await seedDemoChat(chatSql, {
-    shopId: demo.shopId,
-    platformUrl: chatUrl,
-    secretsKey: loadSettings({ ...process.env, ...env }).secretsKey,
-  });
+  await oneSeedAtATime(chatSql, () =>
+    seedDemoChat(chatSql, { shopId: demo.shopId, platformUrl: chatUrl, secretsKey: loadSettings({ ...process.env, ...env }).secretsKey }),
+  );
   await chatSql.end();
 }
 

@@ -153,19 +153,36 @@ export function slowestFiles(passes: { pass: string; seconds: Record<string, num
   ];
 }
 
-/** "✗ file › test: first line of its failure" for each failed test, and for each file that failed without one (an import error). */
+/**
+ * "✗ file › test: first line of its failure" for each failed test, and for each file that failed
+ * without one (an import error), then the message's last lines before its stack, indented: what a
+ * child process printed before it failed is often only there, and CI keeps only the log's end.
+ */
 export function failedTests(reports: z.infer<typeof vitestReport>[]): string[] {
   return reports.flatMap((report) =>
     report.testResults.flatMap((file) => {
       const name = relative(projectRoot, file.name);
       const failed = file.assertionResults.filter((test) => test.status === 'failed');
-      if (failed.length === 0) return file.message ? [`✗ ${name}: ${firstLine(file.message)}`] : [];
-      return failed.map((test) => `✗ ${name} › ${test.fullName}: ${firstLine(test.failureMessages[0] ?? '')}`);
+      if (failed.length === 0) return file.message ? [`✗ ${name}: ${firstLine(file.message)}`, ...lastLines(file.message)] : [];
+      return failed.flatMap((test) => {
+        const message = test.failureMessages[0] ?? '';
+        return [`✗ ${name} › ${test.fullName}: ${firstLine(message)}`, ...lastLines(message)];
+      });
     }),
   );
 }
 
 const firstLine = (text: string) => text.trim().split('\n')[0]?.slice(0, 300) ?? '';
+
+/** Up to `count` lines after the first and before the stack (the first "    at …" line), indented. */
+function lastLines(text: string, count = 15): string[] {
+  const lines = text.trim().split('\n').slice(1);
+  const stack = lines.findIndex((line) => /^\s+at /.test(line));
+  return (stack === -1 ? lines : lines.slice(0, stack))
+    .filter((line) => line.trim() !== '')
+    .slice(-count)
+    .map((line) => `    ${line.slice(0, 300)}`);
+}
 
 /** Where a run's file durations go (scripts/file-durations-reporter.ts), beside its JSON report. */
 const durationsFile = (resultsFile: string) => resultsFile.replace(/\.json$/, '-durations.json');

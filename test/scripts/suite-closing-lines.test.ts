@@ -11,7 +11,7 @@ const report = (testResults: Parameters<typeof failedTests>[0][number]['testResu
 });
 
 describe("the suite's closing lines", () => {
-  it('name each failed test with the first line of its failure, from either pass, and nothing for a passed one', () => {
+  it('name each failed test with the first line of its failure and the last lines before its stack, from either pass, and nothing for a passed one', () => {
     const lines = failedTests([
       report([
         {
@@ -22,6 +22,13 @@ describe("the suite's closing lines", () => {
               fullName: 'orders pages',
               status: 'failed',
               failureMessages: ['AssertionError: expected 2 to be 3\n    at orders.test.ts:10'],
+            },
+            {
+              fullName: 'orders starts the stack',
+              status: 'failed',
+              failureMessages: [
+                `Error: npm run dev exited (code 1) before it was ready\n${Array.from({ length: 20 }, (_, line) => `output ${line}`).join('\n')}\n\n    at dev-runs.ts:40\n    at more`,
+              ],
             },
           ],
         },
@@ -36,7 +43,10 @@ describe("the suite's closing lines", () => {
     ]);
     expect(lines).toEqual([
       '✗ test/orders/orders.test.ts › orders pages: AssertionError: expected 2 to be 3',
+      '✗ test/orders/orders.test.ts › orders starts the stack: Error: npm run dev exited (code 1) before it was ready',
+      ...Array.from({ length: 15 }, (_, line) => `    output ${line + 5}`),
       '✗ test/workflows/replay.test.ts: Failed to load url ../missing.js',
+      '    more',
     ]);
   });
 

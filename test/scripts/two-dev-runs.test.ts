@@ -7,15 +7,16 @@ import { testOutboundPolicy } from '../support/receiver.js';
 // Two `npm run dev` of this clone overlapping, as a developer starts a second one: they share
 // PostgreSQL and Temporal (this suite's), and every server the second opens (API, web app, receiver,
 // carrier and chat simulators) takes the next free port. Preferred ports of their own keep both runs
-// clear of a developer's stack on the defaults; carrier B prefers the port after carrier A's, as the
-// defaults 3601 and 3602 do.
+// clear of a developer's stack on the defaults, and below Linux's ephemeral range (32768 up), where a
+// server of another test listening on port 0 could take one between the choice and the listen; carrier
+// B prefers the port after carrier A's, as the defaults 3601 and 3602 do.
 const PREFERRED = {
-  PORT: '45400',
-  WEB_PORT: '45410',
-  WEBHOOK_RECEIVER_PORT: '45420',
-  CARRIER_A_PORT: '45430',
-  CARRIER_B_PORT: '45431',
-  CHAT_PLATFORM_PORT: '45440',
+  PORT: '24400',
+  WEB_PORT: '24410',
+  WEBHOOK_RECEIVER_PORT: '24420',
+  CARRIER_A_PORT: '24430',
+  CARRIER_B_PORT: '24431',
+  CHAT_PLATFORM_PORT: '24440',
 };
 /** The summary's lines naming a server, and how to ask it whether it serves. */
 const SERVERS = {
@@ -69,7 +70,7 @@ describe('two npm run dev at once', () => {
     const secondAt = await ready(second);
 
     // It says which ports it took instead, and serves on them: the simulators too.
-    expect(second.output()).toMatch(/busy, so the next free port taken: .*carrier A 45430 → .*carrier B 45431 → .*chat platform 45440 → /);
+    expect(second.output()).toMatch(/busy, so the next free port taken: .*carrier A 24430 → .*carrier B 24431 → .*chat platform 24440 → /);
     const ports = [...Object.values(firstAt), ...Object.values(secondAt)].map((url) => url.port);
     expect(new Set(ports).size).toBe(12);
     expect(await statuses(secondAt)).toEqual(serving);

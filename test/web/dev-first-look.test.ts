@@ -29,12 +29,12 @@ const line = (output: string, pattern: RegExp) => pattern.exec(output)![1]!;
 describe('a freshly started npm run dev', () => {
   it("draws a flow's health charts on the first load of its screen", { timeout: 600_000 }, async () => {
     const run = startDev({
-      PORT: '45500',
-      WEB_PORT: '45510',
-      WEBHOOK_RECEIVER_PORT: '45520',
-      CARRIER_A_PORT: '45530',
-      CARRIER_B_PORT: '45531',
-      CHAT_PLATFORM_PORT: '45540',
+      PORT: '24500',
+      WEB_PORT: '24510',
+      WEBHOOK_RECEIVER_PORT: '24520',
+      CARRIER_A_PORT: '24530',
+      CARRIER_B_PORT: '24531',
+      CHAT_PLATFORM_PORT: '24540',
       SHOPFLOW_VITE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'shopflow-vite-')),
     });
     const output = await devReady(run);
