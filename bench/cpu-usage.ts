@@ -21,8 +21,8 @@ function classify(pid: number, commandLine: string): string | undefined {
   if (commandLine.includes('chat-simulator-server.ts')) return 'chat-simulator';
   if (commandLine.includes('bare-chat-server.ts')) return 'bare-chat';
   if (commandLine.includes('relay-chat-server.ts')) return 'relay-chat';
-  // The dev server (`temporal server start-dev`) or the cluster's server binary (`--env cluster`, not the UI's).
-  if (/(^|\/)temporal\s+server/.test(commandLine) || /\/temporal-server-v[^/]+\/server\s/.test(commandLine)) return 'temporal';
+  // The server binary of the dev server or the cluster (`--env dev` or `--env cluster`), not the UI's.
+  if (/\/temporal-server-v[^/]+\/server\s/.test(commandLine)) return 'temporal';
   // Backends of Temporal's own role (and vacuum of its databases) apart from Shopflow's: a cluster's database is sized on its own.
   if (/^postgres: (temporal \S+ |autovacuum worker temporal)/.test(commandLine)) return 'postgres-temporal';
   if (commandLine.startsWith('postgres')) return 'postgres';

@@ -4,7 +4,7 @@ import { constants } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { bootstrap, bootstrapTemporal, type Services } from './bootstrap/index.js';
-import { ensureTemporalClusterBuild, TEMPORAL_ENGINE_VARIABLE, temporalEngine } from './bootstrap/temporal-cluster.js';
+import { TEMPORAL_ENGINE_VARIABLE, temporalEngine } from './bootstrap/temporal-cluster.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
 import { stopCommands } from './bootstrap/run-command.js';
@@ -62,12 +62,7 @@ export async function runSuite(
   } catch (error) {
     return end(1, undefined, error);
   }
-  const work = Promise.all([
-    options.work?.(),
-    ensurePythonTools(),
-    ensureOapiCodegen(),
-    clusterPass.length > 0 ? ensureTemporalClusterBuild() : undefined,
-  ]);
+  const work = Promise.all([options.work?.(), ensurePythonTools(), ensureOapiCodegen()]);
   // Handled here, awaited below: a failed bootstrap ends the run before it is awaited.
   work.catch(() => undefined);
   // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.

