@@ -10,17 +10,19 @@ import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 
 /**
  * The operator's view (issues 26 and 29): in the Temporal Web UI, in a real Chromium, a delivery's
  * input is ciphertext until the operator logs in at the codec endpoint and points the UI's Codec
- * Server setting at it; then the customer's name reads in plain text, and so do the run's summary
- * (the flow's name) and the outcome of its failed attempt, without expanding anything.
+ * Server setting at it; then the customer's name reads in plain text, and so do the outcome of its
+ * failed attempt on the timeline and the run's summary (the flow's name) under User Metadata.
  */
 const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
 const { db, temporal, receiver, shop, api } = useSuite({ api: { temporalUiUrl: uiUrl }, shop: true, receiver: true, worker: true });
 const CUSTOMER = 'Phạm Thị Giải Mã';
+/** The Input section holding one long base64 string: the encrypted payload, undecoded. */
+const CIPHERTEXT_INPUT = /Input\s+"[A-Za-z0-9+/]{100,}={0,2}"/;
 let browser: Browser;
 let workflowId: string;
 
@@ -48,7 +50,7 @@ beforeAll(async () => {
   await temporal.client.workflow.execute(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId,
-    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input, workflowId)],
+    args: [sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, input, workflowId)],
     ...runMetadata(input),
   });
 });
@@ -62,13 +64,15 @@ describe('the Temporal Web UI with the codec endpoint', () => {
     const history = `${uiUrl}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`;
     const shown = () => page.locator('body').innerText();
     await page.goto(history);
-    // The input as stored: the codec's metadata (its key id), and ciphertext.
-    await expect.poll(shown, { timeout: 20_000 }).toContain('encryption-key-id');
+    // The input as stored: ciphertext (the UI shows an undecoded binary payload as its base64).
+    await expect.poll(shown, { timeout: 20_000 }).toMatch(CIPHERTEXT_INPUT);
     expect(await shown()).not.toContain(CUSTOMER);
     await page.screenshot({ path: '.data/screenshots/temporal-ui-encrypted.png', fullPage: true });
 
     // The UI decodes nothing before the operator has logged in: the endpoint answers 401.
     await page.getByRole('button', { name: 'Configure Codec Server' }).click();
+    // The browser's own endpoint: no cluster-level one is set.
+    await page.getByText('Use my browser setting and ignore Cluster-level setting.').click();
     await page.getByTestId('data-encoder-endpoint-input').fill(`${api.baseUrl}/temporal-codec`);
     await page.getByText('Include cross-origin credentials').click();
     await expect.poll(() => page.locator('#pass-access-credentials').isChecked()).toBe(true);
@@ -77,6 +81,7 @@ describe('the Temporal Web UI with the codec endpoint', () => {
     await expect.poll(shown, { timeout: 20_000 }).toContain('Input');
     await page.waitForTimeout(2_000);
     expect(await shown()).not.toContain(CUSTOMER);
+    expect(await shown()).toMatch(CIPHERTEXT_INPUT);
 
     const login = await context.newPage();
     await login.goto(`${api.baseUrl}/temporal-codec/login`);
@@ -88,12 +93,15 @@ describe('the Temporal Web UI with the codec endpoint', () => {
     await page.goto(history);
     await expect.poll(shown, { timeout: 20_000 }).toContain(CUSTOMER);
     // Every payload of the page decodes, some a moment after the input.
-    await expect.poll(shown, { timeout: 20_000 }).not.toContain('encryption-key-id');
-    // The run's summary and the failed attempt's outcome, decoded, without expanding a row.
-    await expect.poll(shown, { timeout: 20_000 }).toContain(`Customers to CRM: customer.created ${CUSTOMER}`);
+    await expect.poll(shown, { timeout: 20_000 }).not.toMatch(/"[A-Za-z0-9+/]{100,}={0,2}"/);
+    // The failed attempt's outcome on the timeline, decoded, without expanding a row.
     await expect.poll(shown, { timeout: 20_000 }).toMatch(/→ 503 in \d+ ms; attempt 2 in 0 s/);
     await page.screenshot({ path: '.data/screenshots/temporal-ui-decoded.png', fullPage: true });
-    await page.getByText(`Customers to CRM: customer.created ${CUSTOMER}`).first().scrollIntoViewIfNeeded();
+    // The run's summary (the flow's name, the event, its record), decoded, under User Metadata.
+    await page.getByText('User Metadata', { exact: true }).click();
+    // The UI renders each as Markdown in a frame of its own.
+    const summary = () => page.frameLocator('#user-metadata-summary').locator('body').innerText();
+    await expect.poll(summary, { timeout: 20_000 }).toContain(`Customers to CRM: customer.created ${CUSTOMER}`);
     await page.screenshot({ path: '.data/screenshots/temporal-ui-summary.png' });
   });
 });
