@@ -81,7 +81,7 @@ export interface AppDeps {
   temporalTaskQueue: string;
   temporalUiUrl: string;
   /** Seals every workflow input and signal the API starts: test-runs, resends, shipment pushes, cancels and milestones. */
-  deliveryRequestKey: string;
+  workflowSealKey: string;
   /** Fastify's `trustProxy` (settings `TRUST_PROXY`): whose X-Forwarded-For names the client. */
   trustProxy?: boolean | number | string[];
   /** The chat platform's inbound webhook (not served without its app secret). */
@@ -214,7 +214,7 @@ export async function buildApp(deps: AppDeps) {
     taskQueue: deps.temporalTaskQueue,
     waitMs: deps.shipments?.waitMs ?? 20_000,
     pollEveryMs: deps.shipments?.pollEveryMs ?? 900_000,
-    sealKey: deps.deliveryRequestKey,
+    sealKey: deps.workflowSealKey,
     ...(deps.eagerShipments ? { eager: deps.eagerShipments } : {}),
   };
   await app.register(shipmentRoutes, { prefix: API_PREFIX, ...routeDeps, shipments, secretsKey: deps.secretsKey });
@@ -246,7 +246,7 @@ export async function buildApp(deps: AppDeps) {
     deliveries: {
       client: temporal,
       taskQueue: deps.temporalTaskQueue,
-      requestKey: deps.deliveryRequestKey,
+      sealKey: deps.workflowSealKey,
     },
     namespace: deps.temporalNamespace,
     temporalUiUrl: deps.temporalUiUrl,
@@ -254,7 +254,7 @@ export async function buildApp(deps: AppDeps) {
     cursorSecret: deps.cursorSecret,
     outbound: deps.outbound,
   });
-  const recoveryStarter = { client: temporal, taskQueue: deps.temporalTaskQueue, requestKey: deps.deliveryRequestKey };
+  const recoveryStarter = { client: temporal, taskQueue: deps.temporalTaskQueue, sealKey: deps.workflowSealKey };
   await app.register(flowRecoveryRoutes, {
     prefix: ADMIN_PREFIX,
     deliveries: recoveryStarter,

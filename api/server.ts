@@ -27,7 +27,7 @@ const app = await buildApp({
   codecOperatorToken: settings.codecOperatorToken,
   temporalTaskQueue: settings.TEMPORAL_TASK_QUEUE,
   temporalUiUrl: settings.TEMPORAL_UI_URL,
-  deliveryRequestKey: settings.DELIVERY_REQUEST_KEY,
+  workflowSealKey: settings.WORKFLOW_SEAL_KEY,
   trustProxy: settings.TRUST_PROXY,
   requestTimeoutMs: settings.REQUEST_TIMEOUT_MS,
   shipments: { waitMs: settings.SHIPMENT_WAIT_MS, pollEveryMs: settings.SHIPMENT_POLL_MS },

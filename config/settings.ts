@@ -59,7 +59,7 @@ export const DEFAULT_RETENTION: Retention = { deliveryDays: 90, eventDays: 30 };
 const DEVELOPMENT_SECRETS = {
   CURSOR_SECRET: 'shopflow-development-cursor-secret',
   PAYLOAD_CODEC_KEYS: `dev-1:${Buffer.from('shopflow-development-codec-key!!').toString('base64')}`,
-  DELIVERY_REQUEST_KEY: 'shopflow-development-delivery-request-key',
+  WORKFLOW_SEAL_KEY: 'shopflow-development-workflow-seal-key',
   SECRETS_KEY: Buffer.from('shopflow-development-secrets-key').toString('base64'),
 } as const;
 
@@ -117,7 +117,7 @@ const schema = z.object({
     }),
   // The operators' credential at the codec endpoint (/temporal-codec); without it nothing is decoded there.
   CODEC_OPERATOR_TOKEN: z.preprocess((value) => (value === '' ? undefined : value), z.string().min(32).optional()),
-  DELIVERY_REQUEST_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.DELIVERY_REQUEST_KEY),
+  WORKFLOW_SEAL_KEY: z.string().min(32).default(DEVELOPMENT_SECRETS.WORKFLOW_SEAL_KEY),
   SECRETS_KEY: z
     .base64()
     .refine((value) => Buffer.from(value, 'base64').length === 32, 'must be the base64 of 32 bytes')

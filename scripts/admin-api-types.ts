@@ -30,7 +30,7 @@ export async function currentDocument(path: string): Promise<unknown> {
     payloadCodecKeys: [{ id: 'unused', key: randomBytes(32) }],
     temporalTaskQueue: 'unused',
     temporalUiUrl: 'http://127.0.0.1:8233',
-    deliveryRequestKey: 'unused',
+    workflowSealKey: 'unused',
     outbound: { allowLoopback: false },
     carrierEndpoints: { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: false },
     logger: false,

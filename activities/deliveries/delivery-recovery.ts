@@ -25,7 +25,7 @@ export interface RecoveryPage {
   cursor: RecoveryCursor | null;
 }
 
-export function createRecoveryActivities(deps: { sql: Sql; requestKey: string }) {
+export function createRecoveryActivities(deps: { sql: Sql; sealKey: string }) {
   return {
     /**
      * Reads the next `limit` failed deliveries of the batch's window after `after`, each sealed for
@@ -37,7 +37,7 @@ export function createRecoveryActivities(deps: { sql: Sql; requestKey: string })
       const window = { flowId: request.flowId, since: request.since, until: request.until };
       const page = await withShop(deps.sql, request.shopId, (tx) => nextFailedDeliveries(tx, window, after, limit));
       return {
-        resends: page.requests.map((resend) => sealDeliveryRequest(deps.requestKey, resend)),
+        resends: page.requests.map((resend) => sealDeliveryRequest(deps.sealKey, resend)),
         passed: page.passed,
         cursor: page.cursor,
       };

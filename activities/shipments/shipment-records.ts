@@ -30,17 +30,16 @@ export function createShipmentRecordActivities(deps: {
   startTracking: (keys: ShipmentKeys, pollEveryMs: number) => Promise<void>;
   cancelRecorded?: (workflowId: string, shipment: ShipmentDetail) => void;
 }) {
-  const inShop = <T>(shopId: string, work: Parameters<typeof withShop<T>>[2]) => withShop(deps.sql, shopId, work);
   return {
     /** The carrier's acceptance of `push`; null when the row is gone (it cannot be: only a rejection deletes it). */
     async recordPushed(push: ShipmentPushInput, order: CarrierOrder): Promise<ShipmentDetail | null> {
       const actor = { shopId: push.shopId, permissions: [], applicationId: push.applicationId };
-      return (await inShop(push.shopId, (tx) => recordShipmentPushed(tx, actor, push.request.shipmentId, order))) ?? null;
+      return (await withShop(deps.sql, push.shopId, (tx) => recordShipmentPushed(tx, actor, push.request.shipmentId, order))) ?? null;
     },
 
     /** A push the carrier refused, or that never reached it: its pending shipment goes. */
     async dropRejected(push: ShipmentPushInput): Promise<void> {
-      await inShop(push.shopId, (tx) => dropRejectedShipment(tx, push.request.shipmentId));
+      await withShop(deps.sql, push.shopId, (tx) => dropRejectedShipment(tx, push.request.shipmentId));
     },
 
     /**
@@ -57,12 +56,14 @@ export function createShipmentRecordActivities(deps: {
         return { trackingOver: false, statusReached: null };
       }
       const { shopId, shipmentId } = tracking;
-      return (await inShop(shopId, (tx) => recordShipmentMilestone(tx, shopId, shipmentId, fields))) ?? null;
+      return (await withShop(deps.sql, shopId, (tx) => recordShipmentMilestone(tx, shopId, shipmentId, fields))) ?? null;
     },
 
     async recordCancel(cancel: ShipmentCancelInput): Promise<ShipmentDetail> {
       const actor = { shopId: cancel.shopId, permissions: [], applicationId: cancel.applicationId };
-      const shipment = await inShop(cancel.shopId, (tx) => recordShipmentCancelled(tx, actor, cancel.shipmentId, cancel.reason));
+      const shipment = await withShop(deps.sql, cancel.shopId, (tx) =>
+        recordShipmentCancelled(tx, actor, cancel.shipmentId, cancel.reason),
+      );
       deps.cancelRecorded?.(runningWorkflowId(), shipment);
       return shipment;
     },
@@ -81,7 +82,7 @@ export function createShipmentRecordActivities(deps: {
     },
 
     async trackingTarget(tracking: TrackingKeys): Promise<TrackedShipment | null> {
-      return (await inShop(tracking.shopId, (tx) => trackedShipment(tx, tracking.shipmentId))) ?? null;
+      return (await withShop(deps.sql, tracking.shopId, (tx) => trackedShipment(tx, tracking.shipmentId))) ?? null;
     },
   };
 }

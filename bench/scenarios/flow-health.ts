@@ -95,11 +95,11 @@ async function fill(sql: Sql, owner: Sql): Promise<{ shopId: string; flows: stri
 export async function flowHealthScenario(sql: Sql, owner: Sql): Promise<FlowHealthBench> {
   const { shopId, flows } = await fill(sql, owner);
   const busy = flows[0]!;
-  const inShop = <T>(work: (tx: Tx) => Promise<T>) => withShop(sql, shopId, work);
+  const inTheShop = <T>(work: (tx: Tx) => Promise<T>) => withShop(sql, shopId, work);
   try {
     const baselineOnce = () =>
-      inShop((tx) => tx`select count(*)::int as n from deliveries where flow_id = ${busy} and created_at > now() - interval '1 hour'`);
-    const busyLastHour = await inShop(
+      inTheShop((tx) => tx`select count(*)::int as n from deliveries where flow_id = ${busy} and created_at > now() - interval '1 hour'`);
+    const busyLastHour = await inTheShop(
       async (tx) =>
         (
           await tx<{ n: number }[]>`
@@ -107,22 +107,22 @@ export async function flowHealthScenario(sql: Sql, owner: Sql): Promise<FlowHeal
             where d.flow_id = ${busy} and a.attempted_at > now() - interval '1 hour'`
         )[0]!.n,
     );
-    const first = await timed(() => inShop((tx) => flowHealth(tx, busy)));
+    const first = await timed(() => inTheShop((tx) => flowHealth(tx, busy)));
     if (first.value.last7Days.attempts < ATTEMPTS * 0.45) throw new Error(`the busy flow shows ${first.value.last7Days.attempts} attempts`);
     // As if nobody had read for an hour: the sums end an hour earlier, at the start of an hour.
     await owner.begin(async (tx) => {
       await tx`update flow_health_rollups set rolled_up_to = date_trunc('hour', rolled_up_to - interval '1 hour', 'UTC') where shop_id = ${shopId}`;
       await tx`delete from flow_health_hours where shop_id = ${shopId} and hour >= (select rolled_up_to from flow_health_rollups where shop_id = ${shopId})`;
     });
-    const oneHour = await timed(() => inShop((tx) => flowHealth(tx, busy)));
+    const oneHour = await timed(() => inTheShop((tx) => flowHealth(tx, busy)));
     // The same week, summed in two goes (the week's first hour may have passed meanwhile).
     const [once, twice] = [first.value.last7Days.attempts, oneHour.value.last7Days.attempts];
     if (Math.abs(once - twice) > once * 0.01) throw new Error(`the week summed in two goes: ${twice} attempts, not ${once}`);
     const timings = { baseline: [] as number[], health: [] as number[], sparklines: [] as number[] };
     for (let round = 0; round < ROUNDS; round += 1) {
       timings.baseline.push((await timed(baselineOnce)).ms);
-      timings.health.push((await timed(() => inShop((tx) => flowHealth(tx, busy)))).ms);
-      timings.sparklines.push((await timed(() => inShop(flowSparklines))).ms);
+      timings.health.push((await timed(() => inTheShop((tx) => flowHealth(tx, busy)))).ms);
+      timings.sparklines.push((await timed(() => inTheShop(flowSparklines))).ms);
     }
     const result: FlowHealthBench = {
       attempts: ATTEMPTS,

@@ -1,5 +1,5 @@
 import type { Sql } from '../../db/client.js';
-import { allAnswered, inShop, withShop } from '../kernel/index.js';
+import { allAnswered, enterShop, withShop } from '../kernel/index.js';
 import { hasChatCustomerProfile, type PlatformCustomer } from './chat-customers.js';
 import { recordCommentChange } from './comments.js';
 import type { InboundItem, InboundMessage } from './inbound-webhook.js';
@@ -66,7 +66,7 @@ async function inboundTarget(sql: Sql, item: InboundItem, asksProfiles: boolean)
     const link = await linkedPageOf(tx, item.platformPageId);
     if (!link) return undefined;
     if (item.kind === 'comment' || (item.kind === 'message' && !asksProfiles)) return { link, held: false, knowsProfile: true };
-    const [held, knowsProfile] = await inShop(tx, link.shopId, () =>
+    const [held, knowsProfile] = await enterShop(tx, link.shopId, () =>
       allAnswered([
         item.kind === 'echo' && holdsPlatformMessage(tx, link.pageId, item.platformMessageId),
         !asksProfiles || hasChatCustomerProfile(tx, link.pageId, item.customer.platformCustomerId),

@@ -33,7 +33,7 @@ export interface DeliveryAbout {
 }
 
 /**
- * A delivery request with `seal` (domain/kernel/seals.ts), under the server-side `DELIVERY_REQUEST_KEY`:
+ * A delivery request with `seal` (domain/kernel/seals.ts), under the server-side `WORKFLOW_SEAL_KEY`:
  * whoever can start a workflow could otherwise have the worker sign any body for any address. The
  * relay, the admin API and the CLI seal what they start for its run (`workflowId`); the worker acts
  * on nothing whose seal does not verify there (activities/sealed-activities.ts). Without a run, the

@@ -30,5 +30,7 @@ export { decryptSecret, encryptSecret } from './encrypted-secrets.js';
 export { hasValidSeal, seal, type Sealed } from './seals.js';
 export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
 export { refuseInUse, refuseTakenName } from './list-entries.js';
-export { allAnswered, asHousekeeping, inShop, pipelined, purgeOlderThan, withShop, type Tx } from './tenancy.js';
+export { enterShop, withShop, type Tx } from './tenancy.js';
+export { allAnswered, pipelined } from './round-trips.js';
+export { asHousekeeping, purgeOlderThan } from './housekeeping.js';
 export * from './wire-fields.js';

@@ -3,7 +3,7 @@ import { canonicalJson } from './canonical-json.js';
 
 /**
  * A workflow input or signal with `seal`: an HMAC-SHA256, under the server-side
- * `DELIVERY_REQUEST_KEY`, of every other field and of its scope (the workflow id it was made for,
+ * `WORKFLOW_SEAL_KEY`, of every other field and of its scope (the workflow id it was made for,
  * when given). The Temporal frontend is an untrusted transport (docs/security.md): whoever can start
  * a workflow or send a signal could otherwise have the worker act for any shop. Shopflow seals what it
  * starts and signals; activities act only on what verifies.

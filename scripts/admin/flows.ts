@@ -1,10 +1,8 @@
-import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
-import { temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { createFlow, resendRequest, setFlowState, shopOfFlow, testRunRequest } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { deliveryStarter, resendDelivery, runTestDelivery, type DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
-import { runningLocalTemporal } from '../bootstrap/temporal.js';
+import type * as deliveryStarters from '../../workflows/deliveries/delivery-starter.js';
+import type { DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
 import { fail, list, oneOf, required, shopFlag, type Command } from './flags.js';
 
 /** Automation flows, their test-runs and resends of failed deliveries (flows). */
@@ -48,7 +46,7 @@ export const flowCommands: Record<string, Command> = {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
       const { request: testRun } = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator', f.record));
-      return withTemporal(async (deliveries) => {
+      return withTemporal(async (deliveries, { runTestDelivery }) => {
         const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };
       });
@@ -60,17 +58,26 @@ export const flowCommands: Record<string, Command> = {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
       const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, flowId, required(f, 'delivery')));
-      const workflowId = await withTemporal((deliveries) => resendDelivery(deliveries, resend));
+      const workflowId = await withTemporal((deliveries, { resendDelivery }) => resendDelivery(deliveries, resend));
       return { deliveryId: resend.deliveryId, workflowId };
     },
   },
 };
 
+type Starters = typeof deliveryStarters;
+
 /**
  * The deliveries of the running stack: the connection and the starter of the worker and the API
- * (`temporalConnectionOptions`, `deliveryStarter`), on a task queue a worker polls.
+ * (`temporalConnectionOptions`, `deliveryStarter`), on a task queue a worker polls. Imported here,
+ * not at the top: the Temporal client is most of the CLI's start, and only these commands need it.
  */
-async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>): Promise<T> {
+async function withTemporal<T>(work: (deliveries: DeliveryStarter, starters: Starters) => Promise<T>): Promise<T> {
+  const [{ Connection }, { temporalConnectionOptions }, starters, { runningLocalTemporal }] = await Promise.all([
+    import('@temporalio/client'),
+    import('../../config/temporal-connection.js'),
+    import('../../workflows/deliveries/delivery-starter.js'),
+    import('../bootstrap/temporal.js'),
+  ]);
   const settings = loadSettings();
   // Only a server that is already up: a worker must poll it, so starting one here could not help.
   const address =
@@ -86,7 +93,7 @@ async function withTemporal<T>(work: (deliveries: DeliveryStarter) => Promise<T>
     });
     if (!pollers?.length)
       fail(`no worker polls task queue ${settings.TEMPORAL_TASK_QUEUE} on ${address}: start the stack with npm run dev first`);
-    return await work(deliveryStarter(connection, settings));
+    return await work(starters.deliveryStarter(connection, settings), starters);
   } finally {
     await connection.close();
   }

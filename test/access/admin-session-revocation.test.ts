@@ -117,7 +117,7 @@ describe('the session cookie', () => {
     const settings = (env: NodeJS.ProcessEnv) =>
       loadSettings({
         CURSOR_SECRET: 'a-cursor-secret-of-the-test',
-        DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-the-test-0123456789',
+        WORKFLOW_SEAL_KEY: 'a-workflow-seal-key-of-the-test-0123456789',
         SECRETS_KEY: Buffer.alloc(32, 3).toString('base64'),
         PAYLOAD_CODEC_KEYS: `k:${Buffer.alloc(32, 4).toString('base64')}`,
         ...env,

@@ -23,10 +23,10 @@ import { cursorBinding, linkedPage } from './chat-fixtures.js';
 
 const { db, shop } = useSuite({ shop: true });
 
-const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 
 function inbound(pageId: string, psid: string, text: string, extra: { mid?: string; sentAt?: Date; name?: string; phone?: string } = {}) {
-  return inShop((tx) =>
+  return inTheShop((tx) =>
     recordWebhookMessage(tx, shop.shopId, {
       direction: 'in',
       pageId,
@@ -49,7 +49,7 @@ describe('page links', () => {
       { encryptedAccessToken: Buffer }[]
     >`select encrypted_access_token from chat_page_links where page_id = ${pageId}`;
     expect(stored!.encryptedAccessToken.includes(Buffer.from(accessToken))).toBe(false);
-    expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toEqual({ pageId, platformPageId, accessToken, connected: true });
+    expect(await inTheShop((tx) => pageLink(tx, pageId, testSecretsKey))).toEqual({ pageId, platformPageId, accessToken, connected: true });
     // No shop set: the webhook finds the link by its platform page id, and nothing else.
     expect(await db.app.begin((tx) => linkedPageOf(tx, platformPageId))).toEqual({ shopId: shop.shopId, pageId });
     expect(await db.app.begin((tx) => linkedPageOf(tx, 'no-such-page'))).toBeUndefined();
@@ -59,9 +59,9 @@ describe('page links', () => {
   it("refuse another shop's page", async () => {
     const other = await createShopFixture(db.app);
     const { pageId } = await linkedPage(db.app, other.shopId);
-    expect(await inShop((tx) => pageLink(tx, pageId, testSecretsKey))).toBeUndefined();
+    expect(await inTheShop((tx) => pageLink(tx, pageId, testSecretsKey))).toBeUndefined();
     await expect(
-      inShop((tx) =>
+      inTheShop((tx) =>
         linkPage(tx, shop.shopId, { pageId, platformPageId: '1', accessToken: 'y' }, testSecretsKey, () => {
           throw new Error('the platform is not asked for a page the shop does not have');
         }),
@@ -87,7 +87,7 @@ describe('inbound messages', () => {
     const [event] = await eventsOf('message.received', message.id);
     expect(event!.data).toEqual(message);
 
-    const conversation = await inShop((tx) => getConversation(tx, message.conversationId, [pageId]));
+    const conversation = await inTheShop((tx) => getConversation(tx, message.conversationId, [pageId]));
     expect(ChatConversationSchema.parse(conversation)).toEqual(conversation);
     expect(conversation).toMatchObject({
       pageId,
@@ -114,15 +114,15 @@ describe('inbound messages', () => {
 
   it("link the shop's customer whose phone matches, in any accepted form", async () => {
     const { pageId } = await linkedPage(db.app, shop.shopId);
-    const customer = await inShop((tx) => addCustomer(tx, shop.shopId, { name: 'Mai', phone: '0912 345 678' }));
+    const customer = await inTheShop((tx) => addCustomer(tx, shop.shopId, { name: 'Mai', phone: '0912 345 678' }));
     const { message } = await inbound(pageId, 'psid-mai', 'chào shop', { name: 'Mai Tran', phone: '+84912345678' });
-    const linked = await inShop((tx) => getConversation(tx, message.conversationId, [pageId]));
+    const linked = await inTheShop((tx) => getConversation(tx, message.conversationId, [pageId]));
     expect(linked.customer).toMatchObject({ name: 'Mai Tran', phone: '+84912345678', customerId: customer.id });
     // A later message without a profile keeps the link; a phone nobody holds, or no number at all, links nobody.
     await inbound(pageId, 'psid-mai', 'còn không');
-    expect((await inShop((tx) => getConversation(tx, message.conversationId, [pageId]))).customer.customerId).toBe(customer.id);
+    expect((await inTheShop((tx) => getConversation(tx, message.conversationId, [pageId]))).customer.customerId).toBe(customer.id);
     const { message: stranger } = await inbound(pageId, 'psid-x', 'hi', { phone: 'not a phone' });
-    expect((await inShop((tx) => getConversation(tx, stranger.conversationId, [pageId]))).customer).toMatchObject({
+    expect((await inTheShop((tx) => getConversation(tx, stranger.conversationId, [pageId]))).customer).toMatchObject({
       phone: null,
       customerId: null,
     });
@@ -133,9 +133,9 @@ describe('outbound messages', () => {
   it('store the page’s echoed message once, keep the customer’s window, and write message.sent', async () => {
     const { pageId } = await linkedPage(db.app, shop.shopId);
     const { message: received } = await inbound(pageId, 'psid-out', 'size M?', { sentAt: new Date(Date.now() - 3_600_000) });
-    const before = await inShop((tx) => getConversation(tx, received.conversationId, [pageId]));
+    const before = await inTheShop((tx) => getConversation(tx, received.conversationId, [pageId]));
     const echo = () =>
-      inShop((tx) =>
+      inTheShop((tx) =>
         recordWebhookMessage(tx, shop.shopId, {
           direction: 'out',
           pageId,
@@ -156,7 +156,7 @@ describe('outbound messages', () => {
     });
     expect((await echo()).created).toBe(false);
     expect(await eventsOf('message.sent', message.id)).toHaveLength(1);
-    const after = await inShop((tx) => getConversation(tx, received.conversationId, [pageId]));
+    const after = await inTheShop((tx) => getConversation(tx, received.conversationId, [pageId]));
     expect(after).toMatchObject({ snippet: '[image]', replyWindowEndsAt: before.replyWindowEndsAt });
     expect(after.lastMessageAt > before.lastMessageAt).toBe(true);
   });
@@ -166,10 +166,10 @@ describe('a message delivered again', () => {
   it('is stored once and leaves its conversation as the first delivery left it', async () => {
     const { pageId } = await linkedPage(db.app, shop.shopId);
     const first = await inbound(pageId, 'psid-again', 'còn size M không', { mid: 'm_again', sentAt: new Date(Date.now() - 60_000) });
-    const before = await inShop((tx) => getConversation(tx, first.message.conversationId, [pageId]));
+    const before = await inTheShop((tx) => getConversation(tx, first.message.conversationId, [pageId]));
     const again = await inbound(pageId, 'psid-again', 'còn size M không', { mid: 'm_again', sentAt: new Date() });
     expect(again).toEqual({ message: first.message, created: false });
-    expect(await inShop((tx) => getConversation(tx, first.message.conversationId, [pageId]))).toEqual(before);
+    expect(await inTheShop((tx) => getConversation(tx, first.message.conversationId, [pageId]))).toEqual(before);
     expect(await eventsOf('message.received', first.message.id)).toHaveLength(1);
   });
 });
@@ -207,7 +207,7 @@ describe('the echo of a send', () => {
 
   it('writes nothing when the send it echoes is already recorded', async () => {
     const { pageId, platformPageId } = await linkedPage(db.app, shop.shopId);
-    const { message } = await inShop((tx) => sendRecorded(tx, pageId, 'psid-echo-1', 'm_sent_1'));
+    const { message } = await inTheShop((tx) => sendRecorded(tx, pageId, 'psid-echo-1', 'm_sent_1'));
     const before = await storedState(message.conversationId);
     expect(await recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-1', 'm_sent_1')])).toEqual({ recorded: 1, ignored: 0 });
     // Not the customer's row, not the conversation: the echo was answered after one read.
@@ -218,10 +218,10 @@ describe('the echo of a send', () => {
 
   it('waits for a send still being recorded, then finds its message there', async () => {
     const { pageId, platformPageId } = await linkedPage(db.app, shop.shopId);
-    const { message } = await inShop((tx) => sendRecorded(tx, pageId, 'psid-echo-2', 'm_first'));
+    const { message } = await inTheShop((tx) => sendRecorded(tx, pageId, 'psid-echo-2', 'm_first'));
     let echoed: Promise<unknown> | undefined;
     let echoEnded = false;
-    await inShop(async (tx) => {
+    await inTheShop(async (tx) => {
       await sendRecorded(tx, pageId, 'psid-echo-2', 'm_racing');
       // The echo comes while the send's transaction is open: the message is not visible to it yet.
       echoed = recordInboundWebhook(db.app, [echoOf(platformPageId, 'psid-echo-2', 'm_racing')]).finally(() => (echoEnded = true));
@@ -302,7 +302,7 @@ describe('comments', () => {
       text: string | null,
       changedAt = new Date((second += 1) * 1000),
     ) =>
-      inShop((tx) =>
+      inTheShop((tx) =>
         recordCommentChange(tx, shop.shopId, pageId, {
           verb,
           platformCommentId: 'post1_c1',

@@ -10,7 +10,7 @@ const production = {
   DATABASE_URL: 'postgres://owner:owner-secret@db.internal:5432/shopflow',
   APP_DB_PASSWORD: 'a-real-role-password',
   CURSOR_SECRET: 'a-cursor-secret-of-our-own-0123456789',
-  DELIVERY_REQUEST_KEY: 'a-delivery-request-key-of-our-own-0123456789',
+  WORKFLOW_SEAL_KEY: 'a-workflow-seal-key-of-our-own-0123456789',
   SECRETS_KEY: Buffer.alloc(32, 9).toString('base64'),
   PAYLOAD_CODEC_KEYS: `2026-11:${Buffer.alloc(32, 7).toString('base64')}`,
   PUBLIC_BASE_URL: 'https://api.shop.example',
@@ -23,7 +23,7 @@ describe('settings: production unless told otherwise', () => {
 
   it.each([
     ['CURSOR_SECRET', 'CURSOR_SECRET must be set'],
-    ['DELIVERY_REQUEST_KEY', 'DELIVERY_REQUEST_KEY must be set'],
+    ['WORKFLOW_SEAL_KEY', 'WORKFLOW_SEAL_KEY must be set'],
     ['SECRETS_KEY', 'SECRETS_KEY must be set'],
     ['PAYLOAD_CODEC_KEYS', 'PAYLOAD_CODEC_KEYS must be set'],
     ['APP_DB_PASSWORD', 'must not use the development password'],
@@ -91,7 +91,7 @@ describe('settings: production unless told otherwise', () => {
 
   it('names every refusal at once, so one restart fixes them all', () => {
     expect(() => loadSettings({ DATABASE_URL: production.DATABASE_URL })).toThrow(
-      /CURSOR_SECRET.*DELIVERY_REQUEST_KEY.*SECRETS_KEY.*development password/,
+      /CURSOR_SECRET.*WORKFLOW_SEAL_KEY.*SECRETS_KEY.*development password/,
     );
   });
 

@@ -16,7 +16,7 @@ const required = {
   TEMPORAL_DB_PASSWORD: 'temporal-secret',
   APP_DB_PASSWORD: 'app-secret',
   CURSOR_SECRET: 'cursor-secret',
-  DELIVERY_REQUEST_KEY: 'delivery-request-key',
+  WORKFLOW_SEAL_KEY: 'workflow-seal-key',
   SECRETS_KEY: 'secrets-key',
   PAYLOAD_CODEC_KEYS: 'codec-keys',
   PUBLIC_BASE_URL: 'https://api.shop.example',

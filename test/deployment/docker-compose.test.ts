@@ -102,7 +102,7 @@ describe('docker-compose.yml', () => {
     for (const name of applicationServices) {
       const environment = services[name]!.environment!;
       expect(environment.NODE_ENV).toBe('production');
-      for (const secret of ['CURSOR_SECRET', 'DELIVERY_REQUEST_KEY', 'SECRETS_KEY'])
+      for (const secret of ['CURSOR_SECRET', 'WORKFLOW_SEAL_KEY', 'SECRETS_KEY'])
         expect(environment[secret]).toBe(`\${${secret}:?set ${secret}}`);
     }
     expect(read('docker-compose.yml')).not.toMatch(/change-me|PASSWORD: shopflow\b/);

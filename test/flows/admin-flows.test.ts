@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { expectAbsentReference, expectProblem } from '../support/problems.js';
@@ -219,7 +219,7 @@ describe('flows in the admin API', () => {
       await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: deliveryWorkflowId(flow.id, eventId),
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...input, retryDelaysMs: [100] })],
+        args: [sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, { ...input, retryDelaysMs: [100] })],
       }),
     );
     expect(failed.status).toBe('failed');

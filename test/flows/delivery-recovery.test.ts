@@ -4,7 +4,7 @@ import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session
 import { createShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { TEST_DELIVERY_REQUEST_KEY, timersOf } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY, timersOf } from '../support/temporal.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { seal, withShop } from '../../domain/kernel/index.js';
 import { writeEvent } from '../../domain/events/index.js';
@@ -180,7 +180,7 @@ describe('resending the failed deliveries of a flow since a time', () => {
     const handle = await temporal.client.workflow.start(deliveryRecoveryWorkflow, {
       taskQueue: temporal.taskQueue,
       workflowId,
-      args: [{ request: seal(TEST_DELIVERY_REQUEST_KEY, request, workflowId), childrenPerRun: 2 }],
+      args: [{ request: seal(TEST_WORKFLOW_SEAL_KEY, request, workflowId), childrenPerRun: 2 }],
     });
     expect(await handle.result()).toMatchObject({ found: 5, resent: 5, skipped: 0, done: true });
     await expect

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { ulid } from 'ulidx';
 import { WorkflowFailedError } from '@temporalio/client';
-import { TEST_DELIVERY_REQUEST_KEY, timersOf } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY, timersOf } from '../support/temporal.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { recordAttempt } from '../../domain/flows/deliveries.js';
@@ -38,7 +38,7 @@ async function deliver(
   const handle = await temporal.client.workflow.start(deliveryWorkflow, {
     taskQueue: temporal.taskQueue,
     workflowId,
-    args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, input, workflowId)],
+    args: [sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, input, workflowId)],
   });
   const result = await deliveryOutcome(handle);
   const description = await handle.describe();
@@ -81,7 +81,7 @@ describe('webhook delivery workflow on the real Temporal server', () => {
       const handle = await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${deliveryId}`,
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request }, `delivery:${flowId}:${deliveryId}`)],
+        args: [sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, { ...request }, `delivery:${flowId}:${deliveryId}`)],
       });
       await receiver.waitFor(inbox, 1);
       // Long enough for a few failed recording tries.
@@ -252,7 +252,7 @@ describe('a delivery request the worker did not get from Shopflow (Temporal is a
     const { deliveryId, inbox, request } = await arrange();
     // Each forgery runs under the id the genuine request was sealed for, as a copy of it would.
     const run = `genuine:${randomUUID()}`;
-    const genuine = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [100] }, run);
+    const genuine = sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, { ...request, retryDelaysMs: [100] }, run);
     const other = await arrange();
     await expectRefused({ ...genuine, url: other.url }, other.inbox, deliveryId, run);
     await expectRefused({ ...genuine, payload: '{"id":"evt_forged"}' }, inbox, deliveryId, run);

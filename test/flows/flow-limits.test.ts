@@ -15,9 +15,9 @@ beforeAll(async () => {
   ({ admin: owner, viewer } = await logInAdminAndViewer(api.baseUrl, db.app, shop));
 });
 
-const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 const flowInput = (name: string) => ({ name, eventType: 'product.updated', url: 'https://hooks.example.com/limits' });
-const createdByOperator = (name: string) => inShop((tx) => createFlow(tx, shop.shopId, flowInput(name), null, testSecretsKey));
+const createdByOperator = (name: string) => inTheShop((tx) => createFlow(tx, shop.shopId, flowInput(name), null, testSecretsKey));
 
 /** Creates flows until the shop has `count`. */
 async function fillTo(count: number): Promise<void> {
@@ -25,7 +25,7 @@ async function fillTo(count: number): Promise<void> {
 }
 
 async function flowCount(): Promise<number> {
-  return (await inShop((tx) => tx<{ count: number }[]>`select count(*)::int as count from flows`))[0]!.count;
+  return (await inTheShop((tx) => tx<{ count: number }[]>`select count(*)::int as count from flows`))[0]!.count;
 }
 
 interface FlowPage {
@@ -73,7 +73,7 @@ describe('the flows list', () => {
 describe(`at most ${MAX_FLOWS_PER_SHOP} flows a shop`, () => {
   const changes = async () =>
     (
-      await inShop(
+      await inTheShop(
         (tx) => tx<{ flows: number; secrets: number; log: number }[]>`
           select (select count(*)::int from flows) as flows, (select count(*)::int from webhook_signing_secrets) as secrets,
                  (select count(*)::int from shop_log where action = 'flow.created') as log`,
@@ -90,14 +90,14 @@ describe(`at most ${MAX_FLOWS_PER_SHOP} flows a shop`, () => {
   });
 
   it('lets only one of two creations at 49 through, the second waiting for the first to commit', async () => {
-    await inShop((tx) => tx`delete from flows where id = (select id from flows order by created_at desc limit 1)`);
+    await inTheShop((tx) => tx`delete from flows where id = (select id from flows order by created_at desc limit 1)`);
     expect(await flowCount()).toBe(MAX_FLOWS_PER_SHOP - 1);
     let commitFirst!: () => void;
     const firstMayCommit = new Promise<void>((resolve) => (commitFirst = resolve));
     let firstCreated!: () => void;
     const firstHasCreated = new Promise<void>((resolve) => (firstCreated = resolve));
     // The first creation holds its transaction open after inserting the 50th flow.
-    const first = inShop(async (tx) => {
+    const first = inTheShop(async (tx) => {
       await createFlow(tx, shop.shopId, flowInput('Fiftieth'), null, testSecretsKey);
       firstCreated();
       await firstMayCommit;
@@ -117,7 +117,7 @@ describe(`at most ${MAX_FLOWS_PER_SHOP} flows a shop`, () => {
   });
 
   it('answers concurrent creations over HTTP at 49 with one 201, the rest 409', async () => {
-    await inShop((tx) => tx`delete from flows where id = (select id from flows order by created_at desc limit 1)`);
+    await inTheShop((tx) => tx`delete from flows where id = (select id from flows order by created_at desc limit 1)`);
     const statuses = await Promise.all(
       Array.from({ length: 4 }, async (_, index) => (await owner('POST', '/flows', flowInput(`Racer ${index}`))).status),
     );

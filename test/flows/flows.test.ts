@@ -17,13 +17,13 @@ beforeAll(async () => {
   );
 });
 
-const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 
 describe('flows', () => {
   it('refuses an event type that is only an inherited property name (400, not a crash)', async () => {
     for (const eventType of ['constructor', 'toString', '__proto__']) {
       await expect(
-        inShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null, testSecretsKey)),
+        inTheShop((tx) => createFlow(tx, shop.shopId, { name: 'F', eventType, url: 'https://hooks.example.com/x' }, null, testSecretsKey)),
       ).rejects.toMatchObject({
         code: 'validation-failed',
         options: { errors: [{ path: 'eventType', message: 'unknown event type' }] },
@@ -33,7 +33,7 @@ describe('flows', () => {
 
   it("keeps the account's pages on an edit that does not name a page, and follows a newly named trigger page", async () => {
     const [first, second, third] = pages as [string, string, string];
-    const { flowId } = await inShop((tx) =>
+    const { flowId } = await inTheShop((tx) =>
       createFlow(
         tx,
         shop.shopId,
@@ -42,14 +42,14 @@ describe('flows', () => {
         testSecretsKey,
       ),
     );
-    expect((await inShop((tx) => updateFlow(tx, flowId, { name: 'Renamed' }, null))).pageIds.sort()).toEqual([first, second].sort());
-    expect(await inShop((tx) => updateFlow(tx, flowId, { pageId: third }, null))).toMatchObject({
+    expect((await inTheShop((tx) => updateFlow(tx, flowId, { name: 'Renamed' }, null))).pageIds.sort()).toEqual([first, second].sort());
+    expect(await inTheShop((tx) => updateFlow(tx, flowId, { pageId: third }, null))).toMatchObject({
       name: 'Renamed',
       pageId: third,
       pageIds: [third],
     });
-    await inShop((tx) => deleteFlow(tx, flowId, null));
-    await expect(inShop((tx) => getFlow(tx, flowId))).rejects.toMatchObject({ code: 'not-found' });
-    await expect(inShop((tx) => deleteFlow(tx, flowId, null))).rejects.toMatchObject({ code: 'not-found' });
+    await inTheShop((tx) => deleteFlow(tx, flowId, null));
+    await expect(inTheShop((tx) => getFlow(tx, flowId))).rejects.toMatchObject({ code: 'not-found' });
+    await expect(inTheShop((tx) => deleteFlow(tx, flowId, null))).rejects.toMatchObject({ code: 'not-found' });
   });
 });

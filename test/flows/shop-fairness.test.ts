@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { testOutboundPolicy } from '../support/receiver.js';
-import { TEST_DELIVERY_REQUEST_KEY, testTemporalClient, testWorkerOptions } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY, testTemporalClient, testWorkerOptions } from '../support/temporal.js';
 import { useSuite } from '../support/suite.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { createFlow, requestsForEvent, type DeliveryRequest } from '../../domain/flows/index.js';
@@ -33,7 +33,7 @@ let quiet: ShopFixture;
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  starter = { client: testTemporalClient(connection), taskQueue, requestKey: TEST_DELIVERY_REQUEST_KEY };
+  starter = { client: testTemporalClient(connection), taskQueue, sealKey: TEST_WORKFLOW_SEAL_KEY };
   [noisy, quiet] = [await createShopFixture(db.app), await createShopFixture(db.app)];
 });
 afterAll(async () => {

@@ -9,9 +9,9 @@ import { useSuite } from '../support/suite.js';
 
 const { db, shop } = useSuite({ shop: true });
 
-const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 const newFlow = () =>
-  inShop((tx) =>
+  inTheShop((tx) =>
     createFlow(tx, shop.shopId, { name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' }, null, testSecretsKey),
   );
 
@@ -30,13 +30,13 @@ function expectNoTraceOf(secret: string, rows: { encryptedSecret: Buffer | null 
 describe('signing secrets at rest', () => {
   it('are stored encrypted on creation and rotation: the rows hold no plaintext, the worker opens what was shown', async () => {
     const { flowId, secret } = await newFlow();
-    const rotated = await inShop((tx) => rotateSigningSecret(tx, flowId, null, testSecretsKey));
+    const rotated = await inTheShop((tx) => rotateSigningSecret(tx, flowId, null, testSecretsKey));
     const rows = await storedRows(flowId);
     expect(rows).toHaveLength(2);
     expect(rows.map((row) => row.secret)).toEqual([null, null]);
     expectNoTraceOf(secret, rows);
     expectNoTraceOf(rotated, rows);
-    expect(await inShop((tx) => liveSigningSecrets(tx, flowId, testSecretsKey))).toEqual([rotated, secret]);
+    expect(await inTheShop((tx) => liveSigningSecrets(tx, flowId, testSecretsKey))).toEqual([rotated, secret]);
   });
 
   it('do not open when an encrypted value is moved to another flow', async () => {
@@ -45,8 +45,8 @@ describe('signing secrets at rest', () => {
     await db.admin`
       update webhook_signing_secrets set encrypted_secret = (select encrypted_secret from webhook_signing_secrets where flow_id = ${first.flowId})
       where flow_id = ${second.flowId}`;
-    await expect(inShop((tx) => liveSigningSecrets(tx, second.flowId, testSecretsKey))).rejects.toThrow();
-    expect(await inShop((tx) => liveSigningSecrets(tx, first.flowId, testSecretsKey))).toEqual([first.secret]);
+    await expect(inTheShop((tx) => liveSigningSecrets(tx, second.flowId, testSecretsKey))).rejects.toThrow();
+    expect(await inTheShop((tx) => liveSigningSecrets(tx, first.flowId, testSecretsKey))).toEqual([first.secret]);
   });
 
   it('can no longer be written in plain text: the bootstrap validated the check of the migrated template', async () => {
@@ -54,7 +54,7 @@ describe('signing secrets at rest', () => {
     const { flowId } = await newFlow();
     const plain = `whsec_${randomBytes(32).toString('base64')}`;
     await expect(
-      inShop((tx) => tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shop.shopId}, ${plain})`),
+      inTheShop((tx) => tx`insert into webhook_signing_secrets (flow_id, shop_id, secret) values (${flowId}, ${shop.shopId}, ${plain})`),
     ).rejects.toMatchObject({
       code: '23514',
       constraint_name: 'webhook_signing_secrets_encrypted',
@@ -76,7 +76,7 @@ describe('signing secrets at rest', () => {
     const rows = await storedRows(flowId);
     expect(rows.map((row) => row.secret)).toEqual([null, null]);
     expectNoTraceOf(plain, rows);
-    expect((await inShop((tx) => liveSigningSecrets(tx, flowId, testSecretsKey)))[0]).toBe(plain);
+    expect((await inTheShop((tx) => liveSigningSecrets(tx, flowId, testSecretsKey)))[0]).toBe(plain);
     const [table] = await db.admin<
       { forced: boolean }[]
     >`select relforcerowsecurity as forced from pg_class where oid = 'webhook_signing_secrets'::regclass`;

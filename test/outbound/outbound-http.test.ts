@@ -4,7 +4,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../adapters/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 
@@ -100,7 +100,7 @@ describe('outbound safety', () => {
       policy: testOutboundPolicy(),
       userAgent: 'test',
     });
-    const input = sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+    const input = sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, {
       shopId: randomUUID(),
       flowId: randomUUID(),
       eventId: 'evt_1',

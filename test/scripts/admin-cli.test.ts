@@ -4,7 +4,7 @@ import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { startTestWorker, TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { startTestWorker, TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
 import { deliveryIdFor } from '../../domain/flows/flows.js';
@@ -207,7 +207,7 @@ describe('admin CLI', () => {
   it('test-runs a flow and resends a failed delivery through the running worker', async () => {
     const temporal = await startTestWorker({ sql: db.app, policy: testOutboundPolicy() });
     const receiver = await startTestReceiver();
-    extraEnv = { TEMPORAL_TASK_QUEUE: temporal.taskQueue, DELIVERY_REQUEST_KEY: TEST_DELIVERY_REQUEST_KEY };
+    extraEnv = { TEMPORAL_TASK_QUEUE: temporal.taskQueue, WORKFLOW_SEAL_KEY: TEST_WORKFLOW_SEAL_KEY };
     try {
       const shop = await json('shop:create', '--slug', 'cli-deliveries', '--name', 'Deliveries');
       const inbox = randomUUID();
@@ -250,7 +250,7 @@ describe('admin CLI', () => {
         taskQueue: temporal.taskQueue,
         workflowId: deliveryWorkflowId(flowId!, eventId),
         args: [
-          sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, {
+          sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, {
             shopId: shop.id!,
             flowId: flowId!,
             eventId,

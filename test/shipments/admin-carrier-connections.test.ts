@@ -20,14 +20,14 @@ let simulatorB: CarrierB;
 let warehouseId: string;
 let owner: AdminRequest;
 
-const inShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
 const logIn = (email: string) => adminLogIn(api.baseUrl, { shop: shop.slug, email, password: PASSWORD });
 const CALLBACK_URL = /^https:\/\/shopflow\.test\/platform\/carriers\/callbacks\/([A-Za-z0-9_-]{43})$/;
 
 beforeAll(async () => {
   [simulatorA, simulatorB] = await Promise.all([CarrierA.start(), CarrierB.start()]);
-  warehouseId = await inShop((tx) => addWarehouse(tx, shop.shopId));
-  await inShop(
+  warehouseId = await inTheShop((tx) => addWarehouse(tx, shop.shopId));
+  await inTheShop(
     (tx) => tx`insert into roles (shop_id, name, permissions) values
       (${shop.shopId}, 'Shipping', ${['pos.shipping.read']}), (${shop.shopId}, 'Sales', ${['pos.orders.read']})`,
   );
@@ -82,7 +82,7 @@ describe('carrier connections in the admin API', () => {
 
     // Registered at the carrier, the URL is where its callbacks go.
     simulatorA.registerShop({ shopId: account.shopId, callbackUrl: created.callbackUrl });
-    const opened = await inShop((tx) => carrierConnection(tx, created.connection.id, testSecretsKey));
+    const opened = await inTheShop((tx) => carrierConnection(tx, created.connection.id, testSecretsKey));
     await carrierAdapter(opened, testCarrierOptions()).create(orderRequest());
     expect(simulatorA.callbacks.list().at(-1)?.url).toBe(created.callbackUrl);
   });
@@ -138,7 +138,7 @@ describe('the test fixture connectTestCarrier', () => {
       publicBaseUrl: 'https://shopflow.test/',
     });
     expect(callbackUrl).toMatch(CALLBACK_URL);
-    const opened = await inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey));
+    const opened = await inTheShop((tx) => carrierConnection(tx, connectionId, testSecretsKey));
     expect(opened).toMatchObject({ carrier: 'carrier_b', baseUrl: simulatorB.url, active: true });
     const { trackingCode } = await carrierAdapter(opened, testCarrierOptions()).create(orderRequest());
     simulatorB.advance(trackingCode);

@@ -14,7 +14,7 @@ import { seal } from '../../domain/kernel/index.js';
 import { CARRIER_FAILURE_TYPES, UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import type { ShipmentCancelInput, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { addWarehouse } from '../../scripts/fixtures/index.js';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { orderRequest, pickUpAddress } from './carrier-order-request.js';
@@ -31,12 +31,12 @@ beforeAll(async () => {
   simulator = await CarrierB.start();
   // As the worker registers them: behind the check of their sealed input.
   activities = sealedActivities(
-    TEST_DELIVERY_REQUEST_KEY,
+    TEST_WORKFLOW_SEAL_KEY,
     UNSEALED_INPUT,
     createCarrierActivities({
       sql: db.app,
       secretsKey: testSecretsKey,
-      sealKey: TEST_DELIVERY_REQUEST_KEY,
+      sealKey: TEST_WORKFLOW_SEAL_KEY,
       adapterOptions: testCarrierOptions(500),
     }),
   );
@@ -75,13 +75,13 @@ function inWorkflow<R>(workflowId: string, work: () => Promise<R>): Promise<R> {
 function sealedPush(request = orderRequest(), ref = { shopId: shop.shopId, connectionId }) {
   const workflowId = `shipment-push:${ref.shopId}:${request.shipmentId}`;
   const fields = { ...ref, orderId: randomUUID(), carrier: 'carrier_b', applicationId: null, request, pollEveryMs: 60_000 };
-  return { workflowId, push: seal(TEST_DELIVERY_REQUEST_KEY, fields, workflowId) as ShipmentPushInput };
+  return { workflowId, push: seal(TEST_WORKFLOW_SEAL_KEY, fields, workflowId) as ShipmentPushInput };
 }
 
 function sealedCancel(trackingCode: string) {
   const workflowId = `shipment-cancel:${randomUUID()}:1`;
   const fields = { shopId: shop.shopId, shipmentId: randomUUID(), connectionId, trackingCode, applicationId: null, reason: null };
-  return { workflowId, cancel: seal(TEST_DELIVERY_REQUEST_KEY, fields, workflowId) as ShipmentCancelInput };
+  return { workflowId, cancel: seal(TEST_WORKFLOW_SEAL_KEY, fields, workflowId) as ShipmentCancelInput };
 }
 
 const create = ({ workflowId, push }: ReturnType<typeof sealedPush>) => inWorkflow(workflowId, () => activities.createAtCarrier(push));
@@ -180,7 +180,7 @@ describe('carrier activities', () => {
     const unreachable = createSql('postgres://shopflow@127.0.0.1:1/none', { applicationName: 'shopflow-test-unreachable', max: 1 });
     const unrecorded = createPushActivities({
       carrier: activities,
-      records: createShipmentRecordActivities({ sql: unreachable, sealKey: TEST_DELIVERY_REQUEST_KEY, startTracking: async () => {} }),
+      records: createShipmentRecordActivities({ sql: unreachable, sealKey: TEST_WORKFLOW_SEAL_KEY, startTracking: async () => {} }),
     });
     try {
       const pushed = sealedPush();
@@ -191,7 +191,7 @@ describe('carrier activities', () => {
       // A push whose row is gone (deleted meanwhile) comes back recorded as nothing: null, not absent.
       const recorded = createPushActivities({
         carrier: activities,
-        records: createShipmentRecordActivities({ sql: db.app, sealKey: TEST_DELIVERY_REQUEST_KEY, startTracking: async () => {} }),
+        records: createShipmentRecordActivities({ sql: db.app, sealKey: TEST_WORKFLOW_SEAL_KEY, startTracking: async () => {} }),
       });
       const gone = sealedPush();
       expect(await inWorkflow(gone.workflowId, () => recorded.pushAtCarrier(gone.push))).toMatchObject({ shipment: null });

@@ -18,8 +18,8 @@ import { testConnectionKeys } from '../support/carriers.js';
 const { db, api, shop } = useSuite({ api: true, shop: true });
 let warehouseId: string;
 
-const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
-const newWarehouse = (shopId: string) => inShop((tx) => addWarehouse(tx, shopId), shopId);
+const inTheShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
+const newWarehouse = (shopId: string) => inTheShop((tx) => addWarehouse(tx, shopId), shopId);
 
 beforeAll(async () => {
   warehouseId = await newWarehouse(shop.shopId);
@@ -50,9 +50,9 @@ const storedRow = async (id: string) => (await db.admin`select * from carrier_co
 
 describe('carrier connections', () => {
   it('round-trip: the adapter side opens exactly what was connected, with the callback secret', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
+    const { connectionId, callbackSecret } = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     expect(callbackSecret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    expect(await inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey))).toEqual({
+    expect(await inTheShop((tx) => carrierConnection(tx, connectionId, testSecretsKey))).toEqual({
       id: connectionId,
       shopId: shop.shopId,
       name: 'GHN Quận 1',
@@ -64,8 +64,8 @@ describe('carrier connections', () => {
       credentials: { token: TOKEN_A, shopId: 885_123 },
       callbackSecret,
     });
-    const b = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
-    expect((await inShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({
+    const b = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
+    expect((await inTheShop((tx) => carrierConnection(tx, b.connectionId, testSecretsKey))).credentials).toEqual({
       token: TOKEN_B,
       clientSource: 'S123456',
     });
@@ -73,7 +73,7 @@ describe('carrier connections', () => {
   });
 
   it('stores no plaintext credential or callback secret: only the encrypted blob and the secret’s hash', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
+    const { connectionId, callbackSecret } = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     const row = await storedRow(connectionId);
     const everything = JSON.stringify(row);
     for (const secret of [TOKEN_B, 'S123456', callbackSecret]) {
@@ -82,27 +82,27 @@ describe('carrier connections', () => {
     }
     expect(row.callbackSecretHash).toEqual(callbackSecretHash(callbackSecret));
     // Sealed to this connection and this key only.
-    await expect(inShop((tx) => carrierConnection(tx, connectionId, createSecretKey(randomBytes(32))))).rejects.toThrow();
-    const other = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
+    await expect(inTheShop((tx) => carrierConnection(tx, connectionId, createSecretKey(randomBytes(32))))).rejects.toThrow();
+    const other = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     await db.admin`update carrier_connections set encrypted_credentials = ${row.encryptedCredentials as Buffer} where id = ${other.connectionId}`;
-    await expect(inShop((tx) => carrierConnection(tx, other.connectionId, testSecretsKey))).rejects.toThrow();
+    await expect(inTheShop((tx) => carrierConnection(tx, other.connectionId, testSecretsKey))).rejects.toThrow();
   });
 
   it('is invisible to another shop (row-level security): not listed, not opened', async () => {
-    const { connectionId } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
+    const { connectionId } = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
     const other = await createShopFixture(db.app);
-    expect(await inShop((tx) => listCarrierConnections(tx), other.shopId)).toEqual([]);
-    await expect(inShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({
+    expect(await inTheShop((tx) => listCarrierConnections(tx), other.shopId)).toEqual([]);
+    await expect(inTheShop((tx) => carrierConnection(tx, connectionId, testSecretsKey), other.shopId)).rejects.toMatchObject({
       code: 'not-found',
     });
-    await expect(inShop((tx) => disconnectCarrier(tx, connectionId), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
+    await expect(inTheShop((tx) => disconnectCarrier(tx, connectionId), other.shopId)).rejects.toMatchObject({ code: 'not-found' });
   });
 
   it("refuses another shop's warehouse, and validates the credentials' shape per carrier", async () => {
     const other = await createShopFixture(db.app);
     const foreignWarehouse = await newWarehouse(other.shopId);
     await expect(
-      inShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testConnectionKeys)),
+      inTheShop((tx) => connectCarrier(tx, shop.shopId, { ...inputA(), warehouseId: foreignWarehouse }, testConnectionKeys)),
     ).rejects.toMatchObject({
       code: 'validation-failed',
       detail: expect.stringMatching(/^warehouseId: no such warehouse/),
@@ -113,36 +113,36 @@ describe('carrier connections', () => {
   });
 
   it('a connection without credentials (older rows, the seed) is listed but unusable: carrier-unavailable', async () => {
-    const [row] = await inShop(
+    const [row] = await inTheShop(
       (tx) =>
         tx<
           { id: string }[]
         >`insert into carrier_connections (shop_id, carrier, name) values (${shop.shopId}, 'carrier_a', 'Legacy') returning id`,
     );
-    await expect(inShop((tx) => carrierConnection(tx, row!.id, testSecretsKey))).rejects.toMatchObject({ code: 'carrier-unavailable' });
+    await expect(inTheShop((tx) => carrierConnection(tx, row!.id, testSecretsKey))).rejects.toMatchObject({ code: 'carrier-unavailable' });
   });
 
   it('disconnecting deletes an unused connection and switches off one that has shipments (they still need it)', async () => {
-    const unused = await inShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
-    expect(await inShop((tx) => disconnectCarrier(tx, unused.connectionId))).toBe('deleted');
+    const unused = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputA(), testConnectionKeys));
+    expect(await inTheShop((tx) => disconnectCarrier(tx, unused.connectionId))).toBe('deleted');
     expect(await db.admin`select 1 from carrier_connections where id = ${unused.connectionId}`).toHaveLength(0);
 
-    const used = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
-    await inShop(async (tx) => {
+    const used = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
+    await inTheShop(async (tx) => {
       const [order] = await tx<
         { id: string }[]
       >`insert into orders (shop_id, code, warehouse_id) values (${shop.shopId}, ${`DH-${randomBytes(3).toString('hex')}`}, ${warehouseId}) returning id`;
       await tx`insert into shipments (shop_id, order_id, connection_id, carrier, tracking_code, status) values (${shop.shopId}, ${order!.id}, ${used.connectionId}, 'carrier_b', 'S1.A1.1', 'pending')`;
     });
-    expect(await inShop((tx) => disconnectCarrier(tx, used.connectionId))).toBe('switched-off');
-    expect(await inShop((tx) => carrierConnection(tx, used.connectionId, testSecretsKey))).toMatchObject({
+    expect(await inTheShop((tx) => disconnectCarrier(tx, used.connectionId))).toBe('switched-off');
+    expect(await inTheShop((tx) => carrierConnection(tx, used.connectionId, testSecretsKey))).toMatchObject({
       active: false,
       credentials: { token: TOKEN_B },
     });
   });
 
   it('GET /carrier-connections shows id, carrier, name and active only: never credentials', async () => {
-    const { connectionId, callbackSecret } = await inShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
+    const { connectionId, callbackSecret } = await inTheShop((tx) => connectCarrier(tx, shop.shopId, inputB(), testConnectionKeys));
     const { key } = await shop.newKey(['pos.shipping.read']);
     const response = await fetch(`${api.baseUrl}/api/open/v1/carrier-connections`, { headers: bearer(key) });
     expect(response.status).toBe(200);

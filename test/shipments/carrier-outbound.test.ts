@@ -10,7 +10,7 @@ import { CarrierError } from '../../adapters/carriers/carrier-adapter.js';
 import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
 import { seal } from '../../domain/kernel/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { carrierEndpointRefusal, type CarrierEndpoints } from '../../domain/shipments/index.js';
 import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
@@ -116,11 +116,11 @@ describe('where a carrier connection may point', () => {
     const activities = createCarrierActivities({
       sql: db.app,
       secretsKey: testSecretsKey,
-      sealKey: TEST_DELIVERY_REQUEST_KEY,
+      sealKey: TEST_WORKFLOW_SEAL_KEY,
       adapterOptions: { ...testCarrierOptions(1_000), endpoints: production },
     });
     const workflowId = `shipment:${randomUUID()}`;
-    const tracking = seal(TEST_DELIVERY_REQUEST_KEY, { shopId: shop.shopId, shipmentId: randomUUID(), pollEveryMs: 60_000 }, workflowId);
+    const tracking = seal(TEST_WORKFLOW_SEAL_KEY, { shopId: shop.shopId, shipmentId: randomUUID(), pollEveryMs: 60_000 }, workflowId);
     const failure = await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } })
       .run(() => activities.pollCarrier(tracking, { connectionId, trackingCode: 'GHN1' }))
       .catch((error: unknown) => error);

@@ -12,7 +12,7 @@ import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { testSecretsKey } from '../support/fixtures.js';
-import { TEST_DELIVERY_REQUEST_KEY } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
@@ -277,7 +277,7 @@ describe('workflows started or signalled from outside Shopflow', () => {
       await temporal.client.workflow.start(deliveryWorkflow, {
         taskQueue: temporal.taskQueue,
         workflowId: `delivery:${flowId}:${eventId}`,
-        args: [sealDeliveryRequest(TEST_DELIVERY_REQUEST_KEY, { ...request, retryDelaysMs: [] })],
+        args: [sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, { ...request, retryDelaysMs: [] })],
       }),
     );
     expect(failed.status).toBe('failed');

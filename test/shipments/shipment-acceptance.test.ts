@@ -16,11 +16,11 @@ import { testConnectionKeys } from '../support/carriers.js';
 /** The record of a carrier's acceptance: written once, whatever order the carrier's reports and our retries come in. */
 const { db, shop } = useSuite({ shop: true });
 
-const inShop = <T>(work: (tx: Tx) => Promise<T>) => withShop(db.app, shop.shopId, work);
+const inTheShop = <T>(work: (tx: Tx) => Promise<T>) => withShop(db.app, shop.shopId, work);
 
 /** A pushed shipment the carrier has not yet answered for: its row, without a tracking code. */
 async function shipmentInFlight(): Promise<string> {
-  return inShop(async (tx) => {
+  return inTheShop(async (tx) => {
     const warehouseId = await addWarehouse(tx, shop.shopId);
     const connection = {
       carrier: 'carrier_b' as const,
@@ -66,11 +66,11 @@ describe('recording a carrier’s acceptance', () => {
     const shipmentId = await shipmentInFlight();
     const followedUp: (string | null)[] = [];
     const followUp = async (detail: ShipmentDetail) => void followedUp.push(detail.trackingCode);
-    const first = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.1'), followUp));
+    const first = await inTheShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.1'), followUp));
     expect(first).toMatchObject({ trackingCode: 'S1.A1.1', status: 'pending' });
     expect(first!.events).toEqual([expect.objectContaining({ status: null, carrierStatus: '2', description: 'Accepted by the carrier' })]);
     // A retried record, even with another answer: the first acceptance stands, and nothing follows again.
-    const again = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.2'), followUp));
+    const again = await inTheShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.2'), followUp));
     expect(again).toEqual(first);
     expect(await createdEvents(shipmentId)).toBe(1);
     expect(followedUp).toEqual(['S1.A1.1']);
@@ -80,7 +80,9 @@ describe('recording a carrier’s acceptance', () => {
     const shipmentId = await shipmentInFlight();
     await db.admin`insert into shipment_events (shop_id, shipment_id, status, carrier_status, occurred_at, description)
       values (${shop.shopId}, ${shipmentId}, null, '2', now() - interval '1 minute', 'Đã tiếp nhận')`;
-    const recorded = await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.3'), noFollowUp));
+    const recorded = await inTheShop((tx) =>
+      recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.3'), noFollowUp),
+    );
     expect(recorded!.events).toEqual([expect.objectContaining({ status: null, carrierStatus: '2', description: 'Đã tiếp nhận' })]);
   });
 
@@ -88,7 +90,7 @@ describe('recording a carrier’s acceptance', () => {
     const shipmentId = await shipmentInFlight();
     await db.admin`delete from shipments where id = ${shipmentId}`;
     expect(
-      await inShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.4'), noFollowUp)),
+      await inTheShop((tx) => recordAcceptedShipment(tx, shop.shopId, shipmentId, accepted(shipmentId, 'S1.A1.4'), noFollowUp)),
     ).toBeUndefined();
     expect(await createdEvents(shipmentId)).toBe(0);
   });

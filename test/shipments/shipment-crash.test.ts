@@ -30,13 +30,13 @@ let shipping: ShippingShop;
 
 beforeAll(async () => {
   connection = await Connection.connect({ address: testEnv('TEMPORAL_ADDRESS') });
-  // The worker child reads the development DELIVERY_REQUEST_KEY: the starter seals with the same.
+  // The worker child reads the development WORKFLOW_SEAL_KEY: the starter seals with the same.
   starter = {
     client: testTemporalClient(connection),
     taskQueue,
     waitMs: 150_000,
     pollEveryMs: 600_000,
-    sealKey: loadSettings().DELIVERY_REQUEST_KEY,
+    sealKey: loadSettings().WORKFLOW_SEAL_KEY,
   };
   carrier = await CarrierB.start({ callbackRetry: { attempts: 1 } });
   // Callbacks go nowhere here: the push is what is tested.

@@ -17,7 +17,7 @@ import { pushShipment, ShipmentOutcomes } from '../../workflows/shipments/shipme
 
 import { trackingWorkflowId as trackingWorkflowIdOf } from '../../workflows/shipments/shipment-workflows.js';
 import { startTestApi, type TestApi } from '../support/api.js';
-import { testEnv, TEST_DELIVERY_REQUEST_KEY } from '../support/environment.js';
+import { testEnv, TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
 import { testTemporalClient, testWorkerOptions } from '../support/temporal.js';
 import { testOutboundPolicy } from '../support/receiver.js';
@@ -112,7 +112,7 @@ describe('a push through the server', () => {
         taskQueue: suite.temporal.taskQueue,
         waitMs: 8_000,
         pollEveryMs: 600_000,
-        sealKey: TEST_DELIVERY_REQUEST_KEY,
+        sealKey: TEST_WORKFLOW_SEAL_KEY,
         eager: () => ({ client: testTemporalClient(connection), outcomes }),
       };
       // The connection it hands over is not taken (the run is elsewhere): it goes with the wait.
@@ -143,7 +143,7 @@ describe('a push through the server', () => {
         taskQueue,
         waitMs: 1_000,
         pollEveryMs: 600_000,
-        sealKey: TEST_DELIVERY_REQUEST_KEY,
+        sealKey: TEST_WORKFLOW_SEAL_KEY,
         eager: () => ({ client: testTemporalClient(connection), outcomes }),
       };
       const answer = pushShipment(starter, { ...push.keys, connection: push.connection });
@@ -159,7 +159,7 @@ describe('a push through the server', () => {
   it('the push activity hands an accepted push to the waiting request once its record is committed, a workflow activation sooner', async () => {
     const push = await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!);
     const workflowId = trackingWorkflowIdOf(push.shipmentId);
-    const sealKey = TEST_DELIVERY_REQUEST_KEY;
+    const sealKey = TEST_WORKFLOW_SEAL_KEY;
     const carrierCalls = createCarrierActivities({
       sql: db.app,
       secretsKey: testSecretsKey,
@@ -187,7 +187,7 @@ describe('a push through the server', () => {
   it('the cancel’s record hands a confirmed cancel to the waiting request once it is committed, a workflow activation sooner', async () => {
     const shipment = await pushThrough(suite.api.baseUrl);
     const workflowId = `shipment-cancel:${shipment.id}:1`;
-    const sealKey = TEST_DELIVERY_REQUEST_KEY;
+    const sealKey = TEST_WORKFLOW_SEAL_KEY;
     const heard: { workflowId: string; status: string; committed: string | null }[] = [];
     const records = createShipmentRecordActivities({
       sql: db.app,
@@ -219,7 +219,7 @@ describe('a push through the server', () => {
     const elsewhere = await CarrierB.start();
     try {
       const account = elsewhere.registerShop();
-      const sealKey = TEST_DELIVERY_REQUEST_KEY;
+      const sealKey = TEST_WORKFLOW_SEAL_KEY;
       const pushes = [
         await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!),
         await preparedPush(db, shop, shipping.warehouseId, shipping.connections.carrier_b!),

@@ -11,11 +11,11 @@ import { testConnectionKeys } from '../support/carriers.js';
 
 const { db, shop } = useSuite({ shop: true });
 
-const inShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
+const inTheShop = <T>(work: (tx: Tx) => Promise<T>, shopId = shop.shopId) => withShop(db.app, shopId, work);
 
 /** A pushed shipment with two milestones, written as the tracking will write them. */
 async function storedShipment(orderCode: string): Promise<{ shipmentId: string; orderId: string }> {
-  return inShop(async (tx) => {
+  return inTheShop(async (tx) => {
     const warehouseId = await addWarehouse(tx, shop.shopId);
     const { connectionId } = await connectCarrier(
       tx,
@@ -51,7 +51,7 @@ async function storedShipment(orderCode: string): Promise<{ shipmentId: string; 
 describe('stored shipments in the spec shapes', () => {
   it('maps a row to the list row and the detail with its itinerary in time order', async () => {
     const { shipmentId, orderId } = await storedShipment('DH000777');
-    const row = await inShop((tx) => shipmentListRow(tx, shipmentId));
+    const row = await inTheShop((tx) => shipmentListRow(tx, shipmentId));
     expect(row).toEqual({
       id: shipmentId,
       carrier: 'carrier_b',
@@ -68,7 +68,7 @@ describe('stored shipments in the spec shapes', () => {
     });
     expect(shipmentListRowSchema.parse(row)).toEqual(row);
 
-    const detail = await inShop((tx) => shipmentDetail(tx, shipmentId));
+    const detail = await inTheShop((tx) => shipmentDetail(tx, shipmentId));
     expect(shipmentDetailSchema.parse(detail)).toEqual(detail);
     expect(detail).toMatchObject({ ...row, recipientName: 'Trần Thị B', weightGram: 1500, pickedUpAt: '2026-11-23T02:00:00.000Z' });
     expect(detail!.events.map((event) => [event.carrierStatus, event.status, event.reason])).toEqual([
@@ -81,8 +81,8 @@ describe('stored shipments in the spec shapes', () => {
   it('shows nothing of another shop', async () => {
     const { shipmentId } = await storedShipment('DH000778');
     const other = await createShopFixture(db.app);
-    expect(await inShop((tx) => shipmentDetail(tx, shipmentId), other.shopId)).toBeUndefined();
+    expect(await inTheShop((tx) => shipmentDetail(tx, shipmentId), other.shopId)).toBeUndefined();
     expect(await db.admin`select 1 from shipment_events where shipment_id = ${shipmentId}`).toHaveLength(3);
-    expect(await inShop((tx) => tx`select 1 from shipment_events where shipment_id = ${shipmentId}`, other.shopId)).toHaveLength(0);
+    expect(await inTheShop((tx) => tx`select 1 from shipment_events where shipment_id = ${shipmentId}`, other.shopId)).toHaveLength(0);
   });
 });

@@ -3,7 +3,7 @@ import { Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { buildApp, type App, type AppDeps } from '../../api/app.js';
 import type { Sql } from '../../db/client.js';
-import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
+import { TEST_WORKFLOW_SEAL_KEY, testEnv } from './environment.js';
 import { testSecretsKey } from './fixtures.js';
 import { testOutboundPolicy } from './receiver.js';
 import { testCarrierEndpoints } from './carriers.js';
@@ -76,7 +76,7 @@ export async function startTestApi(sql: Sql, beforeListen?: (app: App) => void, 
     temporalTaskQueue: taskQueue ?? 'shopflow-test-unused',
     ...(shipmentWorker ? { eagerShipments: shipmentWorker.eager } : {}),
     temporalUiUrl: options.temporalUiUrl ?? 'http://127.0.0.1:8233',
-    deliveryRequestKey: TEST_DELIVERY_REQUEST_KEY,
+    workflowSealKey: TEST_WORKFLOW_SEAL_KEY,
     trustProxy: options.trustProxy,
     requestTimeoutMs: options.requestTimeoutMs,
     shipments: options.shipments,

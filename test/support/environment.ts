@@ -13,5 +13,5 @@ export function testEnv(
   return value;
 }
 
-/** The suite's DELIVERY_REQUEST_KEY: what test workers accept, and what the test API and starters seal with. */
-export const TEST_DELIVERY_REQUEST_KEY = 'test-delivery-request-key-0123456789abcdef';
+/** The suite's WORKFLOW_SEAL_KEY: what test workers accept, and what the test API and starters seal with. */
+export const TEST_WORKFLOW_SEAL_KEY = 'test-workflow-seal-key-0123456789abcdefgh';

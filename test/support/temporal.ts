@@ -6,9 +6,9 @@ import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
 import type { OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import type { Sql } from '../../db/client.js';
 import type { DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
-import { TEST_DELIVERY_REQUEST_KEY, testEnv } from './environment.js';
+import { TEST_WORKFLOW_SEAL_KEY, testEnv } from './environment.js';
 
-export { TEST_DELIVERY_REQUEST_KEY };
+export { TEST_WORKFLOW_SEAL_KEY };
 import { testSecretsKey } from './fixtures.js';
 import { testCarrierEndpoints } from './carriers.js';
 import { loadSettings } from '../../config/settings.js';
@@ -29,7 +29,7 @@ export interface TestTemporal {
   /** The worker's own connection: a client on it may start workflows eagerly on this worker. */
   nativeConnection: NativeConnection;
   taskQueue: string;
-  /** Starts deliveries on this worker's task queue, sealed with TEST_DELIVERY_REQUEST_KEY. */
+  /** Starts deliveries on this worker's task queue, sealed with TEST_WORKFLOW_SEAL_KEY. */
   deliveries: DeliveryStarter;
   /** The worker of the main queue; `shipmentWorker` polls the shipments' queue (shipmentTaskQueue). */
   worker: Worker;
@@ -51,7 +51,7 @@ export async function testWorkerOptions(options: {
     taskQueue: options.taskQueue,
     sql: options.sql,
     policy: options.policy,
-    requestKey: TEST_DELIVERY_REQUEST_KEY,
+    sealKey: TEST_WORKFLOW_SEAL_KEY,
     secretsKey: testSecretsKey,
     workflowBundle,
     carrierEndpoints: testCarrierEndpoints,
@@ -79,7 +79,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     client,
     nativeConnection,
     taskQueue,
-    deliveries: { client, taskQueue, requestKey: TEST_DELIVERY_REQUEST_KEY },
+    deliveries: { client, taskQueue, sealKey: TEST_WORKFLOW_SEAL_KEY },
     worker,
     shipmentWorker,
     shutdown: async () => {

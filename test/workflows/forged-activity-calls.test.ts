@@ -14,7 +14,7 @@ import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows
 import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { shopflowDataConverter } from '../../config/payload-codec.js';
-import { TEST_DELIVERY_REQUEST_KEY, testCodecKeys, testTemporalClient } from '../support/temporal.js';
+import { TEST_WORKFLOW_SEAL_KEY, testCodecKeys, testTemporalClient } from '../support/temporal.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, preparedPush, type ShippingShop } from '../shipments/shipment-fixtures.js';
 import type { forgedActivityCall } from './attacker/forged-activity-call.js';
@@ -85,7 +85,7 @@ describe('activities scheduled from outside Shopflow', () => {
     const { shipmentId, orderId } = pending;
     const push = { ...pending.keys, pollEveryMs: 1_000, seal: 'forged' };
     // The genuine push, sealed for the shipment's own run, copied into the attacker's.
-    const copiedPush = seal(TEST_DELIVERY_REQUEST_KEY, { ...pending.keys, pollEveryMs: 1_000 }, trackingWorkflowId(shipmentId));
+    const copiedPush = seal(TEST_WORKFLOW_SEAL_KEY, { ...pending.keys, pollEveryMs: 1_000 }, trackingWorkflowId(shipmentId));
     const tracking = { shopId: shop.shopId, shipmentId, pollEveryMs: 1_000, seal: 'forged' };
     const cancel = {
       shopId: shop.shopId,

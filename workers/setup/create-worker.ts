@@ -52,8 +52,8 @@ export interface ShopflowWorkerOptions {
   pollsAtMost?: number;
   sql: Sql;
   policy: OutboundPolicy;
-  /** `DELIVERY_REQUEST_KEY`: the worker acts only on workflow inputs and signals sealed with it (deliveries, shipments). */
-  requestKey: string;
+  /** `WORKFLOW_SEAL_KEY`: the worker acts only on workflow inputs and signals sealed with it (deliveries, shipments). */
+  sealKey: string;
   /** Opens the flows' sealed signing secrets and the carrier connections' credentials, here only: where they are used. */
   secretsKey: KeyObject;
   /** The bundle of `workflows/`, kept between starts (workflow-bundle.ts). */
@@ -81,13 +81,13 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
   const outbound = createOutboundAgent(options.policy);
   // Every activity through the one check of its input (activities/sealed-activities.ts): any workflow
   // of the namespace may schedule any of them on these queues.
-  const shipments = sealedActivities(options.requestKey, UNSEALED_INPUT, shipmentActivities(options, outbound));
+  const shipments = sealedActivities(options.sealKey, UNSEALED_INPUT, shipmentActivities(options, outbound));
   const activities =
     options.queue === 'shipments'
       ? shipments
       : {
           ...shipments,
-          ...sealedActivities(options.requestKey, UNSEALED_REQUEST, {
+          ...sealedActivities(options.sealKey, UNSEALED_REQUEST, {
             ...createDeliveryRecordActivities({ sql: options.sql }),
             ...createWebhookSendActivities({
               signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
@@ -97,11 +97,7 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
               userAgent: USER_AGENT,
             }),
           }),
-          ...sealedActivities(
-            options.requestKey,
-            UNSEALED_INPUT,
-            createRecoveryActivities({ sql: options.sql, requestKey: options.requestKey }),
-          ),
+          ...sealedActivities(options.sealKey, UNSEALED_INPUT, createRecoveryActivities({ sql: options.sql, sealKey: options.sealKey })),
           ...unsealedActivities(createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION })),
         };
   return Worker.create({
@@ -148,19 +144,19 @@ function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType
   const tracking = {
     client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace),
     taskQueue: options.taskQueue,
-    sealKey: options.requestKey,
+    sealKey: options.sealKey,
   };
   const { shipmentOutcomes } = options;
   const carrier = createCarrierActivities({
     sql: options.sql,
     secretsKey: options.secretsKey,
-    sealKey: options.requestKey,
+    sealKey: options.sealKey,
     adapterOptions: { dispatcher: outbound, endpoints: options.carrierEndpoints },
     ...(shipmentOutcomes ? { handedConnection: (workflowId: string) => shipmentOutcomes.takeConnection(workflowId) } : {}),
   });
   const records = createShipmentRecordActivities({
     sql: options.sql,
-    sealKey: options.requestKey,
+    sealKey: options.sealKey,
     startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
     ...(shipmentOutcomes
       ? {
@@ -218,7 +214,7 @@ export async function workerOptionsFrom(
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
     sql,
     policy: outboundPolicyFrom(settings),
-    requestKey: settings.DELIVERY_REQUEST_KEY,
+    sealKey: settings.WORKFLOW_SEAL_KEY,
     secretsKey: settings.secretsKey,
     workflowBundle: bundle,
     carrierEndpoints: settings.carrierEndpoints,

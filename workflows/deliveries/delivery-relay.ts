@@ -8,7 +8,7 @@ import {
   type QueuedEvent,
 } from '../../domain/events/index.js';
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
-import { inShop } from '../../domain/kernel/index.js';
+import { enterShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
 import { ShopPace } from './shop-pace.js';
 import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
@@ -225,7 +225,7 @@ export class OutboxRelay {
       // One event at a time: each sets its own shop for row-level security on this connection.
       for (const event of claimed) {
         try {
-          read.set(event.eventId, await inShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
+          read.set(event.eventId, await enterShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
         } catch (error) {
           // A database error ends the transaction: the whole batch is released and tried again.
           if (isDatabaseFailure(error)) throw error;
@@ -241,7 +241,7 @@ export class OutboxRelay {
     if (completed.length === 0) return;
     await this.options.sql.begin(async (tx) => {
       for (const { event, match, skipped } of completed)
-        if (match && skipped.length > 0) await inShop(tx, event.shopId, (shopTx) => recordSkippedRuns(shopTx, match, skipped));
+        if (match && skipped.length > 0) await enterShop(tx, event.shopId, (shopTx) => recordSkippedRuns(shopTx, match, skipped));
       await completeQueuedEvents(
         tx,
         completed.map(({ event }) => event.eventId),

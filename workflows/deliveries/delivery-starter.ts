@@ -19,22 +19,22 @@ import { shopFairness } from '../shop-fairness.js';
 // The schedule as the developer site states it: the API reads workflow code only through a starter.
 export { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from './delivery-schedule.js';
 
-/** Where deliveries start, and the server-side key that seals each request (DELIVERY_REQUEST_KEY). */
+/** Where deliveries start, and the server-side key that seals each request (WORKFLOW_SEAL_KEY). */
 export interface DeliveryStarter {
   client: Client;
   taskQueue: string;
-  requestKey: string;
+  sealKey: string;
 }
 
 /** The starter of a process's settings on its Temporal connection (the relay's native one, the CLI's). */
 export function deliveryStarter(
   connection: ConnectionLike,
-  settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'DELIVERY_REQUEST_KEY' | 'payloadCodecKeys'>,
+  settings: Pick<Settings, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE' | 'WORKFLOW_SEAL_KEY' | 'payloadCodecKeys'>,
 ): DeliveryStarter {
   return {
     client: temporalClient(connection, settings.payloadCodecKeys, settings.TEMPORAL_NAMESPACE),
     taskQueue: settings.TEMPORAL_TASK_QUEUE,
-    requestKey: settings.DELIVERY_REQUEST_KEY,
+    sealKey: settings.WORKFLOW_SEAL_KEY,
   };
 }
 
@@ -46,7 +46,7 @@ function startOptions(starter: DeliveryStarter, workflowId: string, input: Unsea
   return {
     taskQueue: starter.taskQueue,
     workflowId,
-    args: [sealDeliveryRequest(starter.requestKey, input, workflowId)] as [DeliveryInput],
+    args: [sealDeliveryRequest(starter.sealKey, input, workflowId)] as [DeliveryInput],
     typedSearchAttributes: searchAttributes(input),
     priority: shopFairness(input.shopId),
     ...runMetadata(input),

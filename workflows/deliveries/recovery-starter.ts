@@ -38,7 +38,7 @@ export async function startRecovery(starter: DeliveryStarter, start: RecoverySta
     await starter.client.workflow.start(deliveryRecoveryWorkflow, {
       taskQueue: starter.taskQueue,
       workflowId,
-      args: [{ request: seal(starter.requestKey, start, workflowId) }],
+      args: [{ request: seal(starter.sealKey, start, workflowId) }],
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
       // Its children (the resends) inherit it.
       priority: shopFairness(start.shopId),

@@ -44,7 +44,7 @@ export interface ShipmentStarter {
   taskQueue: string;
   waitMs: number;
   pollEveryMs: number;
-  /** `DELIVERY_REQUEST_KEY`: seals every workflow input and signal (domain/kernel/seals.ts). */
+  /** `WORKFLOW_SEAL_KEY`: seals every workflow input and signal (domain/kernel/seals.ts). */
   sealKey: string;
   /** This process's worker on the shipments' queue, once it runs. */
   eager?: () => EagerShipments | undefined;
