@@ -102,13 +102,13 @@ const API_RULES = [
     message: 'The API is a Temporal client: no worker, activity or workflow runs in it.',
   },
 ];
-/** The API process's entry point hosts the shipments' worker (decision 0259): through that one file of workers/. */
+/** The API process's entry point hosts the shipments' worker (docs/behaviour/shipments.md): through that one file of workers/. */
 const API_ENTRY_RULES = API_RULES.map((rule) =>
   rule.regex === topFolder('activities', 'workers', 'scripts')
     ? {
         regex: `${topFolder('activities', 'scripts')}|^(?:\\.{1,2}/)+workers/(?!setup/shipment-worker-host\\.js$)`,
         message:
-          "The API process's entry calls domain/, adapters/, the starters, and workers/setup/shipment-worker-host.ts for its worker (decision 0259).",
+          "The API process's entry calls domain/, adapters/, the starters, and workers/setup/shipment-worker-host.ts for its worker (docs/behaviour/shipments.md).",
       }
     : rule,
 );

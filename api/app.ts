@@ -94,7 +94,7 @@ export interface AppDeps {
   chatPlatformUrl?: string;
   /** How long shipment pushes and cancels are awaited, and the tracking's poll interval (settings `SHIPMENT_WAIT_MS`, `SHIPMENT_POLL_MS`). */
   shipments?: { waitMs: number; pollEveryMs: number };
-  /** The process's worker on the shipments' queue, once it runs (settings `SHIPMENT_WORKER`; decision 0259). */
+  /** The process's worker on the shipments' queue, once it runs (settings `SHIPMENT_WORKER`; docs/behaviour/shipments.md). */
   eagerShipments?: () => EagerShipments | undefined;
   /** The built admin web app, served at `/admin` (default: web/dist). */
   webAppRoot?: string;

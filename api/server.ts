@@ -6,7 +6,7 @@ import { outboundPolicyFrom } from '../adapters/outbound/outbound-http.js';
 import { buildApp } from './app.js';
 import { serveMetrics } from '../telemetry/metrics-server.js';
 import { startTracing } from '../telemetry/tracing.js';
-// The one import of workers/ in the API: its process hosts the shipments' worker (decision 0259).
+// The one import of workers/ in the API: its process hosts the shipments' worker (docs/behaviour/shipments.md).
 import { hostApiShipmentWorker } from '../workers/setup/shipment-worker-host.js';
 
 const settings = loadSettings();

@@ -207,9 +207,11 @@ if (selected('shipments')) {
 }
 
 if (only?.includes('push-patterns')) {
-  // Only when named: a model for decision 0259 (proposed), not a figure of Shopflow's own.
+  // Only when named: a model of a push's engine paths (docs/behaviour/shipments.md), not a figure of Shopflow's own.
   const temporal = await bootstrapTemporal();
-  say("\n== A push's engine path: update-with-start against an eager start with the outcome handed over in the process (decision 0259) ==");
+  say(
+    "\n== A push's engine path: update-with-start against an eager start with the outcome handed over in the process (docs/behaviour/shipments.md) ==",
+  );
   try {
     results.pushPatterns = await pushPatternsScenario({ temporalAddress: temporal.address });
   } finally {

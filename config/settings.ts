@@ -130,7 +130,7 @@ const schema = z.object({
   CHAT_PLATFORM_URL: z.url().optional(),
   // How long POST /shipments and its cancel wait for the carrier's answer (the workflow goes on after).
   SHIPMENT_WAIT_MS: z.coerce.number().int().min(1000).max(60_000).default(20_000),
-  // An API process hosts a worker on the shipments' queue: pushes and cancels start on it eagerly (decision 0259).
+  // An API process hosts a worker on the shipments' queue: pushes and cancels start on it eagerly (docs/behaviour/shipments.md).
   SHIPMENT_WORKER: z.enum(['on', 'off']).default('on'),
   // How long a tracked shipment's callbacks may be silent before the carrier's status endpoint is asked.
   SHIPMENT_POLL_MS: z.coerce.number().int().min(1000).default(900_000),

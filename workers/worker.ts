@@ -4,7 +4,7 @@ import { temporalClient } from '../config/temporal-connection.js';
 import { shipmentTaskQueue } from '../workflows/shipments/shipment-starter.js';
 
 // Two workers on one connection: the main queue (deliveries, test-runs, housekeeping, older shipment
-// runs) and the shipments' queue, which API processes poll too (decision 0259).
+// runs) and the shipments' queue, which API processes poll too (docs/behaviour/shipments.md).
 const { settings, sql, connection, worker, shipmentWorker, metrics, tracing } = await prepareWorkerProcess(
   'shopflow-worker',
   (s) => s.WORKER_METRICS_PORT,

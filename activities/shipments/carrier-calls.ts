@@ -26,7 +26,7 @@ export interface ConnectionRef {
  * (never in workflow history), calls the adapter, and turns a carrier error into an
  * ApplicationFailure of its kind (CARRIER_FAILURE_TYPES); only `unavailable` is retryable. A push's
  * create takes the connection its request opened, when that request started the run on this
- * process's worker and handed it over (`handedConnection`, decision 0260).
+ * process's worker and handed it over (`handedConnection`, docs/behaviour/shipments.md).
  */
 export function createCarrierActivities(deps: {
   sql: Sql;

@@ -12,13 +12,13 @@ export interface PushedAtCarrier {
 
 /**
  * A push's create and, once the carrier accepted, its record, as one local activity: one hop through
- * the worker and one marker instead of two (decision 0258). The create fails as it would alone (the
+ * the worker and one marker instead of two (docs/behaviour/shipments.md). The create fails as it would alone (the
  * workflow reads the carrier's failure); a record that fails does not fail the call, whose retry
  * would only call the carrier again: the order comes back unrecorded and the workflow records it with
  * the record activity's patient retries.
  *
  * `recorded` hears of each acceptance once it is committed, before the workflow does: a request that
- * started the run in this process answers from it, a workflow activation sooner (decision 0259).
+ * started the run in this process answers from it, a workflow activation sooner (docs/behaviour/shipments.md).
  */
 export function createPushActivities(deps: {
   carrier: Pick<CarrierActivities, 'createAtCarrier'>;

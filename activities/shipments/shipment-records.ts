@@ -21,7 +21,7 @@ import {
  *
  * `cancelRecorded` hears of each confirmed cancel once it is committed, before the workflow does: a
  * request that started the cancel in this process answers from it, a workflow activation sooner
- * (decision 0259), as a push's acceptance is handed over by its activity.
+ * (docs/behaviour/shipments.md), as a push's acceptance is handed over by its activity.
  */
 export function createShipmentRecordActivities(deps: {
   sql: Sql;

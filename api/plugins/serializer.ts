@@ -7,7 +7,7 @@ import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provid
  * output form), compiled once per route and status. Like zod's encoder, it writes only the declared
  * fields, so a column a query adds by mistake still never reaches a client; unlike it, it does not
  * re-check every value of a page, which cost as much as the JSON itself
- * (docs/decisions/0199-answers-are-written-by-fast-json-stringify.md). A schema JSON Schema cannot
+ * (../../docs/behaviour/api.md). A schema JSON Schema cannot
  * express (a transform), or given in another form, keeps zod's encoder.
  */
 export const serializerCompiler: typeof zodSerializerCompiler = (route) => {

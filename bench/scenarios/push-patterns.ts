@@ -17,7 +17,7 @@ interface PatternFigures {
 }
 
 /**
- * Decision 0259's question, measured on the engine alone: a push modelled as one workflow with one
+ * The push's engine path (docs/behaviour/shipments.md), measured on the engine alone: a push modelled as one workflow with one
  * local activity of STEP_MS, its caller answered (a) by update-with-start, as pushes are now, or (b) by
  * an eager start on a worker in the caller's process, the outcome handed over in the process. One at a
  * time (p50 over ALONE) and IN_FLIGHT at a time (TOTAL pushes), with the CPU of each process group.

@@ -149,7 +149,7 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     // The carrier is the local simulator: the API and the worker may reach loopback, as development allows.
     const env = { TEMPORAL_ADDRESS: services.temporalAddress, TEMPORAL_TASK_QUEUE: taskQueue, OUTBOUND_ALLOW_LOOPBACK: 'true' };
     const apiUrl = await context.startServer('api', 'api/server.ts', env);
-    // The same API without its shipments' worker (decision 0259): pushes alone alternate between the two.
+    // The same API without its shipments' worker (docs/behaviour/shipments.md): pushes alone alternate between the two.
     const serverWayUrl = await context.startServer('api-off', 'api/server.ts', { ...env, SHIPMENT_WORKER: 'off' });
     const worker = workers.startTs('worker', 'workers/worker.ts', {
       ...env,

@@ -11,7 +11,7 @@ const { pushModelStep } = proxyLocalActivities<PushModelActivities>({ startToClo
 export const pushModelOutcome = defineUpdate<string>('push');
 
 /**
- * A push's shape without its I/O (decision 0259): one local activity, its outcome answered to the
+ * A push's shape without its I/O (docs/behaviour/shipments.md): one local activity, its outcome answered to the
  * `push` update, then the run waits on as a tracking does.
  */
 export async function pushModelWorkflow(id: string): Promise<void> {

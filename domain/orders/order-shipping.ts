@@ -52,7 +52,7 @@ export const DEFAULT_WEIGHT_GRAM = 1_000;
  * `POST /shipments`, before the carrier is called: every refusal that needs no carrier (404 order or
  * connection, 422 a state that cannot ship under the shop's matrix, 409 a live shipment or an
  * address carriers cannot take, 422 short stock), then the shipment row and the carrier's request,
- * and the connection opened with `secretsKey` (the request hands it to the run it starts: decision 0260).
+ * and the connection opened with `secretsKey` (the request hands it to the run it starts: docs/behaviour/shipments.md).
  */
 export async function prepareShipmentPush(
   tx: Tx,

@@ -168,7 +168,7 @@ function opened(row: EncryptedConnectionRow, secretsKey: KeyObject): OpenedCarri
 
 /**
  * The connection a push names, opened before the carrier is called (the request hands it to the run
- * it starts on its own worker: decision 0260): 404 when the shop has none with that id, 409
+ * it starts on its own worker: docs/behaviour/shipments.md): 404 when the shop has none with that id, 409
  * `conflict` when it is switched off, 503 `carrier-unavailable` when it cannot be used (no
  * credentials or pick-up address: connected before they were kept).
  */

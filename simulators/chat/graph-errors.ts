@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
  * Errors in the Graph API's shape: `{ error: { message, type, code, error_subcode, fbtrace_id } }`.
  * Like the real Graph API, every refusal is HTTP 400 and the adapter must read `code`/`error_subcode`;
  * only platform faults (code 1 and 2) use 5xx. The codes follow the Messenger Platform's where it has
- * one; where it is vague the choice is recorded in docs/decisions/0101-the-chat-simulators-error-codes.md.
+ * one; where it is vague the choice is recorded in docs/behaviour/chat.md.
  */
 export class GraphError extends Error {
   constructor(

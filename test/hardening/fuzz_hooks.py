@@ -2,7 +2,7 @@
 
 A schema-valid case can still break a rule that spans fields or records, which JSON Schema cannot
 state and the spec answers 400 `validation-failed`. The fuzzer's positive cases are brought within
-those rules here (docs/decisions/0213-the-fuzz-hook-meets-rules-across-fields-in-schema-valid-cases.md);
+those rules here (../../docs/behaviour/api.md);
 negative cases go out as generated, and the regular tests cover each refusal.
 """
 

@@ -131,7 +131,7 @@ describe('orders and customers', () => {
     expect(await order()).toEqual([a.id, b.id]);
     await json(await call('PATCH', `/orders/${created.id}`, { shippingAddress: second }), 200);
     expect(await order()).toEqual([b.id, a.id]);
-    // Each reorder changes the customer's addresses: updatedAt moves (decision 0181).
+    // Each reorder changes the customer's addresses: updatedAt moves (docs/behaviour/hardening.md).
     expect((await json<{ updatedAt: string }>(await call('GET', `/customers/${customer.id}`), 200)).updatedAt > updatedAt).toBe(true);
   });
 });

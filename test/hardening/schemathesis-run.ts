@@ -53,7 +53,7 @@ const hooksFile = fileURLToPath(new URL('fuzz_hooks.py', import.meta.url));
 
 /**
  * The settings of a run as schemathesis.toml: every check, the seeded ids, and what the document
- * cannot say (docs/decisions/0214-nul-and-422-handled-by-two-fuzzer-settings-not-hooks.md): NUL in
+ * cannot say (../../docs/behaviour/api.md): NUL in
  * text is refused by one rule of the validator, and a 422 is a refusal of the records' state, not
  * of the request's shape.
  */

@@ -17,7 +17,7 @@ import { testTemporalClient } from '../support/temporal.js';
  * The real worker as a child process, SIGKILLed after the carrier accepted a push and before the
  * shipment row learnt it: started again, the push finds the carrier's order by our id. One carrier
  * order, the shipment `pending` with its tracking code. The same for the real API process, whose own
- * worker runs the pushes it starts (decision 0259): the stand-alone worker takes the push over.
+ * worker runs the pushes it starts (docs/behaviour/shipments.md): the stand-alone worker takes the push over.
  */
 const { db, shop } = useSuite({ shop: true });
 const taskQueue = `shipment-crash-${randomUUID()}`;

@@ -25,7 +25,7 @@ import { createShopflowWorker } from '../../workers/setup/create-worker.js';
 import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from './shipment-fixtures.js';
 
 /**
- * Decision 0259: the API process hosts a worker on the shipments' queue, starts a push or cancel on
+ * docs/behaviour/shipments.md: the API process hosts a worker on the shipments' queue, starts a push or cancel on
  * it eagerly and answers from the outcome its sink hands over; without that worker (SHIPMENT_WORKER
  * off), or when the start was not eager, the answer comes through the server as before. The run's
  * history shows which: an eager push has no update in it, and its tasks name the API's worker.

@@ -41,7 +41,7 @@ export interface ShopflowWorkerOptions {
   /**
    * `main` (the default) polls `taskQueue` with every activity: deliveries, test-runs, housekeeping,
    * and shipment runs started before the shipments had a queue. `shipments` polls the shipments'
-   * queue with the shipments' activities only: what an API process hosts (decision 0259).
+   * queue with the shipments' activities only: what an API process hosts (docs/behaviour/shipments.md).
    */
   queue?: 'main' | 'shipments';
   /** Where the worker hands the outcome of each push and cancel it runs (an API process waits there). */

@@ -25,7 +25,7 @@ const RETRY_FIRST_MS = 1_000;
 const RETRY_MOST_MS = 15_000;
 
 /**
- * Hosts the shipments' worker of an API process (decision 0259), connected in the background: the
+ * Hosts the shipments' worker of an API process (docs/behaviour/shipments.md), connected in the background: the
  * API serves while Temporal is down, and until the worker runs its pushes and cancels start through
  * the server, as they do when this worker is full. A worker that fails is logged and not restarted
  * here: the API goes on without it (the stand-alone workers poll the same queue).

@@ -32,7 +32,7 @@ import {
  * push of an older run starts the tracking through the function the worker hands its activity
  * (activities import no workflow). Every input and signal is sealed.
  *
- * Where the API process hosts a worker on the shipments' queue (decision 0259), a push or cancel
+ * Where the API process hosts a worker on the shipments' queue (docs/behaviour/shipments.md), a push or cancel
  * starts on it eagerly and its outcome comes back in the process; otherwise (no such worker, not yet
  * connected, or full) through the server: the push by update-with-start, the cancel by its result.
  */
@@ -58,11 +58,11 @@ export interface EagerShipments {
 
 /**
  * Where an API process waits for the outcome of a push or cancel it started eagerly on its own
- * worker (decision 0259): the request expects the run's outcome by workflow id before the start, and
+ * worker (docs/behaviour/shipments.md): the request expects the run's outcome by workflow id before the start, and
  * the worker's `shipmentOutcome` sink settles it. An outcome nobody waits for (a run another process
  * started, a request that gave up) is dropped: the workflow goes on as it would.
  *
- * A push's request also hands over the carrier connection it opened (decision 0260): the run's first
+ * A push's request also hands over the carrier connection it opened (docs/behaviour/shipments.md): the run's first
  * carrier call, on this process's worker, takes it instead of reading it again. It stays in the
  * process's memory, never in the run's input or history, and goes with the expectation.
  */

@@ -79,7 +79,7 @@ export type ShipmentPushResult =
 export const SHIPMENT_NOT_DONE = 'ShipmentNotDone';
 /** Runs started before a refused push or cancel failed completed instead; their histories replay as they were. */
 const NOT_DONE_FAILS_THE_RUN = 'not-done-fails-the-run';
-/** Runs started before the create and its record became one local activity (decision 0258) replay with two. */
+/** Runs started before the create and its record became one local activity (docs/behaviour/shipments.md) replay with two. */
 const ONE_PUSH_ACTIVITY = 'one-push-activity';
 
 const NOT_DONE_MESSAGES = {

@@ -13,7 +13,7 @@ export const CARRIER_CALLBACK_PATH = '/platform/carriers/callbacks/:secret';
 
 /**
  * Carrier status callbacks: public (the carrier has no key), authenticated by the secret in the URL
- * (only its hash is stored: docs/decisions/0130-the-callback-secret-is-sealed-and-found-by-its-hash.md).
+ * (only its hash is stored: docs/decisions/0130-the-callback-secret-is-encrypted-and-found-by-its-hash.md).
  * 200 once the milestone is signalled to the shipment's tracking workflow (or when it names no
  * shipment of ours); 404 for an unknown secret; 400 for a body not in the carrier's shape; 503 when
  * the signal cannot be recorded, so the carrier calls again. Throttled per client address with the
