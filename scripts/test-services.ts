@@ -2,7 +2,7 @@ import { PostgreSqlContainer } from '@testcontainers/postgresql';
 import { GenericContainer, getContainerRuntimeClient, Wait } from 'testcontainers';
 import { z } from 'zod';
 import { DEVELOPMENT_SETTINGS } from './bootstrap/postgres.js';
-import { devDynamicConfig } from './bootstrap/temporal.js';
+import { devDynamicConfig, devSqlitePragmas } from './bootstrap/temporal.js';
 import { SEARCH_ATTRIBUTES } from '../workflows/search-attributes.js';
 
 /**
@@ -70,7 +70,7 @@ function cliDevServerCommand(): string[] {
     String(TEMPORAL_UI_PORT),
     '--log-level',
     'warn',
-    ...['journal_mode=wal', 'synchronous=off', 'cache_size=-262144'].flatMap((pragma) => ['--sqlite-pragma', pragma]),
+    ...devSqlitePragmas().flatMap((pragma) => ['--sqlite-pragma', pragma]),
     ...Object.entries(devDynamicConfig()).flatMap(([name, [{ value }]]) => ['--dynamic-config-value', `${name}=${JSON.stringify(value)}`]),
     ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
   ];

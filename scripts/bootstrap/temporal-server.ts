@@ -158,12 +158,15 @@ async function ensureUi(server: LocalServer, state: ServerState, ui: string): Pr
   await waitFor('the Temporal Web UI', () => isPortOpen(state.ports.UI), 30_000);
 }
 
-/** `<environment>.yaml` of the templates' folder, relative to the project (the dynamic configuration's path is too). */
+/**
+ * base.yaml, then `<environment>.yaml`, of the templates' folder, relative to the project (the dynamic
+ * configuration's path is too); the UI's in a folder of its own, which has no base.yaml.
+ */
 const configArgs = (environment: LocalServer['environment'] | 'ui') => [
   '--root',
   projectRoot,
   '--config',
-  TEMPORAL_CONFIG_DIR,
+  environment === 'ui' ? join(TEMPORAL_CONFIG_DIR, 'ui') : TEMPORAL_CONFIG_DIR,
   '--env',
   environment,
 ];

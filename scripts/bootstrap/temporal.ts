@@ -2,8 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync, rmSync, readdirSync, chmodSync, copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
-import { stringify } from 'yaml';
-import { cacheDir, dataDir } from './paths.js';
+import { parse, stringify } from 'yaml';
+import { cacheDir, dataDir, projectRoot } from './paths.js';
 import { waitFor } from './ports.js';
 import { runCommand } from './run-command.js';
 import { isAlive } from './shared-services.js';
@@ -23,6 +23,7 @@ import {
   runningLocalServer,
   shopflowDynamicConfig,
   stopLocalServer,
+  TEMPORAL_CONFIG_DIR,
   TEMPORAL_SERVER_VERSION,
   type DynamicConfig,
   type LocalServer,
@@ -51,6 +52,15 @@ export function devDynamicConfig(): DynamicConfig {
     'frontend.namespaceRPS.visibility': 100,
   };
   return { ...shopflowDynamicConfig(), ...Object.fromEntries(Object.entries(devSettings).map(([name, value]) => [name, [{ value }]])) };
+}
+
+/** The SQLite pragmas of the dev server's store (config/temporal/dev.yaml), `name=value`: the connection's other attributes left out. */
+export function devSqlitePragmas(): string[] {
+  const template = parse(readFileSync(join(projectRoot, TEMPORAL_CONFIG_DIR, 'dev.yaml'), 'utf8').replace(/\{\{[^}]*\}\}/g, '')) as {
+    persistence: { datastores: { sqlite: { sql: { connectAttributes: Record<string, string> } } } };
+  };
+  const { mode: _mode, setup: _setup, ...pragmas } = template.persistence.datastores.sqlite.sql.connectAttributes;
+  return Object.entries(pragmas).map(([name, value]) => `${name}=${value}`);
 }
 
 /**

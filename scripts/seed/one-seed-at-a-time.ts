@@ -1,5 +1,7 @@
 import type { Sql } from '../../db/client.js';
 
+const DEMO_SEED_LOCK = 'shopflow:demo-seed';
+
 /**
  * Runs `seed` holding a session advisory lock on a connection of its own. Every `npm run dev` on one
  * PostgreSQL seeds the same demo shop, and each points the shop's carrier connections at its own
@@ -9,10 +11,10 @@ import type { Sql } from '../../db/client.js';
 export async function oneSeedAtATime<T>(sql: Sql, seed: () => Promise<T>): Promise<T> {
   const held = await sql.reserve();
   try {
-    await held`select pg_advisory_lock(hashtextextended('shopflow:demo-seed', 0))`;
+    await held`select pg_advisory_lock(hashtextextended(${DEMO_SEED_LOCK}, 0))`;
     return await seed();
   } finally {
-    await held`select pg_advisory_unlock(hashtextextended('shopflow:demo-seed', 0))`.catch(() => undefined);
+    await held`select pg_advisory_unlock(hashtextextended(${DEMO_SEED_LOCK}, 0))`.catch(() => undefined);
     held.release();
   }
 }

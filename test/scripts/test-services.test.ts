@@ -59,6 +59,9 @@ describe('the containers’ plan', () => {
     const settings = command.flatMap((value, index) => (command[index - 1] === '--dynamic-config-value' ? [value] : []));
     expect(settings).toEqual(Object.entries(devDynamicConfig()).map(([name, [{ value }]]) => `${name}=${JSON.stringify(value)}`));
     expect(settings).toContain('matching.enableFairness=true');
+    // The local dev server's SQLite pragmas (config/temporal/dev.yaml).
+    const pragmas = command.flatMap((value, index) => (command[index - 1] === '--sqlite-pragma' ? [value] : []));
+    expect(pragmas).toEqual(['journal_mode=wal', 'synchronous=off', 'cache_size=-262144']);
     // The banner the CLI prints once the frontend serves.
     expect(ready.test('Server:  0.0.0.0:7233')).toBe(true);
   });
