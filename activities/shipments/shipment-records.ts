@@ -1,7 +1,7 @@
 import { log } from '@temporalio/activity';
 import type { Sql } from '../../db/client.js';
 import { hasValidSeal, withShop } from '../../domain/kernel/index.js';
-import type { SealedMilestone, ShipmentCancelInput, ShipmentKeys, ShipmentPushInput, TrackingKeys } from './shipment-inputs.js';
+import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from './shipment-inputs.js';
 import { runningWorkflowId } from '../sealed-activities.js';
 import { recordShipmentCancelled, recordShipmentMilestone, recordShipmentPushed } from '../../domain/orders/index.js';
 import {
@@ -15,8 +15,7 @@ import {
 
 /**
  * The shipment workflows' database steps, each one transaction in the shop: the carrier's
- * acceptance or rejection of a push, a milestone, a confirmed cancel; and the start of a shipment's
- * tracking workflow. Each is safe to run again, and each takes first the workflow's sealed input
+ * acceptance or rejection of a push, a milestone, a confirmed cancel. Each is safe to run again, and each takes first the workflow's sealed input
  * (the push, the tracking, the cancel), checked by activities/sealed-activities.ts.
  *
  * `cancelRecorded` hears of each confirmed cancel once it is committed, before the workflow does: a
@@ -26,8 +25,6 @@ import {
 export function createShipmentRecordActivities(deps: {
   sql: Sql;
   sealKey: string;
-  /** Starts the shipment's tracking workflow (the worker hands it the starter's: activities import no workflow). */
-  startTracking: (keys: ShipmentKeys, pollEveryMs: number) => Promise<void>;
   cancelRecorded?: (workflowId: string, shipment: ShipmentDetail) => void;
 }) {
   return {
@@ -66,19 +63,6 @@ export function createShipmentRecordActivities(deps: {
       );
       deps.cancelRecorded?.(runningWorkflowId(), shipment);
       return shipment;
-    },
-
-    /** The tracking workflow of the shipment `push` made, once the carrier has it (already running: fine), polling as the push was sealed with. */
-    async startShipmentTracking(push: ShipmentPushInput, trackingCode?: string): Promise<void> {
-      const keys: ShipmentKeys = {
-        shopId: push.shopId,
-        shipmentId: push.request.shipmentId,
-        orderId: push.orderId,
-        carrier: push.carrier,
-        ...(push.orderCode ? { orderCode: push.orderCode } : {}),
-        ...(trackingCode ? { trackingCode } : {}),
-      };
-      await deps.startTracking(keys, push.pollEveryMs);
     },
 
     async trackingTarget(tracking: TrackingKeys): Promise<TrackedShipment | null> {

@@ -286,7 +286,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     [
       'an activity',
       'activities/shipments/boundary-probe.ts',
-      probe('../../workflows/shipments/shipment-starter.js', 'startTracking'),
+      probe('../../workflows/shipments/shipment-starter.js', 'signalMilestone'),
       'Activities sit below the workflows',
     ],
     ['an activity', 'activities/housekeeping/boundary-probe.ts', probe('@temporalio/client', 'Client'), 'starts no workflow itself'],
@@ -306,7 +306,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     [
       'the API',
       'api/routes/shipments/boundary-probe.ts',
-      probe('../../../workflows/shipments/shipment-workflows.js', 'shipmentPushWorkflow'),
+      probe('../../../workflows/shipments/shipment-workflows.js', 'shipmentTrackingWorkflow'),
       "through its feature's starter",
     ],
     ['the API', 'api/boundary-probe.ts', probe('@temporalio/worker', 'Worker'), 'is a Temporal client'],
@@ -333,7 +333,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     ],
     [
       'workflows/shipments/boundary-probe-starter.ts',
-      probe('./shipment-workflows.js', 'shipmentPushWorkflow') + probe('../../domain/kernel/index.js', 'seal').replace('probe', 'kernel'),
+      probe('./shipment-workflows.js', 'shipmentTrackingWorkflow') + probe('../../domain/kernel/index.js', 'seal').replace('probe', 'kernel'),
     ],
     ['activities/shipments/boundary-probe.ts', probe('../../adapters/carriers/carrier-adapters.js', 'carrierAdapter')],
     ['api/routes/shipments/boundary-probe.ts', probe('../../../workflows/shipments/shipment-starter.js', 'pushShipment')],

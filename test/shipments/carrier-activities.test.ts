@@ -73,7 +73,7 @@ function inWorkflow<R>(workflowId: string, work: () => Promise<R>): Promise<R> {
 
 /** A push as the API starts it: sealed for its workflow id. */
 function sealedPush(request = orderRequest(), ref = { shopId: shop.shopId, connectionId }) {
-  const workflowId = `shipment-push:${ref.shopId}:${request.shipmentId}`;
+  const workflowId = `shipment:${request.shipmentId}`;
   const fields = { ...ref, orderId: randomUUID(), carrier: 'carrier_b', applicationId: null, request, pollEveryMs: 60_000 };
   return { workflowId, push: seal(TEST_WORKFLOW_SEAL_KEY, fields, workflowId) as ShipmentPushInput };
 }
@@ -110,7 +110,7 @@ describe('carrier activities', () => {
       inWorkflow(pushed.workflowId, () => activities.createAtCarrier(forgedKey)),
       inWorkflow(pushed.workflowId, () => activities.createAtCarrier(changed)),
       // A sealed input copied into another workflow does not verify there.
-      inWorkflow(`shipment-push:${shop.shopId}:${randomUUID()}`, () => activities.createAtCarrier(pushed.push)),
+      inWorkflow(`shipment:${randomUUID()}`, () => activities.createAtCarrier(pushed.push)),
       inWorkflow('attacker', () => activities.lookUpAtCarrier(pushed.push)),
     ];
     for (const attempt of attempts) expect(await failureOf(attempt)).toMatchObject({ type: UNSEALED_INPUT, nonRetryable: true });
@@ -180,7 +180,7 @@ describe('carrier activities', () => {
     const unreachable = createSql('postgres://shopflow@127.0.0.1:1/none', { applicationName: 'shopflow-test-unreachable', max: 1 });
     const unrecorded = createPushActivities({
       carrier: activities,
-      records: createShipmentRecordActivities({ sql: unreachable, sealKey: TEST_WORKFLOW_SEAL_KEY, startTracking: async () => {} }),
+      records: createShipmentRecordActivities({ sql: unreachable, sealKey: TEST_WORKFLOW_SEAL_KEY }),
     });
     try {
       const pushed = sealedPush();
@@ -191,7 +191,7 @@ describe('carrier activities', () => {
       // A push whose row is gone (deleted meanwhile) comes back recorded as nothing: null, not absent.
       const recorded = createPushActivities({
         carrier: activities,
-        records: createShipmentRecordActivities({ sql: db.app, sealKey: TEST_WORKFLOW_SEAL_KEY, startTracking: async () => {} }),
+        records: createShipmentRecordActivities({ sql: db.app, sealKey: TEST_WORKFLOW_SEAL_KEY }),
       });
       const gone = sealedPush();
       expect(await inWorkflow(gone.workflowId, () => recorded.pushAtCarrier(gone.push))).toMatchObject({ shipment: null });

@@ -156,16 +156,6 @@ describe('workflows started or signalled from outside Shopflow', () => {
     },
   });
 
-  it('a forged shipmentPushWorkflow makes no carrier order and no shipment', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    const shipmentId = randomUUID();
-    const calls = carrier.apiCalls.length;
-    const outcome = await forge('shipmentPushWorkflow', `shipment-push:${shop.shopId}:${shipmentId}`, forgedPush(orderId, shipmentId));
-    expect(outcome).toEqual({ status: 'FAILED', failure: UNSEALED_INPUT });
-    expect(carrier.apiCalls).toHaveLength(calls);
-    expect(await db.admin`select 1 from shipments where order_id = ${orderId}`).toHaveLength(0);
-  });
-
   it('a forged shipment workflow started with a push makes no carrier order and no shipment', async () => {
     const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
     const shipmentId = randomUUID();

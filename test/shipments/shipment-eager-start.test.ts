@@ -166,7 +166,7 @@ describe('a push through the server', () => {
       sealKey,
       adapterOptions: testCarrierOptions(500),
     });
-    const records = createShipmentRecordActivities({ sql: db.app, sealKey, startTracking: async () => {} });
+    const records = createShipmentRecordActivities({ sql: db.app, sealKey });
     const heard: { workflowId: string; trackingCode: string | null; committed: string | null }[] = [];
     const activities = createPushActivities({
       carrier: carrierCalls,
@@ -192,7 +192,6 @@ describe('a push through the server', () => {
     const records = createShipmentRecordActivities({
       sql: db.app,
       sealKey,
-      startTracking: async () => {},
       cancelRecorded: (id, cancelled) =>
         void db.admin<{ status: string }[]>`select status from shipments where id = ${cancelled.id}`.then(([row]) =>
           heard.push({ workflowId: id, status: cancelled.status, committed: row?.status ?? null }),

@@ -149,7 +149,6 @@ describe('activities scheduled from outside Shopflow', () => {
         { args: [copiedPush, order], refusedWith: UNSEALED_INPUT },
       ],
       dropRejected: [{ args: [push], refusedWith: UNSEALED_INPUT }],
-      startShipmentTracking: [{ args: [push, 'FORGED1'], refusedWith: UNSEALED_INPUT }],
       recordMilestone: [{ args: [tracking, { ...milestone, seal: 'forged' }], refusedWith: UNSEALED_INPUT }],
       recordCancel: [{ args: [cancel], refusedWith: UNSEALED_INPUT }],
       trackingTarget: [{ args: [tracking], refusedWith: UNSEALED_INPUT }],

@@ -7,8 +7,8 @@ import * as registered from '../../workflows/index.js';
 import { shipmentOutcomeSinks, workflowsPath } from '../../workers/setup/create-worker.js';
 
 /**
- * Histories recorded from real runs (test/workflows/histories, exported with `temporal workflow show
- * --output json`), replayed with today's workflow code. A change to a workflow that would break the
+ * Histories recorded from real runs (test/workflows/histories, written by scripts/record-history.ts),
+ * replayed with today's workflow code. A change to a workflow that would break the
  * runs in flight when it is deployed (a command added, removed or reordered without `patched()`) fails
  * here before it reaches a worker. No server: replay runs in this process.
  */

@@ -23,10 +23,10 @@ import { sealedActivities, unsealedActivities } from '../../activities/sealed-ac
 import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-failures.js';
 import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
-import { shipmentTaskQueue, startTracking, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
+import { shipmentTaskQueue, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
 import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
 import type { ShipmentDetail } from '../../domain/shipments/index.js';
-import { temporalClient, temporalConnectionOptions } from '../../config/temporal-connection.js';
+import { temporalConnectionOptions } from '../../config/temporal-connection.js';
 import { shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
 import { startTracing, tracingOn, type Tracing } from '../../telemetry/tracing.js';
 
@@ -141,11 +141,6 @@ export function shipmentOutcomeSinks(outcomes?: ShipmentOutcomes): InjectedSinks
 
 /** The carrier calls, the shipment records and the push that joins them. */
 function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType<typeof createOutboundAgent>) {
-  const tracking = {
-    client: temporalClient(options.connection, options.payloadCodecKeys, options.namespace),
-    taskQueue: options.taskQueue,
-    sealKey: options.sealKey,
-  };
   const { shipmentOutcomes } = options;
   const carrier = createCarrierActivities({
     sql: options.sql,
@@ -157,7 +152,6 @@ function shipmentActivities(options: ShopflowWorkerOptions, outbound: ReturnType
   const records = createShipmentRecordActivities({
     sql: options.sql,
     sealKey: options.sealKey,
-    startTracking: (keys, pollEveryMs) => startTracking({ ...tracking, pollEveryMs }, keys),
     ...(shipmentOutcomes
       ? {
           cancelRecorded: (workflowId: string, shipment: ShipmentDetail) =>

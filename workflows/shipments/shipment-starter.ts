@@ -1,6 +1,5 @@
 import {
   WithStartWorkflowOperation,
-  WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
@@ -28,9 +27,8 @@ import {
 
 /**
  * The client side of the shipment workflows: the API starts a shipment's workflow with its push and
- * awaits the push, starts a cancel and awaits it, and a carrier callback signals the tracking. A
- * push of an older run starts the tracking through the function the worker hands its activity
- * (activities import no workflow). Every input and signal is sealed.
+ * awaits the push, starts a cancel and awaits it, and a carrier callback signals the tracking.
+ * Every input and signal is sealed.
  *
  * Where the API process hosts a worker on the shipments' queue (docs/behaviour/shipments.md), a push or cancel
  * starts on it eagerly and its outcome comes back in the process; otherwise (no such worker, not yet
@@ -337,15 +335,6 @@ const trackingStart = (starter: TrackingStarter, keys: ShipmentKeys) =>
     { shopId: keys.shopId, shipmentId: keys.shipmentId, pollEveryMs: starter.pollEveryMs } satisfies Omit<ShipmentTrackingInput, 'seal'>,
     keys,
   );
-
-/** Starts the shipment's tracking workflow (`shipment:<id>`); already running (a callback came first) is success. */
-export async function startTracking(starter: TrackingStarter, keys: ShipmentKeys): Promise<void> {
-  try {
-    await starter.client.workflow.start(shipmentTrackingWorkflow, trackingStart(starter, keys));
-  } catch (error) {
-    if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-  }
-}
 
 /** A carrier callback: a signal to the shipment's tracking workflow, started if it is not running (signal-with-start). */
 export async function signalMilestone(starter: TrackingStarter, keys: ShipmentKeys, milestone: CarrierMilestone): Promise<void> {

@@ -8,7 +8,6 @@ import {
   defineSignal,
   defineUpdate,
   getExternalWorkflowHandle,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   proxySinks,
@@ -77,11 +76,6 @@ export type ShipmentPushResult =
  * in Temporal's own colours, with the carrier's words as its message and the outcome as its details.
  */
 export const SHIPMENT_NOT_DONE = 'ShipmentNotDone';
-/** Runs started before a refused push or cancel failed completed instead; their histories replay as they were. */
-const NOT_DONE_FAILS_THE_RUN = 'not-done-fails-the-run';
-/** Runs started before the create and its record became one local activity (docs/behaviour/shipments.md) replay with two. */
-const ONE_PUSH_ACTIVITY = 'one-push-activity';
-
 const NOT_DONE_MESSAGES = {
   rejected: 'the carrier refused the shipment',
   unavailable: 'the carrier did not answer',
@@ -98,12 +92,6 @@ function notDoneFailure(outcome: { outcome: keyof typeof NOT_DONE_MESSAGES; reas
   });
 }
 
-/** A push or cancel that did not happen: its outcome, or (since the patch) a Failed run carrying it. */
-function notDone<T extends { outcome: keyof typeof NOT_DONE_MESSAGES; reason: string }>(outcome: T): T {
-  if (!patched(NOT_DONE_FAILS_THE_RUN)) return outcome;
-  throw notDoneFailure(outcome);
-}
-
 /** One reconciliation round is `patientCalls`' dozen attempts; rounds repeat for a day before a push is given up. */
 const RECONCILE_ROUNDS = 144;
 const RECONCILE_PAUSE = '10 minutes';
@@ -118,8 +106,7 @@ async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResu
   let order: CarrierOrder | null;
   let recorded: ShipmentDetail | null | undefined;
   try {
-    if (patched(ONE_PUSH_ACTIVITY)) ({ order, shipment: recorded } = await carrierCalls.pushAtCarrier(input));
-    else order = await carrierCalls.createAtCarrier(input);
+    ({ order, shipment: recorded } = await carrierCalls.pushAtCarrier(input));
   } catch (error) {
     const failure = carrierFailure(error);
     if (failure?.type === CARRIER_FAILURE_TYPES.rejected || failure?.type === CARRIER_FAILURE_TYPES.unauthorized) {
@@ -134,22 +121,10 @@ async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResu
       return { outcome: 'unavailable', reason: failure.reason };
     }
   }
-  // Not recorded with the create (an older run, a reconciled order, a record that failed): recorded now.
+  // Not recorded with the create (a reconciled order, a record that failed): recorded now.
   const detail = recorded !== undefined ? recorded : await records.recordPushed(input, order);
   if (!detail) return { outcome: 'unavailable', reason: 'the shipment was removed during the push' };
   return { outcome: 'accepted', shipment: detail };
-}
-
-/**
- * `shipment-push:<shopId>:<shipmentId>`, the push of runs started before decision 0257 (the push now
- * starts the shipment's tracking workflow): kept registered while such runs may be open.
- */
-export async function shipmentPushWorkflow(input: ShipmentPushInput): Promise<ShipmentPushResult> {
-  const pushed = await pushToCarrier(input);
-  if (pushed.outcome !== 'accepted') return notDone(pushed);
-  // Started by an activity, not as a child: the push ends in the workflow task that recorded it.
-  await records.startShipmentTracking(input, pushed.shipment.trackingCode ?? undefined);
-  return pushed;
 }
 
 /** The carrier's order under our shipment id, or null once it is certain there is none. */
@@ -276,7 +251,7 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
     const refused = failure.type === CARRIER_FAILURE_TYPES['not-cancellable'];
     const outcome = { outcome: refused ? 'not-cancellable' : 'unavailable', reason: failure.reason } as const;
     shipmentOutcome.settled(outcome);
-    return notDone(outcome);
+    throw notDoneFailure(outcome);
   }
   const cancelled = { outcome: 'cancelled', shipment: await records.recordCancel(input) } as const;
   shipmentOutcome.settled(cancelled);
