@@ -75,6 +75,8 @@ const schema = z.object({
   API_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9464),
   WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9465),
   RELAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
+  // Each shop's events a second through one relay while other shops have events too (ShopPace).
+  RELAY_SHOP_EVENTS_PER_SECOND: z.coerce.number().int().min(1).default(10),
   PUBLIC_BASE_URL: z.url().optional(),
   // An OpenTelemetry collector's OTLP/HTTP base address (telemetry/tracing.ts); no traces without it.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),

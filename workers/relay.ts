@@ -1,4 +1,5 @@
 import { OutboxRelay } from '../workflows/deliveries/delivery-relay.js';
+import { ShopPace } from '../workflows/deliveries/shop-pace.js';
 import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './setup/create-worker.js';
 import { deliveryStarter } from '../workflows/deliveries/delivery-starter.js';
 import { eventQueueState } from '../domain/events/index.js';
@@ -14,6 +15,7 @@ const relay = new OutboxRelay({
   sql,
   deliveries: deliveryStarter(connection, settings),
   eagerStart: true,
+  pace: new ShopPace(settings.RELAY_SHOP_EVENTS_PER_SECOND),
   room: () => {
     const status = worker.getStatus();
     return WORKFLOW_TASK_SLOTS - status.numInFlightWorkflowActivations - status.numInFlightLocalActivities;

@@ -34,7 +34,7 @@ export interface RelayOptions {
    * task matching (a second, costlier path through the server and the workers).
    */
   room?: () => number;
-  /** Each shop's pace while other shops have events too; 25 events a second, in bursts of 10, by default. */
+  /** Each shop's pace while other shops have events too; 10 events a second, in bursts of 10, by default. */
   pace?: ShopPace;
 }
 

@@ -11,7 +11,7 @@ export class ShopPace {
   readonly #lastSeen = new Map<string, number>();
 
   constructor(
-    readonly perSecond = 25,
+    readonly perSecond = 10,
     readonly burst = 10,
     private readonly now: () => number = Date.now,
     private readonly contendedForMs = 60_000,
