@@ -333,7 +333,8 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     ],
     [
       'workflows/shipments/boundary-probe-starter.ts',
-      probe('./shipment-workflows.js', 'shipmentTrackingWorkflow') + probe('../../domain/kernel/index.js', 'seal').replace('probe', 'kernel'),
+      probe('./shipment-workflows.js', 'shipmentTrackingWorkflow') +
+        probe('../../domain/kernel/index.js', 'seal').replace('probe', 'kernel'),
     ],
     ['activities/shipments/boundary-probe.ts', probe('../../adapters/carriers/carrier-adapters.js', 'carrierAdapter')],
     ['api/routes/shipments/boundary-probe.ts', probe('../../../workflows/shipments/shipment-starter.js', 'pushShipment')],
