@@ -33,7 +33,7 @@ import { flowRecoveryRoutes } from './routes/flows/flow-recovery.js';
 import { flowHealthRoutes } from './routes/flows/flow-health.js';
 import { adminCarrierConnectionRoutes } from './routes/shipments/admin-carrier-connections.js';
 import { adminApplicationRoutes } from './routes/access/admin-applications.js';
-import { adminCatalogueRoutes } from './routes/access/admin-catalogue.js';
+import { adminChoicesRoutes } from './routes/access/admin-choices.js';
 import { adminSetupRoutes } from './routes/admin-setup.js';
 import { adminPageRoutes } from './routes/chat/admin-pages.js';
 import { adminCustomerRoutes } from './routes/customers/admin-customers.js';
@@ -271,7 +271,7 @@ export async function buildApp(deps: AppDeps) {
   });
   // The admin web app: its API (document, pickers, connections, set-up) and its built files.
   await app.register(adminOpenApiRoutes, { prefix: ADMIN_PREFIX });
-  await app.register(adminCatalogueRoutes, { prefix: ADMIN_PREFIX });
+  await app.register(adminChoicesRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminApplicationRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminSetupRoutes, { prefix: ADMIN_PREFIX });
   await app.register(adminPageRoutes, { prefix: ADMIN_PREFIX, secretsKey: deps.secretsKey, ownerOf: pageTokenOwner(chatPlatform) });

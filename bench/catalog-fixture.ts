@@ -7,12 +7,12 @@ import { settle } from './settle.js';
 export const CATALOG_SIZE = 100_000;
 
 /**
- * The benchmark catalogue shop with 100,000 products (one variant each), written with set-based SQL
+ * The benchmark catalog shop with 100,000 products (one variant each), written with set-based SQL
  * once and kept between runs. Their updatedAt lie a day back, one millisecond apart, so a sync pass
  * with updatedSince sees them all (older than the safety delay).
  */
 export async function catalogShop(sql: Sql, owner: Sql): Promise<string> {
-  const shop = await findOrCreateShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalogue' });
+  const shop = await findOrCreateShop(sql, { slug: 'bench-catalog', name: 'Benchmark catalog' });
   const seeded = await withShop(sql, shop.shopId, async (tx) => {
     const [{ count } = { count: 0 }] = await tx<{ count: number }[]>`select count(*)::int as count from products`;
     if (count >= CATALOG_SIZE) return false;

@@ -13,7 +13,7 @@ export function productListScenario(context: BenchContext, shopId: string) {
 }
 
 /**
- * A full `updatedSince` pass over the catalogue, 100 per page, one request at a time as a sync
+ * A full `updatedSince` pass over the catalog, 100 per page, one request at a time as a sync
  * client does it: keyset paging keeps the last pages as fast as the first.
  */
 export async function syncPassScenario(context: BenchContext, expectedRows: number) {

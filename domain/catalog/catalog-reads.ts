@@ -1,7 +1,7 @@
 import type { Fragment, Tx } from '../kernel/index.js';
 
 /**
- * What other modules read of the catalogue: variants with their product's state, for order lines
+ * What other modules read of the catalog: variants with their product's state, for order lines
  * (orders), stock rows and documents (inventory).
  */
 

@@ -3,7 +3,7 @@ import { Amount, Decimal, Dimension, Name, NOT_BLANK, Note, Timestamp, Weight } 
 import { MAX_CODE_LENGTH, MAX_KEYWORD_LENGTH, MAX_KEYWORDS, MAX_VARIANTS } from './product-rules.js';
 
 /**
- * The wire shapes of products: the API answers and accepts exactly these, and the catalogue's
+ * The wire shapes of products: the API answers and accepts exactly these, and the catalog's
  * types are inferred from them (one source for each shape).
  */
 export const ProductType = z.enum(['simple', 'service']);

@@ -1,7 +1,7 @@
 /**
  * The kernel: what every module uses and that owns no table. Tenancy (`withShop`, `Tx`), the problem
- * catalogue, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
- * phone numbers, sealed secrets, the per-shop caps, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
+ * codes, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
+ * phone numbers, encrypted secrets, the per-shop caps, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
  * It imports no other module. Other modules import only this file.
  */
 

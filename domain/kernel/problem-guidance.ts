@@ -9,7 +9,7 @@ export interface ProblemGuidance {
 
 /**
  * What each problem code means and what the caller does about it: the developer site's errors page,
- * one anchor per code at the problem's `type` address. Keyed by every code of the catalogue, so a
+ * one anchor per code at the problem's `type` address. Keyed by every problem code, so a
  * code added to PROBLEMS without its guidance does not compile. Text may hold `inline code`.
  */
 export const PROBLEM_GUIDANCE: Record<ProblemCode, ProblemGuidance> = {

@@ -45,7 +45,7 @@ export interface ShipmentActor {
   applicationId: string | null;
 }
 
-/** Declared when the request names no weight and the catalogue knows none of the goods' weights. */
+/** Declared when the request names no weight and the catalog knows none of the goods' weights. */
 export const DEFAULT_WEIGHT_GRAM = 1_000;
 
 /**
@@ -76,7 +76,7 @@ export async function prepareShipmentPush(
     live,
     trialMove(tx, actor, order, 'shipped', { matrix, lines }),
     connectionForPush(tx, input.connectionId, secretsKey),
-    input.weightGram ?? catalogueWeight(tx, order),
+    input.weightGram ?? catalogWeight(tx, order),
   ]);
   const recipient = recipientOf(order);
   const weightGram = weightRead ?? DEFAULT_WEIGHT_GRAM;
@@ -144,8 +144,8 @@ function recipientOf(order: OrderDetail): CarrierRecipient {
   };
 }
 
-/** The goods' weight from the catalogue (grams × quantity), or undefined when it knows none of them. */
-async function catalogueWeight(tx: Tx, order: OrderDetail): Promise<number | undefined> {
+/** The goods' weight from the catalog (grams × quantity), or undefined when it knows none of them. */
+async function catalogWeight(tx: Tx, order: OrderDetail): Promise<number | undefined> {
   const [row] = await tx<{ grams: string | null }[]>`
     select sum(v.weight_grams * l.quantity)::text as grams
     from order_lines l join ${variantFacts(tx)} v on v.id = l.variant_id

@@ -69,7 +69,7 @@ const CUSTOMERS = [
 ];
 
 /**
- * The demo shop's catalogue, customers and stock, through the same domain functions as the API,
+ * The demo shop's catalog, customers and stock, through the same domain functions as the API,
  * so the demo data looks exactly like data integrators will meet. Each part is added only when
  * the shop has none of it yet.
  */

@@ -32,7 +32,7 @@ export class GraphError extends Error {
   }
 }
 
-/** The catalogue: one constructor a rule, so a code is chosen in one place. */
+/** The errors: one constructor a rule, so a code is chosen in one place. */
 export const graphErrors = {
   unknownError: () => new GraphError(500, 1, 'An unknown error occurred', undefined, true),
   serviceUnavailable: () => new GraphError(503, 2, 'Service temporarily unavailable', undefined, true),

@@ -75,7 +75,7 @@ describe('staff and roles', () => {
   });
 });
 
-describe('catalogue and order reference lists', () => {
+describe('catalog and order reference lists', () => {
   it('returns categories, warehouses (not deleted), tags, payment methods, sales channels and carrier connections whole, by name', async () => {
     const ids = await arrange(async (tx) => {
       const one = async (query: Promise<{ id: string }[]>) => (await query)[0]!.id;

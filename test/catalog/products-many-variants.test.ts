@@ -15,7 +15,7 @@ const COLOURS = 100;
 /** What customers type to order a variant, after its code. */
 const PHRASES = ['đặt hàng', 'mua ngay', 'chốt đơn', 'lấy 1', 'lấy 2', 'còn không', 'giá bao nhiêu', 'ship cod', 'có sẵn không'];
 
-/** Variant `n` of a catalogue of sizes × colours, as a shop's import would send it: codes, a barcode, dimensions, eleven keywords. */
+/** Variant `n` of a catalog of sizes × colours, as a shop's import would send it: codes, a barcode, dimensions, eleven keywords. */
 function variant(code: string, n: number) {
   const size = `S${n % SIZES}`;
   const colour = `Màu ${Math.floor(n / SIZES) % COLOURS}`;

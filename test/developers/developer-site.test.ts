@@ -42,7 +42,7 @@ const text = (html: string) =>
     .replace(/\s+/g, ' ')
     .replace(/ ([,.;:)])/g, '$1')
     .replace(/\( /g, '(');
-/** Catalogue prose as the page shows it: `inline code` is set as code. */
+/** Guidance prose as the page shows it: `inline code` is set as code. */
 const shown = (prose: string) => prose.replaceAll('`', '');
 /** A problem's `type` on the test server: its path and anchor, on the server's own address. */
 const local = (type: string) => ({ path: new URL(type).pathname, anchor: new URL(type).hash.slice(1) });

@@ -21,7 +21,7 @@ describe('a product of 2,000 variants', () => {
       createFlow(
         tx,
         shop.shopId,
-        { name: 'Catalogue', eventType: 'product.created', url: receiver.url(inbox), state: 'on' },
+        { name: 'Catalog', eventType: 'product.created', url: receiver.url(inbox), state: 'on' },
         null,
         testSecretsKey,
       ),

@@ -223,8 +223,8 @@ describe('a Condition block', () => {
       'validation-failed',
     );
     expect(ordered.errors).toEqual([expect.objectContaining({ path: 'condition.rules.0.operator' })]);
-    // One past each limit the catalogue tells the builder: more rules, a longer list, a longer value.
-    const { conditionLimits: limits } = (await (await admin('GET', '/catalogue')).json()) as {
+    // One past each limit the choices tell the builder: more rules, a longer list, a longer value.
+    const { conditionLimits: limits } = (await (await admin('GET', '/choices')).json()) as {
       conditionLimits: { rules: number; values: number; valueLength: number };
     };
     expect(limits).toEqual({ rules: 10, values: 50, valueLength: 200 });
@@ -278,11 +278,11 @@ describe('a Condition block', () => {
     );
   });
 
-  it("lists in the catalogue what a condition may test in each type's events, with the comparisons that fit", async () => {
-    const catalogue = (await (await admin('GET', '/catalogue')).json()) as {
+  it("lists in the choices what a condition may test in each type's events, with the comparisons that fit", async () => {
+    const choices = (await (await admin('GET', '/choices')).json()) as {
       eventTypes: { type: string; conditionFields: { path: string; kind: string; list: boolean; operators: string[] }[] }[];
     };
-    const fields = catalogue.eventTypes.find((entry) => entry.type === 'order.status_changed')!.conditionFields;
+    const fields = choices.eventTypes.find((entry) => entry.type === 'order.status_changed')!.conditionFields;
     expect(fields).toContainEqual(expect.objectContaining({ path: 'changes.status.to', kind: 'text', list: false }));
     expect(fields).toContainEqual(expect.objectContaining({ path: 'changes.fields', kind: 'text', list: true }));
     expect(fields.find((field) => field.path === 'data.totalAmount')).toMatchObject({
@@ -290,9 +290,9 @@ describe('a Condition block', () => {
       operators: expect.arrayContaining(['gte']),
     });
     expect(fields.find((field) => field.path === 'data.lines.variantCode')).toMatchObject({ list: true });
-    const product = catalogue.eventTypes.find((entry) => entry.type === 'product.created')!.conditionFields;
+    const product = choices.eventTypes.find((entry) => entry.type === 'product.created')!.conditionFields;
     expect(product.some((field) => field.path.startsWith('data.variants.attributes'))).toBe(false);
-    const customer = catalogue.eventTypes.find((entry) => entry.type === 'customer.created')!.conditionFields;
+    const customer = choices.eventTypes.find((entry) => entry.type === 'customer.created')!.conditionFields;
     expect(customer.some((field) => field.path.startsWith('changes.'))).toBe(false);
   });
 });

@@ -28,7 +28,7 @@ export interface FuzzShop {
 }
 
 /**
- * The shop the fuzzer works on: the demo shop of `npm run dev` (catalogue, customers, stock, staff,
+ * The shop the fuzzer works on: the demo shop of `npm run dev` (catalog, customers, stock, staff,
  * reference lists), connected to both carrier simulators and to the chat simulator (conversations, a
  * comment), with orders in several states and a shipment, so that ids the stateful phase follows
  * lead to real records. Every family of operations gets its own key: the 600 requests a minute of

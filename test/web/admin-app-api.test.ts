@@ -27,15 +27,15 @@ describe('the admin OpenAPI document', () => {
   });
 });
 
-describe('the catalogue', () => {
+describe('the choices', () => {
   it('lists event types, permission families and, for a member who reads pages, the pages', async () => {
-    const catalogue = (await (await owner('GET', '/catalogue')).json()) as {
+    const choices = (await (await owner('GET', '/choices')).json()) as {
       eventTypes: { type: string; needsPage: boolean }[];
       permissionFamilies: { family: string; permissions: string[] }[];
     };
-    expect(catalogue.eventTypes).toContainEqual(expect.objectContaining({ type: 'message.received', needsPage: true }));
-    expect(catalogue.permissionFamilies.find((family) => family.family === 'pos.orders')!.permissions).toContain('pos.orders.read');
-    expect(((await (await viewer('GET', '/catalogue')).json()) as { pages: unknown[] }).pages).toEqual([]);
+    expect(choices.eventTypes).toContainEqual(expect.objectContaining({ type: 'message.received', needsPage: true }));
+    expect(choices.permissionFamilies.find((family) => family.family === 'pos.orders')!.permissions).toContain('pos.orders.read');
+    expect(((await (await viewer('GET', '/choices')).json()) as { pages: unknown[] }).pages).toEqual([]);
   });
 });
 

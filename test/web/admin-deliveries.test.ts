@@ -10,7 +10,7 @@ import { writeEvent } from '../../domain/events/index.js';
 import { requestsForEvent } from '../../domain/flows/index.js';
 import { deliveryOutcome, deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import type { deliveries as DeliveryWords } from '../../web/src/i18n/vi/deliveries.js';
-import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { appMessages, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, a flow's delivery history in a real Chromium, in Vietnamese and English, on a desktop and
@@ -49,12 +49,12 @@ describe.each(SCREEN_RUNS)('the delivery history ($viewport, $language)', ({ vie
   const delivery = (text: string) => page.getByTestId('delivery').filter({ hasText: text });
 
   beforeAll(async () => {
-    words = (await catalogues(language as Language)).deliveries as typeof DeliveryWords;
+    words = (await appMessages(language as Language)).deliveries as typeof DeliveryWords;
     await page.setViewportSize({ width, height });
     await page.goto(`${api.baseUrl}/admin/#/flows`);
     await page.evaluate(`localStorage.setItem('shopflow.language', '${language}')`);
     await page.reload();
-    const { flows } = await catalogues(language as Language);
+    const { flows } = await appMessages(language as Language);
     await page.getByRole('heading', { level: 1, name: (flows as { list: { title: string } }).list.title }).waitFor();
   });
 

@@ -6,7 +6,7 @@ import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
 import type { events as EventWords } from '../../web/src/i18n/vi/events.js';
-import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { appMessages, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 31, the flow builder and the flows list in a real Chromium, in Vietnamese and English, on a
@@ -55,7 +55,7 @@ describe.each(SCREEN_RUNS)('the flow builder ($viewport, $language)', ({ viewpor
   const status = (text: string) => page.getByRole('status').filter({ hasText: shown(text) });
 
   beforeAll(async () => {
-    const words = await catalogues(language as Language);
+    const words = await appMessages(language as Language);
     flows = words.flows as typeof FlowWords;
     events = words.events as typeof EventWords;
     await page.setViewportSize({ width, height });

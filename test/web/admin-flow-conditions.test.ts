@@ -6,7 +6,7 @@ import { checkScreen } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
 import type { conditions as ConditionWords } from '../../web/src/i18n/vi/conditions.js';
-import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { appMessages, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 32, the flow builder's Trigger of several event types and its Condition block in a real
@@ -62,7 +62,7 @@ describe.each(SCREEN_RUNS)('the Condition block and a Trigger of several event t
   const fixFields = () => page.getByRole('alert').filter({ hasText: flows.builder.fixFields });
 
   beforeAll(async () => {
-    const words = await catalogues(language as Language);
+    const words = await appMessages(language as Language);
     flows = words.flows as typeof FlowWords;
     conditions = words.conditions as typeof ConditionWords;
     await page.setViewportSize({ width, height });

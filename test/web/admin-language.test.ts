@@ -9,7 +9,7 @@ import type { login as LoginWords } from '../../web/src/i18n/vi/login.js';
 import type { problems as ProblemWords } from '../../web/src/i18n/vi/problems.js';
 import type { setup as SetupWords } from '../../web/src/i18n/vi/setup.js';
 import type { connections as ConnectionWords } from '../../web/src/i18n/vi/connections.js';
-import { catalogues, expectSpoken, type Language } from './app-words.js';
+import { appMessages, expectSpoken, type Language } from './app-words.js';
 
 /**
  * Issue 31, the app's language in a real Chromium: Vietnamese first (the login screen too), English
@@ -33,7 +33,7 @@ const words = {} as Record<Language, Words>;
 beforeAll(async () => {
   shop = await createShopFixture(db.app, { name: SHOP_NAME });
   await addAdminAndViewer(db.app, shop.shopId);
-  for (const language of ['vi', 'en'] as const) words[language] = (await catalogues(language)) as unknown as Words;
+  for (const language of ['vi', 'en'] as const) words[language] = (await appMessages(language)) as unknown as Words;
 });
 
 const VIEWPORTS = [

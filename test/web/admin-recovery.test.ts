@@ -9,7 +9,7 @@ import { writeEvent } from '../../domain/events/index.js';
 import { requestsForEvent } from '../../domain/flows/index.js';
 import { deliveryOutcome, deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import type { recovery as RecoveryWords } from '../../web/src/i18n/vi/recovery.js';
-import { catalogues, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { appMessages, expectSpoken, openAdminApp, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 32, recovery in one step, in a real Chromium, in Vietnamese and English, on a desktop and a
@@ -47,7 +47,7 @@ describe.each(SCREEN_RUNS)('resending the failed deliveries ($viewport, $languag
   const screen = (label: string) => `${viewport}-${language}-${label}`;
 
   beforeAll(async () => {
-    const loaded = await catalogues(language as Language);
+    const loaded = await appMessages(language as Language);
     words = loaded.recovery as typeof RecoveryWords;
     delivered = (loaded.deliveries as { statuses: { delivered: string } }).statuses.delivered;
     await page.setViewportSize({ width, height });

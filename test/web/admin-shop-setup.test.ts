@@ -11,7 +11,7 @@ import type { connections as ConnectionWords } from '../../web/src/i18n/vi/conne
 import type { problems as ProblemWords } from '../../web/src/i18n/vi/problems.js';
 import type { setup as SetupWords } from '../../web/src/i18n/vi/setup.js';
 import type { ui as UiWords } from '../../web/src/i18n/vi/ui.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, type Language } from './app-words.js';
+import { appMessages, expectSpoken, loggedInPage, SCREEN_RUNS, type Language } from './app-words.js';
 
 /**
  * Issue 31, bugs 6 and 7 in a real Chromium, in Vietnamese and English, on a desktop and a phone: the
@@ -37,7 +37,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A catalogue entry with its `{{placeholders}}` filled in, as the screen shows it. */
+/** A message with its `{{placeholders}}` filled in, as the screen shows it. */
 const say = (text: string, values: Record<string, string | number>) =>
   text.replace(/\{\{(\w+)\}\}/g, (_, name: string) => String(values[name]));
 
@@ -75,7 +75,7 @@ describe.each(SCREEN_RUNS)('the shop set-up and API connections ($viewport, $lan
   };
 
   beforeAll(async () => {
-    const words = await catalogues(language as Language);
+    const words = await appMessages(language as Language);
     ({ common, setup, connections, problems, ui } = words as unknown as {
       common: typeof CommonWords;
       setup: typeof SetupWords;

@@ -7,19 +7,19 @@ import { ADMIN_PASSWORD, logInAdminAndViewer, type AdminRequest } from '../suppo
 import { launchChromium } from '../support/browser.js';
 import type { Suite } from '../support/suite.js';
 
-/** The admin app's catalogues (web/src/i18n/<language>/<namespace>.ts), as the app loads them. */
+/** The admin app's messages (web/src/i18n/<language>/<namespace>.ts), as the app loads them. */
 export type Language = 'vi' | 'en';
 type Entries = Record<string, unknown>;
 
-const catalogueDir = (language: Language) => join(projectRoot, 'web', 'src', 'i18n', language);
+const messagesDir = (language: Language) => join(projectRoot, 'web', 'src', 'i18n', language);
 
-/** Every namespace of a language: each file exports one catalogue named like the file. */
-export async function catalogues(language: Language): Promise<Record<string, Entries>> {
-  const namespaces = readdirSync(catalogueDir(language)).filter((file) => file.endsWith('.ts'));
+/** Every namespace of a language: each file exports its messages named like the file. */
+export async function appMessages(language: Language): Promise<Record<string, Entries>> {
+  const namespaces = readdirSync(messagesDir(language)).filter((file) => file.endsWith('.ts'));
   const loaded = await Promise.all(
     namespaces.map(async (file) => {
       const namespace = file.replace(/\.ts$/, '');
-      const module = (await import(join(catalogueDir(language), file))) as Record<string, Entries>;
+      const module = (await import(join(messagesDir(language), file))) as Record<string, Entries>;
       return [namespace, module[namespace]!] as const;
     }),
   );
@@ -33,7 +33,7 @@ function flatten(entries: Entries, prefix = ''): [string, string][] {
   );
 }
 
-/** A catalogue entry with its `{{placeholders}}` as a pattern matching what the screen shows. */
+/** A message with its `{{placeholders}}` as a pattern matching what the screen shows. */
 export function shown(text: string): RegExp {
   const literal = text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\\\{\\\{\w+\\\}\\\}/g, '.+');
   return new RegExp(literal);
@@ -61,14 +61,14 @@ async function readable(root: Page | Locator): Promise<string> {
 }
 
 /**
- * The screen (or the part `root` of it) speaks `language` only: no catalogue key shown as such (a
+ * The screen (or the part `root` of it) speaks `language` only: no message key shown as such (a
  * missing entry: i18next shows its key), no placeholder left, and in Vietnamese no English entry where
  * the Vietnamese one differs (a word left untranslated). Codes shown on purpose (`order.created`,
  * `pos.orders.read`) are no keys and no entries.
  */
 export async function expectSpoken(root: Page | Locator, language: Language): Promise<void> {
   const text = await readable(root);
-  const [vi, en] = await Promise.all([catalogues('vi'), catalogues('en')]);
+  const [vi, en] = await Promise.all([appMessages('vi'), appMessages('en')]);
   const keys = Object.values(vi).flatMap((entries) => flatten(entries).map(([key]) => key));
   // A bare key of one word (`title`) reads as a word in English: only dotted and camel-cased keys there.
   const suspects = keys.filter((key) => language === 'vi' || /[.A-Z]/.test(key));

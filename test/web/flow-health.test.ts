@@ -9,7 +9,7 @@ import { recordAttempt } from '../../domain/flows/index.js';
 import type { health as HealthWords } from '../../web/src/i18n/vi/health.js';
 import type { deliveries as DeliveryWords } from '../../web/src/i18n/vi/deliveries.js';
 import type { flows as FlowWords } from '../../web/src/i18n/vi/flows.js';
-import { catalogues, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
+import { appMessages, expectSpoken, loggedInPage, SCREEN_RUNS, shown, type Language } from './app-words.js';
 
 /**
  * Issue 32, health at a glance in a real Chromium, in Vietnamese and English, on a desktop and a
@@ -84,7 +84,7 @@ describe.each(SCREEN_RUNS)('health at a glance ($viewport, $language)', ({ viewp
     expect(await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
 
   beforeAll(async () => {
-    const all = await catalogues(language as Language);
+    const all = await appMessages(language as Language);
     words = all.health as typeof HealthWords;
     deliveries = all.deliveries as typeof DeliveryWords;
     flows = all.flows as typeof FlowWords;

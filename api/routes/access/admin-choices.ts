@@ -14,7 +14,7 @@ const PERMISSION_FAMILIES = [...new Set(GRANTABLE_PERMISSIONS.map(familyOf))].ma
   permissions: GRANTABLE_PERMISSIONS.filter((permission) => familyOf(permission) === family),
 }));
 
-const Catalogue = z.object({
+const Choices = z.object({
   eventTypes: z.array(
     z.object({
       type: z.string(),
@@ -41,10 +41,10 @@ const Catalogue = z.object({
 });
 
 /** What the admin web app's pickers offer: the event catalogue, grantable permissions by family, chat pages. */
-export const adminCatalogueRoutes: FastifyPluginAsyncZod = async (app) => {
+export const adminChoicesRoutes: FastifyPluginAsyncZod = async (app) => {
   app.get(
-    '/catalogue',
-    { schema: { tags: ['Admin: session'], response: { 200: Catalogue, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
+    '/choices',
+    { schema: { tags: ['Admin: session'], response: { 200: Choices, ...problemResponses(ADMIN_READ_PROBLEMS) } } },
     async (request) => ({
       eventTypes: EVENT_TYPES.map((type) => ({
         type,

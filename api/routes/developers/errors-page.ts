@@ -110,6 +110,6 @@ export const errors: Page = {
       ${problemSections(CODES.filter((code) => !PROBLEM_GUIDANCE[code].outside))}
 
       <h2 id="other-codes">Codes of Shopflow’s other endpoints</h2>
-      <p>These never come from <code>${site.apiPrefix}</code>; they share the catalogue, and so this page.</p>
+      <p>These never come from <code>${site.apiPrefix}</code>; they share the problem codes, and so this page.</p>
       ${problemSections(CODES.filter((code) => PROBLEM_GUIDANCE[code].outside))}`,
 };

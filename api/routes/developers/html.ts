@@ -21,7 +21,7 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
   return new Html(strings.reduce((out, text, index) => out + text + (index < values.length ? render(values[index]) : ''), ''));
 }
 
-/** Prose with `inline code`, as the catalogues write it. */
+/** Prose with `inline code`, as the problem guidance and event lists write it. */
 export function prose(text: string): Html {
   return new Html(
     text

@@ -15,7 +15,7 @@ const CACHE = 'public, max-age=300';
 
 /**
  * The developer site beside the API reference: server-rendered pages written from the code's own
- * constants and catalogues and from the public OpenAPI document (the one the reference shows), so
+ * constants (problem codes, event types) and from the public OpenAPI document (the one the reference shows), so
  * what it says moves with the code. The errors page is the address of every problem's `type`.
  */
 export const developerSiteRoutes: FastifyPluginAsync<{ publicBaseUrl: string; apiPrefix: string }> = async (app, options) => {

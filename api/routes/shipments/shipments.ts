@@ -27,7 +27,13 @@ const Decimal = z.string().regex(/^\d{1,15}(\.\d{1,3})?$/, 'a decimal string suc
 const NewShipment = z.strictObject({
   orderId: z.uuid(),
   connectionId: z.uuid().describe("The shop's carrier connection (GET /carrier-connections)"),
-  weightGram: z.number().int().min(1).max(50_000).optional().describe('Declared weight; default from the catalogue (1000 g when unknown)'),
+  weightGram: z
+    .number()
+    .int()
+    .min(1)
+    .max(50_000)
+    .optional()
+    .describe('Declared weight; default from the catalog weights of the goods (1000 g when unknown)'),
   codAmount: Decimal.optional().describe('Cash on delivery; default the order total less what is paid and the credit applied, at least 0'),
   note: z.string().trim().min(1).max(500).meta(NOT_BLANK).optional().describe('Note for the carrier'),
 });

@@ -11273,7 +11273,7 @@ export interface operations {
                     note?: string;
                     /** Format: uuid */
                     orderId: string;
-                    /** @description Declared weight; default from the catalogue (1000 g when unknown) */
+                    /** @description Declared weight; default from the catalog weights of the goods (1000 g when unknown) */
                     weightGram?: number;
                 };
             };

@@ -1045,7 +1045,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/admin/catalogue": {
+    "/api/admin/choices": {
         parameters: {
             query?: never;
             header?: never;

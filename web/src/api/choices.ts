@@ -1,8 +1,8 @@
 import { api, unwrap } from './client';
 
 /** Event types, grantable permissions by family and the chat pages the member sees (the pickers). */
-export const catalogueQuery = {
-  queryKey: ['catalogue'],
-  queryFn: () => unwrap(api.GET('/api/admin/catalogue')),
+export const choicesQuery = {
+  queryKey: ['choices'],
+  queryFn: () => unwrap(api.GET('/api/admin/choices')),
   staleTime: 5 * 60_000,
 };

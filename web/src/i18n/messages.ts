@@ -1,2 +1,2 @@
-/** The shape of a catalogue in another language: every key of the Vietnamese one, each a string. */
-export type Catalogue<T> = { [K in keyof T]: T[K] extends string ? string : Catalogue<T[K]> };
+/** The shape of the messages in another language: every key of the Vietnamese ones, each a string. */
+export type Messages<T> = { [K in keyof T]: T[K] extends string ? string : Messages<T[K]> };

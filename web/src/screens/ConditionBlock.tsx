@@ -36,7 +36,7 @@ export interface ConditionData extends ConditionSettings, Record<string, unknown
   condition: ConditionDraft;
 }
 
-/** A field's plain name where the catalogue has one (`data.totalAmount`: total amount); its path otherwise. */
+/** A field's plain name where the messages have one (`data.totalAmount`: total amount); its path otherwise. */
 export function useFieldName(): (path: string) => string | undefined {
   const { t, i18n } = useTranslation('conditions');
   return (path) => (i18n.exists(`conditions:fields.${path}`) ? t(`fields.${path}` as ParseKeys<'conditions'>) : undefined);

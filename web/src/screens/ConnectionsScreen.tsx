@@ -2,7 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Schemas } from '../api/client';
-import { catalogueQuery } from '../api/catalogue';
+import { choicesQuery } from '../api/choices';
 import { Confirm, ConfirmButton, Field, Loaded, ProblemMessage, ShownOnce, useFieldErrors, When } from '../ui';
 import { PermissionName, PermissionPicker } from './PermissionPicker';
 
@@ -49,7 +49,7 @@ export function ConnectionsScreen() {
 function CreateApplication({ onCreated }: { onCreated: (key: string) => void }) {
   const { t } = useTranslation(['connections', 'setup']);
   const queryClient = useQueryClient();
-  const catalogue = useQuery(catalogueQuery);
+  const choices = useQuery(choicesQuery);
   const [name, setName] = useState('');
   const [choice, setChoice] = useState<{ permissions: string[]; pageIds: string[] }>({ permissions: [], pageIds: [] });
   const [missing, setMissing] = useState<{ name: boolean; permissions: boolean }>({ name: false, permissions: false });
@@ -87,16 +87,16 @@ function CreateApplication({ onCreated }: { onCreated: (key: string) => void }) 
             />
           )}
         </Field>
-        {catalogue.data && (
+        {choices.data && (
           <PermissionPicker
-            catalogue={catalogue.data}
+            choices={choices.data}
             permissions={choice.permissions}
             pageIds={choice.pageIds}
             disabled={false}
             onChange={setChoice}
           />
         )}
-        <ProblemMessage error={catalogue.error} onRetry={() => void catalogue.refetch()} />
+        <ProblemMessage error={choices.error} onRetry={() => void choices.refetch()} />
         {(missing.permissions || serverError('permissions')) && (
           <p className="field-error" role="alert">
             {choice.permissions.length === 0 ? t('permissionsRequired') : serverError('permissions')}

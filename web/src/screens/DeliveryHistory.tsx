@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, type Answer } from '../api/client';
-import { catalogueQuery } from '../api/catalogue';
+import { choicesQuery } from '../api/choices';
 import { useSession } from '../session';
 import { Field, Loaded, ProblemMessage, When } from '../ui';
 import { useDeliveryWords } from './delivery-words';
@@ -22,7 +22,7 @@ export function DeliveryHistory({ flowId }: { flowId: string }) {
   const queryClient = useQueryClient();
   const [filters, setFilters] = useState<Filters>({ offset: 0 });
   const [done, setDone] = useState<string | null>(null);
-  const catalogue = useQuery(catalogueQuery);
+  const choices = useQuery(choicesQuery);
   const flow = useQuery({
     queryKey: ['flow', flowId],
     queryFn: () => unwrap(api.GET('/api/admin/flows/{id}', { params: { path: { id: flowId } } })),
@@ -82,7 +82,7 @@ export function DeliveryHistory({ flowId }: { flowId: string }) {
           {(id) => (
             <select id={id} value={filters.eventType ?? ''} onChange={(event) => choose({ eventType: event.target.value || undefined })}>
               <option value="">{t('filters.anyEventType')}</option>
-              {catalogue.data?.eventTypes.map((type) => (
+              {choices.data?.eventTypes.map((type) => (
                 <option key={type.type} value={type.type}>
                   {`${words.eventType(type.type)} (${type.type})`}
                 </option>

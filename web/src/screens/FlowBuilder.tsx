@@ -2,7 +2,7 @@ import { useEffect, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ProblemError, unwrap, type Answer } from '../api/client';
-import { catalogueQuery } from '../api/catalogue';
+import { choicesQuery } from '../api/choices';
 import { useSession } from '../session';
 import { navigate } from '../router';
 import { ConfirmButton, Field, ProblemMessage } from '../ui';
@@ -27,7 +27,7 @@ import { TestRunResult } from './TestRunResult';
 import { FlowHealth } from './FlowHealth';
 import './flows.css';
 
-type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
+type Choices = Answer<'/api/admin/choices', 'get'>;
 
 /**
  * What a new flow's builder hands to the builder of the flow it saved (a new screen, keyed by the
@@ -43,16 +43,14 @@ export function FlowBuilder({ flowId }: { flowId: string | null }) {
     queryFn: () => unwrap(api.GET('/api/admin/flows/{id}', { params: { path: { id: flowId! } } })),
     enabled: flowId !== null,
   });
-  const catalogue = useQuery(catalogueQuery);
-  if ((flowId && flow.isPending) || catalogue.isPending) return <p className="loading">{t('loading')}</p>;
-  if (flow.error || catalogue.error)
-    return (
-      <ProblemMessage error={flow.error ?? catalogue.error} onRetry={() => void (flow.error ? flow.refetch() : catalogue.refetch())} />
-    );
-  return <Builder saved={flowId ? flow.data! : null} catalogue={catalogue.data!} />;
+  const choices = useQuery(choicesQuery);
+  if ((flowId && flow.isPending) || choices.isPending) return <p className="loading">{t('loading')}</p>;
+  if (flow.error || choices.error)
+    return <ProblemMessage error={flow.error ?? choices.error} onRetry={() => void (flow.error ? flow.refetch() : choices.refetch())} />;
+  return <Builder saved={flowId ? flow.data! : null} choices={choices.data!} />;
 }
 
-function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogue }) {
+function Builder({ saved, choices }: { saved: Flow | null; choices: Choices }) {
   const { holds } = useSession();
   const { t } = useTranslation('flows');
   const words = useDeliveryWords();
@@ -72,8 +70,8 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
   const [triggerNote, setTriggerNote] = useState<{ added: string[]; removed: string[] } | null>(null);
   const [resumed, setResumed] = useState(false);
   const dirty = hasChanges(draft, flow ? draftOf(flow) : NEW_FLOW);
-  const fields = conditionFields(draft.eventTypes, catalogue);
-  const problems = draftProblems(draft, catalogue, fields, refusedUrl);
+  const fields = conditionFields(draft.eventTypes, choices);
+  const problems = draftProblems(draft, choices, fields, refusedUrl);
   const shown = showProblems ? problems : {};
   const refusals = standingRefusals(refused, draft.eventTypes, draft.condition);
   const tested = testType && draft.eventTypes.includes(testType) ? testType : draft.eventTypes[0];
@@ -90,7 +88,7 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
     setRefusedUrl(body.url.trim());
     setShowProblems(true);
   };
-  const bodyOf = (body: Draft) => flowBody(body, conditionFields(body.eventTypes, catalogue));
+  const bodyOf = (body: Draft) => flowBody(body, conditionFields(body.eventTypes, choices));
 
   const save = useMutation({
     mutationFn: async (body: Draft) => {
@@ -156,7 +154,7 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
   };
   const changeTrigger = ({ eventTypes, pageId }: { eventTypes?: EventType[]; pageId?: string | null }) => {
     if (eventTypes === undefined) return edit({ ...draft, pageId: pageId ?? null, pageIds: pageId ? [pageId] : [] });
-    const changed = withTrigger(draft, eventTypes, catalogue, (permission) => holds(permission));
+    const changed = withTrigger(draft, eventTypes, choices, (permission) => holds(permission));
     setTriggerNote(changed.added.length + changed.removed.length > 0 ? changed : null);
     edit(changed.draft);
   };
@@ -223,8 +221,8 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
         trigger={{
           chosen: draft.eventTypes,
           pageId: draft.pageId,
-          eventTypes: catalogue.eventTypes,
-          pages: catalogue.pages,
+          eventTypes: choices.eventTypes,
+          pages: choices.pages,
           disabled: readOnly,
           typesError: problemWords('eventTypes'),
           pageError: problemWords('pageId'),
@@ -234,8 +232,8 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
           condition: draft.condition,
           fields,
           eventTypes: draft.eventTypes,
-          problems: showProblems ? conditionProblems(draft.condition, fields, catalogue.conditionLimits) : [],
-          limits: catalogue.conditionLimits,
+          problems: showProblems ? conditionProblems(draft.condition, fields, choices.conditionLimits) : [],
+          limits: choices.conditionLimits,
           error: problemWords('condition'),
           refusals,
           disabled: readOnly,
@@ -270,7 +268,7 @@ function Builder({ saved, catalogue }: { saved: Flow | null; catalogue: Catalogu
       <details className="account" open={!flow}>
         <summary>{t('builder.account')}</summary>
         <PermissionPicker
-          catalogue={catalogue}
+          choices={choices}
           permissions={draft.permissions}
           pageIds={draft.pageIds}
           disabled={readOnly}

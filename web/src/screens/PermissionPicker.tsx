@@ -3,7 +3,7 @@ import type { Answer } from '../api/client';
 import type { permissions } from '../i18n/vi/permissions';
 import { useSession } from '../session';
 
-type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
+type Choices = Answer<'/api/admin/choices', 'get'>;
 
 /**
  * The plain name of a permission or permission family code, in the app's language (the permissions
@@ -29,13 +29,13 @@ export function PermissionName({ code }: { code: string }) {
  * member holds can be granted (the server refuses more): the rest is shown, disabled.
  */
 export function PermissionPicker({
-  catalogue,
+  choices,
   permissions,
   pageIds,
   disabled,
   onChange,
 }: {
-  catalogue: Catalogue;
+  choices: Choices;
   permissions: string[];
   pageIds: string[];
   disabled: boolean;
@@ -44,10 +44,10 @@ export function PermissionPicker({
   const { t } = useTranslation('connections');
   const { holds } = useSession();
   const toggle = <T,>(list: T[], item: T, on: boolean) => (on ? [...list, item] : list.filter((other) => other !== item));
-  const needsPages = permissions.some((permission) => catalogue.chatPermissions.includes(permission));
+  const needsPages = permissions.some((permission) => choices.chatPermissions.includes(permission));
   return (
     <div className="picker">
-      {catalogue.permissionFamilies.map(({ family, permissions: inFamily }) => (
+      {choices.permissionFamilies.map(({ family, permissions: inFamily }) => (
         <fieldset key={family}>
           <legend>
             <PermissionName code={family} />
@@ -68,8 +68,8 @@ export function PermissionPicker({
       {needsPages && (
         <fieldset>
           <legend>{t('picker.chatPages')}</legend>
-          {catalogue.pages.length === 0 && <p className="empty">{t('picker.noPages')}</p>}
-          {catalogue.pages.map((page) => (
+          {choices.pages.length === 0 && <p className="empty">{t('picker.noPages')}</p>}
+          {choices.pages.map((page) => (
             <label key={page.id} className="check">
               <input
                 type="checkbox"

@@ -6,8 +6,8 @@ import { Field } from '../ui';
 import { useDeliveryWords } from './delivery-words';
 import { needsPageFor, type EventType } from './flow-draft';
 
-type EventTypes = Answer<'/api/admin/catalogue', 'get'>['eventTypes'];
-type Pages = Answer<'/api/admin/catalogue', 'get'>['pages'];
+type EventTypes = Answer<'/api/admin/choices', 'get'>['eventTypes'];
+type Pages = Answer<'/api/admin/choices', 'get'>['pages'];
 
 export interface TriggerData extends Record<string, unknown> {
   chosen: EventType[];

@@ -1,13 +1,13 @@
 import type { Answer, Schemas } from '../api/client';
 import { ProblemError } from '../api/client';
 
-type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
+type Choices = Answer<'/api/admin/choices', 'get'>;
 type Condition = Schemas['AdminFlowConditionInput'];
 type Rule = Condition['rules'][number];
 export type Operator = Rule['operator'];
-type Kind = Catalogue['eventTypes'][number]['conditionFields'][number]['kind'];
+type Kind = Choices['eventTypes'][number]['conditionFields'][number]['kind'];
 
-/** A field a rule may test: what the catalogue says of it, and which of the chosen event types have it. */
+/** A field a rule may test: what the server offers of it, and which of the chosen event types have it. */
 export interface ConditionField {
   path: string;
   kind: Kind;
@@ -28,8 +28,8 @@ export interface ConditionDraft {
   rules: RuleDraft[];
 }
 
-/** What a condition may hold (rules, values of a list, characters of a value), as the catalogue says. */
-export type ConditionLimits = Catalogue['conditionLimits'];
+/** What a condition may hold (rules, values of a list, characters of a value), as the server says. */
+export type ConditionLimits = Choices['conditionLimits'];
 const DECIMAL = /^-?\d+(\.\d+)?$/;
 
 export const NEW_RULE: RuleDraft = { path: '', operator: '', value: '' };
@@ -45,10 +45,10 @@ export const takesList = (operator: Operator | '') => LISTED.includes(operator a
  * What a condition on the chosen types may test: the union of their fields (a field of one type only
  * fails on the others' events). Where types disagree on a field's kind the last one's counts, as on the server.
  */
-export function conditionFields(types: readonly string[], catalogue: Catalogue): Map<string, ConditionField> {
+export function conditionFields(types: readonly string[], choices: Choices): Map<string, ConditionField> {
   const fields = new Map<string, ConditionField>();
   for (const type of types) {
-    for (const field of catalogue.eventTypes.find((entry) => entry.type === type)?.conditionFields ?? []) {
+    for (const field of choices.eventTypes.find((entry) => entry.type === type)?.conditionFields ?? []) {
       const known = fields.get(field.path)?.types ?? [];
       fields.set(field.path, { ...field, operators: field.operators as Operator[], types: [...known, type] });
     }

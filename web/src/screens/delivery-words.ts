@@ -8,7 +8,7 @@ type FailureKey = keyof typeof deliveries.failures;
 
 /**
  * Why an attempt got no answer, as the server words it (adapters/outbound/outbound-http.ts,
- * describeOutboundError), by its catalogue entry; anything else is shown as the server wrote it.
+ * describeOutboundError), by its message; anything else is shown as the server wrote it.
  */
 const FAILURES: [RegExp, FailureKey][] = [
   [/^the connection was refused$/, 'refused'],

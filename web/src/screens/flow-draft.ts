@@ -3,7 +3,7 @@ import { conditionDraftOf, conditionOf, conditionProblems, setKey, type Conditio
 
 export type Flow = Answer<'/api/admin/flows/{id}', 'get'>;
 export type EventType = NonNullable<Body<'/api/admin/flows', 'post'>['eventType']>;
-type Catalogue = Answer<'/api/admin/catalogue', 'get'>;
+type Choices = Answer<'/api/admin/choices', 'get'>;
 
 /** A flow's state as the shop admin reads it: one whose receiver answered 410 is not "on", it sends nothing. */
 export function shownState(flow: Pick<Flow, 'state' | 'httpEnabled'>): 'draft' | 'on' | 'off' | 'stopped' {
@@ -63,7 +63,7 @@ export function hasChanges(draft: Draft, saved: Draft): boolean {
   );
 }
 
-/** A field's problem, by its catalogue entry (flows `errors.*`). */
+/** A field's problem, by its message (flows `errors.*`). */
 export type FieldProblem =
   | 'nameRequired'
   | 'nameTooLong'
@@ -78,7 +78,7 @@ export type FieldProblem =
 export type FieldProblems = Partial<Record<'name' | 'url' | 'pageId' | 'eventTypes' | 'condition', FieldProblem>>;
 
 /** Whether a message event is among the types: it belongs to a chat page. */
-export const needsPageFor = (types: readonly string[], eventTypes: Catalogue['eventTypes']) =>
+export const needsPageFor = (types: readonly string[], eventTypes: Choices['eventTypes']) =>
   eventTypes.some((entry) => entry.needsPage && types.includes(entry.type));
 
 /** The address's problem the screen can tell by itself; whether it is a public address only the server knows (as at delivery). */
@@ -99,7 +99,7 @@ export function addressProblem(url: string): FieldProblem | undefined {
 /** The draft's problems before anything is sent; `refusedUrl` is the address the server refused as not public. */
 export function draftProblems(
   draft: Draft,
-  catalogue: Catalogue,
+  choices: Choices,
   fields: Map<string, ConditionField>,
   refusedUrl: string | null,
 ): FieldProblems {
@@ -109,9 +109,9 @@ export function draftProblems(
   if (name === '') problems.name = 'nameRequired';
   else if (name.length > 255) problems.name = 'nameTooLong';
   if (url) problems.url = url;
-  if (needsPageFor(draft.eventTypes, catalogue.eventTypes) && !draft.pageId) problems.pageId = 'pageRequired';
+  if (needsPageFor(draft.eventTypes, choices.eventTypes) && !draft.pageId) problems.pageId = 'pageRequired';
   if (draft.eventTypes.length === 0) problems.eventTypes = 'typesRequired';
-  if (conditionProblems(draft.condition, fields, catalogue.conditionLimits).some((rule) => Object.keys(rule).length > 0))
+  if (conditionProblems(draft.condition, fields, choices.conditionLimits).some((rule) => Object.keys(rule).length > 0))
     problems.condition = 'conditionIncomplete';
   return problems;
 }
@@ -124,24 +124,24 @@ export function draftProblems(
 export function withTrigger(
   draft: Draft,
   eventTypes: EventType[],
-  catalogue: Catalogue,
+  choices: Choices,
   holds: (permission: string) => boolean,
 ): { draft: Draft; added: string[]; removed: string[] } {
   const needs = (types: readonly string[]) => [
-    ...new Set(catalogue.eventTypes.filter((entry) => types.includes(entry.type)).flatMap((entry) => entry.readPermissions)),
+    ...new Set(choices.eventTypes.filter((entry) => types.includes(entry.type)).flatMap((entry) => entry.readPermissions)),
   ];
   const before = needs(draft.eventTypes);
   const after = needs(eventTypes);
   const removed = before.filter((permission) => !after.includes(permission) && draft.permissions.includes(permission));
   const added = after.filter((permission) => holds(permission) && !draft.permissions.includes(permission));
   const permissions = [...draft.permissions.filter((permission) => !removed.includes(permission)), ...added];
-  const keepsPages = permissions.some((permission) => catalogue.chatPermissions.includes(permission));
+  const keepsPages = permissions.some((permission) => choices.chatPermissions.includes(permission));
   return {
     draft: {
       ...draft,
       eventTypes,
       permissions,
-      pageId: needsPageFor(eventTypes, catalogue.eventTypes) ? draft.pageId : null,
+      pageId: needsPageFor(eventTypes, choices.eventTypes) ? draft.pageId : null,
       pageIds: keepsPages ? draft.pageIds : [],
     },
     added,

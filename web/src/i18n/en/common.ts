@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { common as vi } from '../vi/common';
 
-export const common: Catalogue<typeof vi> = {
+export const common: Messages<typeof vi> = {
   appName: 'Shopflow',
   nav: { main: 'Main', flows: 'Flows', connections: 'API connections', setup: 'Shop set-up' },
   logOut: 'Log out',

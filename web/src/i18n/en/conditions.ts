@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { conditions as vi } from '../vi/conditions';
 
-export const conditions: Catalogue<typeof vi> = {
+export const conditions: Messages<typeof vi> = {
   block: 'Condition block',
   title: 'Condition',
   intro: 'Only events that meet the condition are sent; the others are skipped and written to the shop log.',

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { connections as vi } from '../vi/connections';
 
-export const connections: Catalogue<typeof vi> = {
+export const connections: Messages<typeof vi> = {
   title: 'API connections',
   limits: '{{count}} of {{max}} applications; at most {{keys}} live keys each.',
   empty: 'No connection applications yet.',

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { deliveries as vi } from '../vi/deliveries';
 
-export const deliveries: Catalogue<typeof vi> = {
+export const deliveries: Messages<typeof vi> = {
   statuses: {
     delivering: 'Sending',
     retrying: 'Retrying',

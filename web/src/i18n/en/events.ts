@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { events as vi } from '../vi/events';
 
-export const events: Catalogue<typeof vi> = {
+export const events: Messages<typeof vi> = {
   types: {
     order: { created: 'Order created', updated: 'Order updated', status_changed: 'Order status changed', deleted: 'Order deleted' },
     product: { created: 'Product created', updated: 'Product updated', deleted: 'Product deleted' },

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { flows as vi } from '../vi/flows';
 
-export const flows: Catalogue<typeof vi> = {
+export const flows: Messages<typeof vi> = {
   list: {
     title: 'Flows',
     newFlow: 'New flow',

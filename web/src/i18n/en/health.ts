@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { health as vi } from '../vi/health';
 
-export const health: Catalogue<typeof vi> = {
+export const health: Messages<typeof vi> = {
   title: 'Delivery health',
   range: {
     label: 'Period',

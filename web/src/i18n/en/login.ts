@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { login as vi } from '../vi/login';
 
-export const login: Catalogue<typeof vi> = {
+export const login: Messages<typeof vi> = {
   title: 'Shopflow admin login',
   note: 'Log in with your shop member account.',
   shop: 'Shop code',

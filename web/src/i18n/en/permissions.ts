@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { permissions as vi } from '../vi/permissions';
 
-export const permissions: Catalogue<typeof vi> = {
+export const permissions: Messages<typeof vi> = {
   'pos.orders': 'Orders',
   'pos.orders.read': 'Read orders',
   'pos.orders.create': 'Create orders',

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { problems as vi } from '../vi/problems';
 
-export const problems: Catalogue<typeof vi> = {
+export const problems: Messages<typeof vi> = {
   codes: {
     'validation-failed': 'Something is not right: see the marked fields.',
     conflict: 'This clashes with what is already there.',

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { recovery as vi } from '../vi/recovery';
 
-export const recovery: Catalogue<typeof vi> = {
+export const recovery: Messages<typeof vi> = {
   title: 'Resend every failed delivery',
   intro:
     "Once the receiver is back, resend in one batch every failed delivery of this flow since the time you choose, with the same webhook-id. The batch is paced so the receiver isn't flooded.",

@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { setup as vi } from '../vi/setup';
 
-export const setup: Catalogue<typeof vi> = {
+export const setup: Messages<typeof vi> = {
   title: 'Shop set-up',
   lists: {
     warehouses: { title: 'Warehouses', empty: 'No warehouses yet.', add: 'Add a warehouse' },

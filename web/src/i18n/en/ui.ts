@@ -1,7 +1,7 @@
-import type { Catalogue } from '../catalogue';
+import type { Messages } from '../messages';
 import type { ui as vi } from '../vi/ui';
 
-export const ui: Catalogue<typeof vi> = {
+export const ui: Messages<typeof vi> = {
   shownOnce: 'Copy it now: it is shown only this once.',
   copy: 'Copy',
   copied: 'Copied',
