@@ -4,11 +4,9 @@ import {
   condition,
   defineSignal,
   log,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
-  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -35,13 +33,6 @@ export interface DeliveryResult {
  * closes as Failed, in Temporal's own colours, with its `DeliveryResult` as the failure's details.
  */
 export const UNDELIVERED = 'DeliveryUndelivered';
-/** Runs started before undelivered runs failed completed instead; their histories replay as they were. */
-const UNDELIVERED_FAILS_THE_RUN = 'undelivered-fails-the-run';
-/**
- * Runs started before a wait noted its end in the delivery history, and could be cut short, slept it
- * out; their histories replay as they were.
- */
-const NEXT_ATTEMPT_NOTED_AND_RETRY_NOW = 'next-attempt-noted-and-retry-now';
 
 /**
  * A person asks for the next attempt at once (the admin app's "retry now"): the current wait ends.
@@ -95,7 +86,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     }
     if (attempt.verdict === 'gone') {
       setStatus('gone');
-      return undelivered(
+      throw undelivered(
         { status: 'gone', attempts },
         `receiver answered 410 Gone on attempt ${attempts.length}: the flow's sending was switched off`,
       );
@@ -108,27 +99,22 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryRe
     log.info('delivery attempt failed; retrying', { attempt: attemptIndex + 1, statusCode: attempt.statusCode, waitMs: wait });
     // The timer's summary is the attempt's outcome, shown in the UI's timeline without expanding anything.
     const summary = `${attemptOutcome(input, attempt)}; attempt ${attemptIndex + 2} in ${Math.round(wait / 1000)} s`;
-    if (patched(NEXT_ATTEMPT_NOTED_AND_RETRY_NOW)) {
-      // Only an ask during this wait ends it: one made while an attempt ran was answered by that attempt.
-      retryAsked = false;
-      const next = { at: new Date(Date.now() + wait).toISOString(), attemptsLeft: delays.length - attemptIndex };
-      await noteNextAttempt(input, next).catch((error: unknown) => log.warn('the next attempt was not noted', { error: String(error) }));
-      await condition(() => retryAsked, wait, { summary });
-    } else {
-      await sleep(wait, { summary });
-    }
+    // Only an ask during this wait ends it: one made while an attempt ran was answered by that attempt.
+    retryAsked = false;
+    const next = { at: new Date(Date.now() + wait).toISOString(), attemptsLeft: delays.length - attemptIndex };
+    await noteNextAttempt(input, next).catch((error: unknown) => log.warn('the next attempt was not noted', { error: String(error) }));
+    await condition(() => retryAsked, wait, { summary });
   }
   await markDeliveryFailed(input);
   setStatus('failed');
   const last = attempts[attempts.length - 1]!;
   const answer = last.statusCode === null ? `gave ${answerOf(last)}` : `answered ${answerOf(last)}`;
-  return undelivered({ status: 'failed', attempts }, `receiver ${answer} on attempt ${attempts.length}, the last of the schedule`);
+  throw undelivered({ status: 'failed', attempts }, `receiver ${answer} on attempt ${attempts.length}, the last of the schedule`);
 }
 
 /** An undelivered run fails with `message` (what an operator reads in the Temporal UI) and the result as details. */
-function undelivered(result: DeliveryResult, message: string): DeliveryResult {
-  if (!patched(UNDELIVERED_FAILS_THE_RUN)) return result;
-  throw ApplicationFailure.create({ message, type: UNDELIVERED, nonRetryable: true, details: [result] });
+function undelivered(result: DeliveryResult, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ message, type: UNDELIVERED, nonRetryable: true, details: [result] });
 }
 
 /** One POST and its record in the delivery history, recorded apart when the send could not. */
