@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type KeyObject } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
@@ -15,14 +15,21 @@ import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
+import { addApplication, addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
+import { connectShopToSimulator } from '../../scripts/seed/demo-carriers.js';
+import { CarrierB } from '../../simulators/carriers/carrier-b.js';
+import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
+import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
 
 /**
  * Noisy neighbours (issue 46): shop B's deliveries alone (5 events a second to a healthy receiver),
  * then again while shop A does everything at once: 49 flows with the costliest conditions the save
  * check allows on products of 2,048 variants (one such product updated every two seconds), 2,000
  * deliveries to a receiver answering 500 (retried on the production schedule), a poison event, a
- * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute). B's commit-to-receipt p50 and p99, their
- * ratios to the quiet figures beside the goal (p99 within 2x), and what was lost or sent twice.
+ * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute). B also
+ * pushes a shipment a second to the carrier B simulator. B's commit-to-receipt p50 and p99 and its
+ * pushes' p50 and p99 (request to 201), their ratios to the quiet figures beside the goal (p99 within
+ * 2x), and what was lost or sent twice.
  */
 export interface NeighboursOptions {
   appUrl: string;
@@ -42,6 +49,10 @@ interface Phase {
   committed: number;
   lost: number;
   duplicates: number;
+  /** B's pushes, `POST /shipments` to its 201: p50 and p99, and the answers that were not 201. */
+  pushP50Ms: number;
+  pushP99Ms: number;
+  pushesFailed: Record<string, number>;
 }
 
 export interface NeighboursResults {
@@ -49,12 +60,15 @@ export interface NeighboursResults {
   noisy: Phase;
   p50Ratio: number;
   p99Ratio: number;
+  pushP99Ratio: number;
   shopA: { costlyMatched: number; failingAttempts: number; setAside: number; loginAnswers: Record<string, number> };
   /** Shop B's owner logging in from her usual browser every two seconds during the flood: answers by status. */
   memberLogins: Record<string, number>;
 }
 
 const RATE = 5;
+/** B's pushes a second, in both phases: under the shipment counter's 60 a minute per shop. */
+const PUSH_RATE = 1;
 const PASSWORD = 'bench horse battery staple';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
@@ -93,6 +107,7 @@ function bigProduct(): Record<string, unknown> {
 export async function neighboursScenario(options: NeighboursOptions): Promise<NeighboursResults> {
   const certificate = await ensureDevCertificate();
   const receiver = await WebhookReceiver.start(readCertificate(certificate));
+  const carrier = await CarrierB.start({ rateLimitPerSecond: null });
   const sql = createSql(options.appUrl, { max: 10, applicationName: 'shopflow-bench-neighbours' });
   const owner = createSql(options.adminUrl, { max: 1, applicationName: 'shopflow-bench-maintenance' });
   const taskQueue = `bench-neighbours-${randomUUID()}`;
@@ -145,6 +160,13 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     await owner`update flows set condition = ${owner.json({ match: 'all', rules: [{ path: 'data.name', operator: 'like', value: 'x' }] })} where id = ${poisonFlow}`;
     await addMember(sql, noisyShop.id, { email: 'owner@noisy.test', name: 'Owner', password: PASSWORD });
     await addMember(sql, quietShop.id, { email: 'owner@quiet.test', name: 'Owner', password: PASSWORD });
+    const apiUrl = `http://127.0.0.1:${port}`;
+    const shipping = await shippingFor(
+      sql,
+      quietShop.id,
+      { carrierUrl: carrier.url, apiUrl, secretsKey },
+      Math.ceil(PUSH_RATE * options.seconds) * 2 + 2,
+    );
 
     const processes = (['worker', 'relay'] as const).map((name) => [name, group.startTs(name, `workers/${name}.ts`, env)] as const);
     group.startTs('api', 'api/server.ts', env);
@@ -160,12 +182,34 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
 
     const emit = (shopId: string, type: string, data: Record<string, unknown>) =>
       withShop(sql, shopId, (tx) => writeEvent(tx, { shopId, type: type as 'product.updated', resourceId: randomUUID(), data }));
+    let pushed = 0;
+    const push = async (): Promise<{ ms: number; status: number }> => {
+      const orderId = shipping.orderIds[pushed++]!;
+      const begun = performance.now();
+      const answer = await fetch(`http://127.0.0.1:${port}/api/open/v1/shipments`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${shipping.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ orderId, connectionId: shipping.connectionId }),
+      });
+      await answer.arrayBuffer();
+      return { ms: performance.now() - begun, status: answer.status };
+    };
     const quietPhase = async (): Promise<Phase> => {
       const commits = new Map<string, number>();
-      await atSteadyRate(RATE, options.seconds, async () => {
-        const id = await emit(quietShop.id, 'product.updated', { id: randomUUID(), name: 'Áo' });
-        commits.set(id, Date.now());
-      });
+      const pushes: number[] = [];
+      const pushesFailed: Record<string, number> = {};
+      await Promise.all([
+        atSteadyRate(RATE, options.seconds, async () => {
+          const id = await emit(quietShop.id, 'product.updated', { id: randomUUID(), name: 'Áo' });
+          commits.set(id, Date.now());
+        }),
+        atSteadyRate(PUSH_RATE, options.seconds, async () => {
+          const { ms, status } = await push();
+          if (status === 201) pushes.push(ms);
+          else pushesFailed[status] = (pushesFailed[status] ?? 0) + 1;
+        }),
+      ]);
+      pushes.sort((a, b) => a - b);
       const deadline = Date.now() + 120_000;
       const firsts = new Map<string, number>();
       let duplicates = 0;
@@ -208,6 +252,9 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         committed: commits.size,
         lost: commits.size - firsts.size,
         duplicates,
+        pushP50Ms: quantile(pushes, 0.5),
+        pushP99Ms: quantile(pushes, 0.99),
+        pushesFailed,
       };
     };
 
@@ -220,7 +267,8 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     // B's owner logged in from her browser before: it carries the mark of that login.
     const deviceMark = /shopflow_device=[^;]+/.exec((await logIn(quietShop.slug, 'owner@quiet.test')).headers.get('set-cookie') ?? '')?.[0];
 
-    // Warm-up, then B alone.
+    // Warm-up (the first push compiles the workflow code on the API's worker), then B alone.
+    await push();
     await atSteadyRate(RATE, 3, async () => void (await emit(quietShop.id, 'product.updated', { id: randomUUID() })));
     await sleep(3_000);
     const quiet = await quietPhase();
@@ -297,6 +345,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       noisy: noisyPhase,
       p50Ratio: noisyPhase.p50Ms / quiet.p50Ms,
       p99Ratio: noisyPhase.p99Ms / quiet.p99Ms,
+      pushP99Ratio: noisyPhase.pushP99Ms / quiet.pushP99Ms,
       memberLogins,
       shopA: { costlyMatched: skipped, failingAttempts: receiver.received(failingInbox).length, setAside, loginAnswers },
     };
@@ -307,6 +356,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     await group.stopAll();
     await endWhatWasStarted(owner, options.temporalAddress, taskQueue, shops);
     await receiver.close();
+    await carrier.close();
     await Promise.all([sql.end(), owner.end()]);
   }
 }
@@ -339,8 +389,8 @@ async function endWhatWasStarted(owner: Sql, temporalAddress: string, taskQueue:
   try {
     const client = temporalClient(connection, loadSettings().payloadCodecKeys);
     const running: string[] = [];
-    for await (const run of client.workflow.list({ query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'` }))
-      running.push(run.workflowId);
+    const queues = `TaskQueue = '${taskQueue}' OR TaskQueue = '${shipmentTaskQueue(taskQueue)}'`;
+    for await (const run of client.workflow.list({ query: `(${queues}) AND ExecutionStatus = 'Running'` })) running.push(run.workflowId);
     await eachAtMost(running, 20, (workflowId) =>
       client.workflow
         .getHandle(workflowId)
@@ -369,10 +419,53 @@ function printNeighbours(results: NeighboursResults): void {
     `shop B noisy ÷ quiet: p50 ${results.p50Ratio.toFixed(2)}x, p99 ${results.p99Ratio.toFixed(2)}x (goal: p99 within 2x, 0 lost, 0 sent twice) — ` +
       (results.p99Ratio <= 2 && results.noisy.lost === 0 && results.noisy.duplicates === 0 ? 'met' : 'missed'),
   );
+  const pushes = (name: string, phase: Phase) =>
+    `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms   not 201: ${JSON.stringify(phase.pushesFailed)}`;
+  console.log(pushes(`shop B's pushes alone, ${PUSH_RATE}/s`, results.quiet));
+  console.log(pushes("shop B's pushes beside noisy shop A", results.noisy));
+  const pushesDone = Object.keys(results.noisy.pushesFailed).length === 0 && Object.keys(results.quiet.pushesFailed).length === 0;
+  console.log(
+    `shop B's pushes noisy ÷ quiet: p99 ${results.pushP99Ratio.toFixed(2)}x (goal: within 2x, every push 201) — ` +
+      (results.pushP99Ratio <= 2 && pushesDone ? 'met' : 'missed'),
+  );
   const { shopA } = results;
   console.log(
     `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
       `${shopA.setAside} event set aside; login flood answers ${JSON.stringify(shopA.loginAnswers)}`,
   );
   console.log(`shop B's owner logging in from her usual browser during the flood: ${JSON.stringify(results.memberLogins)}`);
+}
+
+/** Shop B's shipping: a warehouse, a shirt in stock, `orders` orders ready to ship, a key, and a connection to the carrier B simulator calling back `apiUrl`. */
+async function shippingFor(
+  sql: Sql,
+  shopId: string,
+  { carrierUrl, apiUrl, secretsKey }: { carrierUrl: string; apiUrl: string; secretsKey: KeyObject },
+  orders: number,
+) {
+  const prepared = await withShop(sql, shopId, async (tx) => {
+    const warehouseId = await addWarehouse(tx, shopId);
+    const product = await addProduct(tx, shopId, {
+      name: 'Áo thun',
+      price: '150000',
+      variants: [{ Size: 'M' }],
+      stock: { warehouseId, quantity: String(orders * 2) },
+    });
+    const lines = [{ variantId: product.variants[0]!.id, quantity: '1', unitPrice: '150000' }];
+    const orderIds: string[] = [];
+    for (let index = 0; index < orders; index += 1)
+      orderIds.push((await addOrder(tx, shopId, { warehouseId, shippingAddress: HANOI_RECIPIENT, lines }, { readyToShip: true })).id);
+    const { key } = await addApplication(tx, shopId, {
+      name: 'Neighbours bench',
+      permissions: ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'],
+    });
+    return { warehouseId, orderIds, key };
+  });
+  const { connectionId } = await connectShopToSimulator(
+    sql,
+    shopId,
+    { carrier: 'carrier_b', simulatorUrl: carrierUrl, warehouseId: prepared.warehouseId },
+    { secretsKey, endpoints: { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true }, publicBaseUrl: apiUrl },
+  );
+  return { ...prepared, connectionId };
 }
