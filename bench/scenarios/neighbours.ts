@@ -1,4 +1,4 @@
-import { randomUUID, type KeyObject } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
@@ -9,16 +9,15 @@ import { setAsideEvents, writeEvent } from '../../domain/events/index.js';
 import { createFlow, type FlowCondition } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
-import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
+import { freePort, freePorts, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
-import { addApplication, addOrder, addProduct, addWarehouse, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
-import { connectShopToSimulator } from '../../scripts/seed/demo-carriers.js';
+import { shippingFixture } from '../shipping-fixture.js';
+import { printNeighbours, PUSH_RATE, RATE, type NeighboursResults, type Phase } from './neighbours-report.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
 import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
 
 /**
@@ -38,37 +37,6 @@ export interface NeighboursOptions {
   seconds: number;
 }
 
-interface Phase {
-  p50Ms: number;
-  p99Ms: number;
-  /** Where B's time goes, medians: commit to its workflow's start (the relay), start to receipt (the engine and worker). */
-  toStartP50Ms: number;
-  startToReceiptP50Ms: number;
-  /** B's slowest percent (three at least): each one's total, commit to start, start to receipt. */
-  slowParts: { totalMs: number; toStartMs: number; startToReceiptMs: number }[];
-  committed: number;
-  lost: number;
-  duplicates: number;
-  /** B's pushes, `POST /shipments` to its 201: p50 and p99, and the answers that were not 201. */
-  pushP50Ms: number;
-  pushP99Ms: number;
-  pushesFailed: Record<string, number>;
-}
-
-export interface NeighboursResults {
-  quiet: Phase;
-  noisy: Phase;
-  p50Ratio: number;
-  p99Ratio: number;
-  pushP99Ratio: number;
-  shopA: { costlyMatched: number; failingAttempts: number; setAside: number; loginAnswers: Record<string, number> };
-  /** Shop B's owner logging in from her usual browser every two seconds during the flood: answers by status. */
-  memberLogins: Record<string, number>;
-}
-
-const RATE = 5;
-/** B's pushes a second, in both phases: under the shipment counter's 60 a minute per shop. */
-const PUSH_RATE = 1;
 const PASSWORD = 'bench horse battery staple';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
@@ -125,6 +93,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     ];
     shops = [quietShop.id, noisyShop.id];
     const port = await freePort(3300);
+    const metricsPorts = await freePorts({ api: 9564, worker: 9565, relay: 9566 });
     const env = {
       APP_DATABASE_URL: options.appUrl,
       TEMPORAL_ADDRESS: options.temporalAddress,
@@ -134,7 +103,11 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       NODE_ENV: 'development',
       LOG_LEVEL: 'warn',
       PORT: String(port),
+      API_METRICS_PORT: String(metricsPorts.api),
+      WORKER_METRICS_PORT: String(metricsPorts.worker),
+      RELAY_METRICS_PORT: String(metricsPorts.relay),
     };
+    const loopDelays = () => readLoopDelays(metricsPorts);
     const secretsKey = loadSettings({ ...process.env, ...env }).secretsKey;
     const flow = (shopId: string, inbox: string, eventType: string, condition?: FlowCondition) =>
       withShop(sql, shopId, (tx) =>
@@ -161,7 +134,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     await addMember(sql, noisyShop.id, { email: 'owner@noisy.test', name: 'Owner', password: PASSWORD });
     await addMember(sql, quietShop.id, { email: 'owner@quiet.test', name: 'Owner', password: PASSWORD });
     const apiUrl = `http://127.0.0.1:${port}`;
-    const shipping = await shippingFor(
+    const shipping = await shippingFixture(
       sql,
       quietShop.id,
       { carrierUrl: carrier.url, apiUrl, secretsKey },
@@ -198,6 +171,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       const commits = new Map<string, number>();
       const pushes: number[] = [];
       const pushesFailed: Record<string, number> = {};
+      await loopDelays(); // prom-client resets its loop histogram on each read: the phase starts clean
       await Promise.all([
         atSteadyRate(RATE, options.seconds, async () => {
           const id = await emit(quietShop.id, 'product.updated', { id: randomUUID(), name: 'Áo' });
@@ -210,6 +184,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         }),
       ]);
       pushes.sort((a, b) => a - b);
+      const delays = await loopDelays();
       const deadline = Date.now() + 120_000;
       const firsts = new Map<string, number>();
       let duplicates = 0;
@@ -252,6 +227,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         committed: commits.size,
         lost: commits.size - firsts.size,
         duplicates,
+        loopDelays: delays,
         pushP50Ms: quantile(pushes, 0.5),
         pushP99Ms: quantile(pushes, 0.99),
         pushesFailed,
@@ -405,67 +381,13 @@ async function endWhatWasStarted(owner: Sql, temporalAddress: string, taskQueue:
   }
 }
 
-function printNeighbours(results: NeighboursResults): void {
-  const row = (name: string, phase: Phase) =>
-    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}` +
-    `   (p50 to the workflow's start ${phase.toStartP50Ms.toFixed(0)} ms, then to receipt ${phase.startToReceiptP50Ms.toFixed(0)} ms)`;
-  console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
-  console.log(row('shop B beside noisy shop A', results.noisy));
-  console.log(
-    `shop B's slowest beside A (total = to start + to receipt): ` +
-      results.noisy.slowParts.map((part) => `${part.totalMs} = ${part.toStartMs} + ${part.startToReceiptMs} ms`).join(', '),
-  );
-  console.log(
-    `shop B noisy ÷ quiet: p50 ${results.p50Ratio.toFixed(2)}x, p99 ${results.p99Ratio.toFixed(2)}x (goal: p99 within 2x, 0 lost, 0 sent twice) — ` +
-      (results.p99Ratio <= 2 && results.noisy.lost === 0 && results.noisy.duplicates === 0 ? 'met' : 'missed'),
-  );
-  const pushes = (name: string, phase: Phase) =>
-    `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms   not 201: ${JSON.stringify(phase.pushesFailed)}`;
-  console.log(pushes(`shop B's pushes alone, ${PUSH_RATE}/s`, results.quiet));
-  console.log(pushes("shop B's pushes beside noisy shop A", results.noisy));
-  const pushesDone = Object.keys(results.noisy.pushesFailed).length === 0 && Object.keys(results.quiet.pushesFailed).length === 0;
-  console.log(
-    `shop B's pushes noisy ÷ quiet: p99 ${results.pushP99Ratio.toFixed(2)}x (goal: within 2x, every push 201) — ` +
-      (results.pushP99Ratio <= 2 && pushesDone ? 'met' : 'missed'),
-  );
-  const { shopA } = results;
-  console.log(
-    `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
-      `${shopA.setAside} event set aside; login flood answers ${JSON.stringify(shopA.loginAnswers)}`,
-  );
-  console.log(`shop B's owner logging in from her usual browser during the flood: ${JSON.stringify(results.memberLogins)}`);
-}
-
-/** Shop B's shipping: a warehouse, a shirt in stock, `orders` orders ready to ship, a key, and a connection to the carrier B simulator calling back `apiUrl`. */
-async function shippingFor(
-  sql: Sql,
-  shopId: string,
-  { carrierUrl, apiUrl, secretsKey }: { carrierUrl: string; apiUrl: string; secretsKey: KeyObject },
-  orders: number,
-) {
-  const prepared = await withShop(sql, shopId, async (tx) => {
-    const warehouseId = await addWarehouse(tx, shopId);
-    const product = await addProduct(tx, shopId, {
-      name: 'Áo thun',
-      price: '150000',
-      variants: [{ Size: 'M' }],
-      stock: { warehouseId, quantity: String(orders * 2) },
-    });
-    const lines = [{ variantId: product.variants[0]!.id, quantity: '1', unitPrice: '150000' }];
-    const orderIds: string[] = [];
-    for (let index = 0; index < orders; index += 1)
-      orderIds.push((await addOrder(tx, shopId, { warehouseId, shippingAddress: HANOI_RECIPIENT, lines }, { readyToShip: true })).id);
-    const { key } = await addApplication(tx, shopId, {
-      name: 'Neighbours bench',
-      permissions: ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'],
-    });
-    return { warehouseId, orderIds, key };
-  });
-  const { connectionId } = await connectShopToSimulator(
-    sql,
-    shopId,
-    { carrier: 'carrier_b', simulatorUrl: carrierUrl, warehouseId: prepared.warehouseId },
-    { secretsKey, endpoints: { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true }, publicBaseUrl: apiUrl },
-  );
-  return { ...prepared, connectionId };
+/** Each process's event-loop delay since the last read (prom-client's default metrics), in ms. */
+async function readLoopDelays(ports: Record<'api' | 'worker' | 'relay', number>): Promise<Phase['loopDelays']> {
+  const read = async (port: number) => {
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    const gauge = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
+    return { p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), maxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+  };
+  const entries = await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await read(port)] as const));
+  return Object.fromEntries(entries);
 }

@@ -7,8 +7,9 @@ import type { Sql } from '../../db/client.js';
 import { carrierB } from '../../adapters/carriers/carrier-b.js';
 import { loadSettings } from '../../config/settings.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { addApplication, addOrder, addProduct, addWarehouse, HANOI_RECIPIENT, newShop } from '../../scripts/fixtures/index.js';
-import { connectShopToSimulator, DEMO_PICK_UP } from '../../scripts/seed/demo-carriers.js';
+import { HANOI_RECIPIENT, newShop } from '../../scripts/fixtures/index.js';
+import { shippingFixture, SIMULATOR_ENDPOINTS } from '../shipping-fixture.js';
+import { DEMO_PICK_UP } from '../../scripts/seed/demo-carriers.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
@@ -16,10 +17,6 @@ import { cpuBetween, cpuPer, cpuSnapshot, formatCpu } from '../cpu-usage.js';
 import { temporalCeilingScenario } from './temporal-ceiling.js';
 import { eachAtMost } from '../load.js';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
-import { OFFICIAL_CARRIER_HOSTS } from '../../config/settings.js';
-
-/** The bench's carrier is the local simulator: loopback, as development allows. */
-const SIMULATOR_ENDPOINTS = { hosts: OFFICIAL_CARRIER_HOSTS, allowLoopback: true };
 
 /**
  * 10 shops × (40 pushes in flight + 6 alone, half of them through an API without its shipments'
@@ -48,7 +45,6 @@ const DIRECT_CREATE = {
   note: null,
   items: [{ name: 'Áo thun', quantity: 1, price: '150000' }],
 };
-const PERMISSIONS = ['pos.shipping.read', 'pos.orders.read', 'pos.orders.update', 'pos.products.read'];
 
 interface Timed {
   count: number;
@@ -95,35 +91,11 @@ async function timed(count: number, concurrency: number, call: (index: number) =
   return { count, seconds: Number(seconds.toFixed(2)), perSecond: Number((count / seconds).toFixed(1)), ...percentiles(latencies) };
 }
 
-/** A shop connected to the simulator, with a key and `ORDERS_PER_SHOP` orders ready to ship. */
+/** A new shop connected to the simulator, with a key and `ORDERS_PER_SHOP` orders ready to ship. */
 async function shippingShop(sql: Sql, carrierUrl: string, apiUrl: string) {
   const shop = await newShop(sql, { slug: `bench-ship-${randomUUID().slice(0, 8)}`, name: 'Shipments benchmark' });
-  const settings = loadSettings();
-  return withShop(sql, shop.shopId, async (tx) => {
-    const warehouseId = await addWarehouse(tx, shop.shopId);
-    const product = await addProduct(tx, shop.shopId, {
-      name: 'Áo thun',
-      price: '150000',
-      variants: [{ Size: 'M' }],
-      stock: { warehouseId, quantity: String(ORDERS_PER_SHOP * 2) },
-    });
-    const variantId = product.variants[0]!.id;
-    const orderIds: string[] = [];
-    for (let index = 0; index < ORDERS_PER_SHOP; index += 1) {
-      const lines = [{ variantId, quantity: '1', unitPrice: '150000' }];
-      orderIds.push((await addOrder(tx, shop.shopId, { warehouseId, shippingAddress: HANOI_RECIPIENT, lines }, { readyToShip: true })).id);
-    }
-    const { key } = await addApplication(tx, shop.shopId, { name: 'Shipping bench', permissions: PERMISSIONS });
-    return { shopId: shop.shopId, warehouseId, key, orderIds, settings };
-  }).then(async (prepared) => {
-    const { connectionId } = await connectShopToSimulator(
-      sql,
-      prepared.shopId,
-      { carrier: 'carrier_b', simulatorUrl: carrierUrl, warehouseId: prepared.warehouseId },
-      { secretsKey: prepared.settings.secretsKey, endpoints: SIMULATOR_ENDPOINTS, publicBaseUrl: apiUrl },
-    );
-    return { ...prepared, connectionId };
-  });
+  const fixture = await shippingFixture(sql, shop.shopId, { carrierUrl, apiUrl, secretsKey: loadSettings().secretsKey }, ORDERS_PER_SHOP);
+  return { shopId: shop.shopId, ...fixture };
 }
 
 /**

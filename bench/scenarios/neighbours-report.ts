@@ -1,0 +1,72 @@
+/** What the neighbours benchmark (neighbours.ts) measured of each phase, and how it prints it. */
+
+/** Shop B's events a second, in both phases (each a delivery to its healthy receiver). */
+export const RATE = 5;
+/** Shop B's pushes a second, in both phases: under the shipment counter's 60 a minute per shop. */
+export const PUSH_RATE = 1;
+
+export interface Phase {
+  p50Ms: number;
+  p99Ms: number;
+  /** Where B's time goes, medians: commit to its workflow's start (the relay), start to receipt (the engine and worker). */
+  toStartP50Ms: number;
+  startToReceiptP50Ms: number;
+  /** B's slowest percent (three at least): each one's total, commit to start, start to receipt. */
+  slowParts: { totalMs: number; toStartMs: number; startToReceiptMs: number }[];
+  committed: number;
+  lost: number;
+  duplicates: number;
+  /** Each process's event loop in the phase: its p99 and longest delay (prom-client's, ms). */
+  loopDelays: Record<string, { p99Ms: number; maxMs: number }>;
+  /** B's pushes, `POST /shipments` to its 201: p50 and p99, and the answers that were not 201. */
+  pushP50Ms: number;
+  pushP99Ms: number;
+  pushesFailed: Record<string, number>;
+}
+
+export interface NeighboursResults {
+  quiet: Phase;
+  noisy: Phase;
+  p50Ratio: number;
+  p99Ratio: number;
+  pushP99Ratio: number;
+  shopA: { costlyMatched: number; failingAttempts: number; setAside: number; loginAnswers: Record<string, number> };
+  /** Shop B's owner logging in from her usual browser every two seconds during the flood: answers by status. */
+  memberLogins: Record<string, number>;
+}
+
+export function printNeighbours(results: NeighboursResults): void {
+  const row = (name: string, phase: Phase) =>
+    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}` +
+    `   (p50 to the workflow's start ${phase.toStartP50Ms.toFixed(0)} ms, then to receipt ${phase.startToReceiptP50Ms.toFixed(0)} ms)`;
+  console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
+  console.log(row('shop B beside noisy shop A', results.noisy));
+  const loops = (phase: Phase) =>
+    Object.entries(phase.loopDelays)
+      .map(([name, delay]) => `${name} ${delay.p99Ms.toFixed(0)}/${delay.maxMs.toFixed(0)}`)
+      .join(', ');
+  console.log(`event loop delay p99/max ms, alone: ${loops(results.quiet)}; beside A: ${loops(results.noisy)}`);
+  console.log(
+    `shop B's slowest beside A (total = to start + to receipt): ` +
+      results.noisy.slowParts.map((part) => `${part.totalMs} = ${part.toStartMs} + ${part.startToReceiptMs} ms`).join(', '),
+  );
+  console.log(
+    `shop B noisy ÷ quiet: p50 ${results.p50Ratio.toFixed(2)}x, p99 ${results.p99Ratio.toFixed(2)}x (goal: p99 within 2x, 0 lost, 0 sent twice) — ` +
+      (results.p99Ratio <= 2 && results.noisy.lost === 0 && results.noisy.duplicates === 0 ? 'met' : 'missed'),
+  );
+  const pushes = (name: string, phase: Phase) =>
+    `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms   not 201: ${JSON.stringify(phase.pushesFailed)}`;
+  console.log(pushes(`shop B's pushes alone, ${PUSH_RATE}/s`, results.quiet));
+  console.log(pushes("shop B's pushes beside noisy shop A", results.noisy));
+  const pushesDone = Object.keys(results.noisy.pushesFailed).length === 0 && Object.keys(results.quiet.pushesFailed).length === 0;
+  console.log(
+    `shop B's pushes noisy ÷ quiet: p99 ${results.pushP99Ratio.toFixed(2)}x (goal: within 2x, every push 201) — ` +
+      (results.pushP99Ratio <= 2 && pushesDone ? 'met' : 'missed'),
+  );
+  const { shopA } = results;
+  console.log(
+    `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
+      `${shopA.setAside} event set aside; login flood answers ${JSON.stringify(shopA.loginAnswers)}`,
+  );
+  console.log(`shop B's owner logging in from her usual browser during the flood: ${JSON.stringify(results.memberLogins)}`);
+}
