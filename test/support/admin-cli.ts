@@ -12,10 +12,11 @@ export interface CliResult {
 /** Runs `npm run -s admin -- …` as a script would, against the given database; the exit code is kept. */
 export function runAdminCli(appUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
   return new Promise((resolve) => {
+    // On this Node with tsx's loader: one process (the `tsx` command would start a second).
     execFile(
-      join(projectRoot, 'node_modules', '.bin', 'tsx'),
-      [join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
-      { env: { ...process.env, APP_DATABASE_URL: appUrl, ...env } },
+      process.execPath,
+      ['--import', 'tsx', join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
+      { cwd: projectRoot, env: { ...process.env, APP_DATABASE_URL: appUrl, ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });
