@@ -8,7 +8,7 @@ import {
   type QueuedEvent,
 } from '../../domain/events/index.js';
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
-import { enterShop } from '../../domain/kernel/index.js';
+import { allAnswered, enterShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
 import { ShopPace } from './shop-pace.js';
 import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
@@ -57,7 +57,7 @@ const WINDOW_STEP = 10;
  *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work), each shop within
  *    its pace while other shops have events too (ShopPace: one shop's burst can neither saturate the
  *    machine under the others nor fill a batch they wait behind);
- * 2. reads each event and the flows listening to it in one short read-only transaction;
+ * 2. reads each event and the flows listening to it, in one short read-only transaction per shop, the shops at once;
  * 3. matches the batch's events outside any transaction, all at once in slices, the shops' events
  *    in turns (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
  * 4. starts one delivery workflow per matching flow, id `delivery:<flowId>:<eventId>` ("already
@@ -218,12 +218,23 @@ export class OutboxRelay {
     }
   }
 
-  /** Each claimed event with its listening flows, in one read-only transaction; a read that fails for one event alone is that event's error. */
+  /**
+   * Each claimed event with its listening flows: each shop's events in a read-only transaction of
+   * its own, the shops at once, so that one shop's many or large events do not hold another's read
+   * back. A read that fails for one event alone is that event's error; a database error fails the
+   * batch, once every shop's read has ended.
+   */
   private async readEvents(claimed: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
+    const byShop = new Map<string, QueuedEvent[]>();
+    for (const event of claimed) byShop.set(event.shopId, [...(byShop.get(event.shopId) ?? []), event]);
+    const reads = await allAnswered([...byShop.values()].map((events) => this.readShopEvents(events)));
+    return new Map(reads.flatMap((read) => [...read]));
+  }
+
+  private async readShopEvents(events: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
     return this.options.sql.begin('read only', async (tx) => {
       const read = new Map<string, EventMatch | undefined | Error>();
-      // One event at a time: each sets its own shop for row-level security on this connection.
-      for (const event of claimed) {
+      for (const event of events) {
         try {
           read.set(event.eventId, await enterShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
         } catch (error) {
