@@ -1,13 +1,18 @@
+import type { KeyObject } from 'node:crypto';
 import { request, type Dispatcher } from 'undici';
+import type { Sql } from '../../db/client.js';
 import {
   ATTEMPT_TIMEOUT_MS,
+  liveSigningSecrets,
+  recordAttempt,
   RESPONSE_EXCERPT_BYTES,
   retryAfterSeconds,
   signedHeaders,
   verdictForStatus,
   type DeliveryRequest,
 } from '../../domain/flows/index.js';
-import type { AttemptRecord, DeliveryRef } from '../../domain/flows/index.js';
+import type { AttemptRecord } from '../../domain/flows/index.js';
+import { withShop } from '../../domain/kernel/index.js';
 import { observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { inSpan, TRACE_ATTRIBUTES } from '../../telemetry/tracing.js';
@@ -41,11 +46,10 @@ export interface SentAttempt {
   recorded: boolean;
 }
 
+/** What the send activity works with, like every activity: the database, the key of the secrets at rest, and the outbound agent. */
 export interface WebhookSendDeps {
-  /** The HTTP-send block's live secrets, newest first (two during a rotation's overlap). */
-  signingSecrets: (shopId: string, flowId: string) => Promise<string[]>;
-  /** Keeps the attempt for the delivery history. */
-  recordAttempt: (delivery: DeliveryRef, attempt: WebhookAttempt) => Promise<void>;
+  sql: Sql;
+  secretsKey: KeyObject;
   dispatcher: Dispatcher;
   policy: OutboundPolicy;
   userAgent: string;
@@ -89,7 +93,8 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     const elapsed = () => Math.round(performance.now() - started);
     try {
       const url = assertDestinationAllowed(input.url, deps.policy);
-      const secrets = await deps.signingSecrets(input.shopId, input.flowId);
+      // The HTTP-send block's live secrets, newest first (two during a rotation's overlap).
+      const secrets = await withShop(deps.sql, input.shopId, (tx) => liveSigningSecrets(tx, input.flowId, deps.secretsKey));
       const response = await request(url, {
         method: 'POST',
         dispatcher: deps.dispatcher,
@@ -133,7 +138,8 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     const about = input.about?.record ?? null;
     // A test-run's event is stored nowhere else: its sent data is kept with it, for the history.
     const test = testRun ? { testRun, testData: (JSON.parse(input.payload) as { data?: unknown }).data ?? null } : {};
-    await deps.recordAttempt({ shopId, flowId, eventId, eventType, deliveryId, workflowId, about, ...test }, attempt);
+    const delivery = { shopId, flowId, eventId, eventType, deliveryId, workflowId, about, ...test };
+    await withShop(deps.sql, shopId, (tx) => recordAttempt(tx, delivery, attempt));
   }
 
   return {

@@ -1,20 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
-import { randomBytes, randomUUID } from 'node:crypto';
 import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../adapters/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
+import { createFlow } from '../../domain/flows/flows.js';
+import { withShop } from '../../domain/kernel/tenancy.js';
 import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
-import { startTestReceiver, testOutboundPolicy } from '../support/receiver.js';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { testSecretsKey } from '../support/fixtures.js';
+import { testOutboundPolicy } from '../support/receiver.js';
+import { useSuite } from '../support/suite.js';
 
-let receiver: WebhookReceiver;
-beforeAll(async () => {
-  receiver = await startTestReceiver();
-});
-afterAll(async () => {
-  await receiver?.close();
-});
+const { db, receiver, shop } = useSuite({ shop: true, receiver: true });
 
 describe('outbound safety', () => {
   const production = { allowLoopback: false };
@@ -94,23 +90,28 @@ describe('outbound safety', () => {
     receiver.respondWith('redirecting', [{ status: 307, headers: { location: receiver.url('redirect-target') } }]);
     const agent = createOutboundAgent(testOutboundPolicy());
     const { sendWebhook } = createWebhookSendActivities({
-      signingSecrets: async () => [`whsec_${randomBytes(24).toString('base64')}`],
-      recordAttempt: async () => undefined,
+      sql: db.app,
+      secretsKey: testSecretsKey,
       dispatcher: agent,
       policy: testOutboundPolicy(),
       userAgent: 'test',
     });
+    const url = receiver.url('redirecting');
+    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
+      createFlow(tx, shop.shopId, { name: 'Orders to ERP', eventType: 'order.created', url, state: 'on' }, null, testSecretsKey),
+    );
     const input = sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, {
-      shopId: randomUUID(),
-      flowId: randomUUID(),
+      shopId: shop.shopId,
+      flowId,
       eventId: 'evt_1',
       eventType: 'order.created',
       deliveryId: 'msg_1',
-      url: receiver.url('redirecting'),
+      url,
       payload: '{}',
     });
-    const { attempt } = await sendWebhook(input, 'delivery:test');
+    const { attempt, recorded } = await sendWebhook(input, 'delivery:test');
     expect(attempt).toMatchObject({ statusCode: 307, verdict: 'retry' });
+    expect(recorded).toBe(true);
     expect(receiver.received('redirecting')).toHaveLength(1);
     expect(receiver.received('redirect-target')).toHaveLength(0);
     await agent.close();

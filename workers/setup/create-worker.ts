@@ -6,8 +6,6 @@ import { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor } from '@
 import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createAppSql, outliveClosedConnections, type Sql } from '../../db/client.js';
-import { liveSigningSecrets, recordAttempt } from '../../domain/flows/index.js';
-import { withShop } from '../../domain/kernel/index.js';
 import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
 import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
 import { createDeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
@@ -90,8 +88,8 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
           ...sealedActivities(options.sealKey, UNSEALED_REQUEST, {
             ...createDeliveryRecordActivities({ sql: options.sql }),
             ...createWebhookSendActivities({
-              signingSecrets: (shopId, flowId) => withShop(options.sql, shopId, (tx) => liveSigningSecrets(tx, flowId, options.secretsKey)),
-              recordAttempt: (delivery, attempt) => withShop(options.sql, delivery.shopId, (tx) => recordAttempt(tx, delivery, attempt)),
+              sql: options.sql,
+              secretsKey: options.secretsKey,
               dispatcher: outbound,
               policy: options.policy,
               userAgent: USER_AGENT,
