@@ -80,6 +80,18 @@ export function recoveryAdmission(
   return 'start';
 }
 
+/**
+ * The flow's latest batch: one not yet found ended first, else the one started last; null when the
+ * flow has none. Read from the batches the shop started (written before the start's answer), not
+ * from Temporal's visibility store, which learns of a new run a moment later.
+ */
+export async function latestRecovery(tx: Tx, flowId: string): Promise<string | null> {
+  const [latest] = await tx<{ workflowId: string }[]>`
+    select workflow_id from delivery_recoveries where flow_id = ${flowId}
+    order by ended_at is null desc, started_at desc limit 1`;
+  return latest?.workflowId ?? null;
+}
+
 /** The batch just started, counted against the shop's share until it is found ended. */
 export async function recordRecoveryStarted(
   tx: Tx,

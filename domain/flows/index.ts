@@ -45,6 +45,7 @@ export {
   RECOVERY_PACE,
   RECOVERY_SHARE,
   recordRecoveryStarted,
+  latestRecovery,
   recoveryAdmission,
   type OpenRecovery,
   type RecoveryCursor,

@@ -96,13 +96,6 @@ async function isRunning(starter: DeliveryStarter, workflowId: string): Promise<
   }
 }
 
-/** The latest batch of the flow (a running one first, else the one that ended last), or null when it has none. */
-export async function latestRecovery(starter: DeliveryStarter, shopId: string, flowId: string): Promise<string | null> {
-  const query = `WorkflowType = '${deliveryRecoveryWorkflow.name}' AND ShopId = '${shopId}' AND FlowId = '${flowId}'`;
-  for await (const run of starter.client.workflow.list({ query, pageSize: 1 })) return run.workflowId;
-  return null;
-}
-
 /**
  * A batch's progress: its own count (asked of its latest run), and its children's outcomes from the
  * visibility store (their `DeliveryStatus`, by their parent's id, across the batch's runs). Null when

@@ -1,12 +1,18 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { shopIdentity } from '../../../domain/access/index.js';
-import { checkRecoverySince, countFailedDeliveries, getFlow, logRecoveryStarted, RECOVERY_PACE } from '../../../domain/flows/index.js';
+import {
+  checkRecoverySince,
+  countFailedDeliveries,
+  getFlow,
+  latestRecovery,
+  logRecoveryStarted,
+  RECOVERY_PACE,
+} from '../../../domain/flows/index.js';
 import { IdParams, Problem, TimestampInput } from '../../../domain/kernel/index.js';
 import { DEFAULT_RETENTION, type Retention } from '../../../config/settings.js';
 import type { DeliveryStarter } from '../../../workflows/deliveries/delivery-starter.js';
 import {
-  latestRecovery,
   recoveryState,
   recoveryWorkflowId,
   startRecoveryInShare,
@@ -144,9 +150,11 @@ export const flowRecoveryRoutes: FastifyPluginAsyncZod<FlowRecoveryDeps> = async
     async (request) => {
       assertMayReadFlows(request);
       const flowId = request.params.id;
-      await request.inShop((tx) => getFlow(tx, flowId));
       const { since } = request.query;
-      const workflowId = since ? recoveryWorkflowId(flowId, since) : await latestRecovery(deps.deliveries, request.admin.shopId, flowId);
+      const workflowId = await request.inShop(async (tx) => {
+        await getFlow(tx, flowId);
+        return since ? recoveryWorkflowId(flowId, since) : latestRecovery(tx, flowId);
+      });
       const state = workflowId && (await recoveryState(deps.deliveries, workflowId));
       if (!state) throw new Problem('not-found', 'no resend of failed deliveries of this flow');
       return shown(state);
