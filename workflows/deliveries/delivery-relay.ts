@@ -225,26 +225,27 @@ export class OutboxRelay {
    * batch, once every shop's read has ended.
    */
   private async readEvents(claimed: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
-    const byShop = new Map<string, QueuedEvent[]>();
-    for (const event of claimed) byShop.set(event.shopId, [...(byShop.get(event.shopId) ?? []), event]);
-    const reads = await allAnswered([...byShop.values()].map((events) => this.readShopEvents(events)));
+    const reads = await allAnswered([...byShop(claimed)].map(([shopId, events]) => this.readShopEvents(shopId, events)));
     return new Map(reads.flatMap((read) => [...read]));
   }
 
-  private async readShopEvents(events: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
-    return this.options.sql.begin('read only', async (tx) => {
-      const read = new Map<string, EventMatch | undefined | Error>();
-      for (const event of events) {
-        try {
-          read.set(event.eventId, await enterShop(tx, event.shopId, (shopTx) => eventMatch(shopTx, event.eventId)));
-        } catch (error) {
-          // A database error ends the transaction: the whole batch is released and tried again.
-          if (isDatabaseFailure(error)) throw error;
-          read.set(event.eventId, error as Error);
+  /** One shop's claimed events, read in one transaction under that shop (row-level security). */
+  private async readShopEvents(shopId: string, events: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
+    return this.options.sql.begin('read only', (tx) =>
+      enterShop(tx, shopId, async (shopTx) => {
+        const read = new Map<string, EventMatch | undefined | Error>();
+        for (const event of events) {
+          try {
+            read.set(event.eventId, await eventMatch(shopTx, event.eventId));
+          } catch (error) {
+            // A database error ends the transaction: the whole batch is released and tried again.
+            if (isDatabaseFailure(error)) throw error;
+            read.set(event.eventId, error as Error);
+          }
         }
-      }
-      return read;
-    }) as Promise<Map<string, EventMatch | undefined | Error>>;
+        return read;
+      }),
+    ) as Promise<Map<string, EventMatch | undefined | Error>>;
   }
 
   /** The events whose deliveries all started leave the queue, their skipped runs written to each shop's log. */
@@ -331,13 +332,23 @@ function isDatabaseFailure(error: unknown): boolean {
 
 /** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */
 function takingTurns(events: QueuedEvent[]): QueuedEvent[] {
-  const byShop = new Map<string, QueuedEvent[]>();
-  for (const event of events) byShop.set(event.shopId, [...(byShop.get(event.shopId) ?? []), event]);
+  const queues = [...byShop(events).values()];
   const turns: QueuedEvent[] = [];
   for (let turn = 0; turns.length < events.length; turn++)
-    for (const queue of byShop.values()) {
+    for (const queue of queues) {
       const next = queue[turn];
       if (next) turns.push(next);
     }
   return turns;
+}
+
+/** The batch's events by shop, each shop's in the batch's order, the shops in order of their first event. */
+function byShop(events: QueuedEvent[]): Map<string, QueuedEvent[]> {
+  const shops = new Map<string, QueuedEvent[]>();
+  for (const event of events) {
+    const queue = shops.get(event.shopId);
+    if (queue) queue.push(event);
+    else shops.set(event.shopId, [event]);
+  }
+  return shops;
 }
