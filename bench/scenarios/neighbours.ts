@@ -16,6 +16,7 @@ import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
 import { shippingFixture } from '../shipping-fixture.js';
+import { parseExposition } from '../../test/support/metrics.js';
 import { printNeighbours, PUSH_RATE, RATE, type NeighboursResults, type Phase } from './neighbours-report.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
@@ -160,7 +161,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     const push = async (): Promise<{ ms: number; status: number }> => {
       const orderId = shipping.orderIds[pushed++]!;
       const begun = performance.now();
-      const answer = await fetch(`http://127.0.0.1:${port}/api/open/v1/shipments`, {
+      const answer = await fetch(`${apiUrl}/api/open/v1/shipments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shipping.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ orderId, connectionId: shipping.connectionId }),
@@ -168,7 +169,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       await answer.arrayBuffer();
       return { ms: performance.now() - begun, status: answer.status };
     };
-    const quietPhase = async (): Promise<Phase> => {
+    const measuredPhase = async (): Promise<Phase> => {
       const commits = new Map<string, number>();
       const pushes: number[] = [];
       const pushesFailed: Record<string, number> = {};
@@ -248,7 +249,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     await push();
     await atSteadyRate(RATE, 3, async () => void (await emit(quietShop.id, 'product.updated', { id: randomUUID() })));
     await sleep(3_000);
-    const quiet = await quietPhase();
+    const quiet = await measuredPhase();
 
     // B again, with A doing everything at once (or what BENCH_NEIGHBOURS_NOISE names: login, big, burst).
     const noise = new Set((process.env.BENCH_NEIGHBOURS_NOISE ?? 'login,big,burst').split(','));
@@ -306,7 +307,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         body: JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString(), perMinute: 600 }),
       });
     })();
-    const noisyPhase = await quietPhase();
+    const noisyPhase = await measuredPhase();
     noisy = false;
     await Promise.all([...flood, bigProducts, failing, recovery, member]);
     const setAside = (await setAsideEvents(sql)).filter((event) => event.shopId === noisyShop.id).length;
@@ -385,9 +386,9 @@ async function endWhatWasStarted(owner: Sql, temporalAddress: string, taskQueue:
 /** Each process's event-loop delay since the last read (prom-client's default metrics), in ms. */
 async function readLoopDelays(ports: Record<'api' | 'worker' | 'relay', number>): Promise<Phase['loopDelays']> {
   const read = async (port: number) => {
-    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-    const gauge = (name: string) => Number(new RegExp(`^${name} ([0-9.e+-]+)$`, 'm').exec(text)?.[1] ?? NaN) * 1000;
-    return { p99Ms: gauge('nodejs_eventloop_lag_p99_seconds'), maxMs: gauge('nodejs_eventloop_lag_max_seconds') };
+    const samples = parseExposition(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text());
+    const ms = (name: string) => (samples.find((sample) => sample.name === name)?.value ?? NaN) * 1000;
+    return { p99Ms: ms('nodejs_eventloop_lag_p99_seconds'), maxMs: ms('nodejs_eventloop_lag_max_seconds') };
   };
   const entries = await Promise.all(Object.entries(ports).map(async ([name, port]) => [name, await read(port)] as const));
   return Object.fromEntries(entries);
