@@ -38,14 +38,8 @@ try {
 
 /** Every payload in the history, decrypted in place: a replay reads them as a worker would after the codec. */
 async function decrypted(node: unknown): Promise<void> {
-  if (Array.isArray(node)) {
-    for (const [index, item] of node.entries()) {
-      if (isPayload(item)) node[index] = (await codec.decode([item]))[0];
-      else await decrypted(item);
-    }
-    return;
-  }
   if (node === null || typeof node !== 'object') return;
+  // Arrays too: their entries are keyed by index.
   const record = node as Record<string, unknown>;
   for (const [key, value] of Object.entries(record)) {
     if (isPayload(value)) record[key] = (await codec.decode([value]))[0];

@@ -15,8 +15,9 @@ import {
 
 /**
  * The shipment workflows' database steps, each one transaction in the shop: the carrier's
- * acceptance or rejection of a push, a milestone, a confirmed cancel. Each is safe to run again, and each takes first the workflow's sealed input
- * (the push, the tracking, the cancel), checked by activities/sealed-activities.ts.
+ * acceptance or rejection of a push, a milestone, a confirmed cancel. Each is safe to run again, and
+ * each takes first the workflow's sealed input (the push, the tracking, the cancel), checked by
+ * activities/sealed-activities.ts.
  *
  * `cancelRecorded` hears of each confirmed cancel once it is committed, before the workflow does: a
  * request that started the cancel in this process answers from it, a workflow activation sooner
