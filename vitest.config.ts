@@ -5,6 +5,10 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     pool: 'forks',
+    // Files share their worker's process and module cache: a fresh process and its imports per file
+    // cost more CPU than most files' tests on a 2-core machine (docs/running.md). Nothing a file
+    // changes globally may outlive it: a test that sets an environment variable restores it.
+    isolate: false,
     maxWorkers: 3,
     testTimeout: 60_000,
     hookTimeout: 120_000,
