@@ -1,7 +1,7 @@
 import type { Sql } from '../../db/client.js';
 import { nextFailedDeliveries, sealDeliveryRequest, type RecoveryCursor, type RecoveryWindow } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import type { WebhookAttemptInput } from './webhook-send.js';
+import type { WebhookAttemptInput } from './delivery-activities.js';
 
 /**
  * What a recovery batch (one flow's failed deliveries since a time, resent) is started with, sealed by

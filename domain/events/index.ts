@@ -19,15 +19,17 @@ export {
   CLAIM_SECONDS,
   claimQueuedEvents,
   completeQueuedEvents,
+  eventDataOf,
   eventQueueState,
   MATCHING_ATTEMPTS,
   recordMatchingFailure,
   releaseQueuedEvents,
   requeueSetAsideEvents,
   setAsideEvents,
+  storedEvent,
   type QueuedEvent,
+  type RelayedEvent,
   type SetAsideEvent,
 } from './event-queue.js';
 export { purgeOldEvents } from './event-purge.js';
 export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';
-export { eventDataOf, storedEvent, type RelayedEvent } from './stored-events.js';

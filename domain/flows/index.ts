@@ -5,6 +5,8 @@
  */
 
 export {
+  ATTEMPT_TIMEOUT_MS,
+  CONNECT_TIMEOUT_MS,
   DeliveryAttempt,
   deliveryHistory,
   markDeliveryFailed,
@@ -13,10 +15,15 @@ export {
   purgeOldAttempts,
   purgeOldDeliveries,
   recordAttempt,
+  RESPONSE_EXCERPT_BYTES,
+  retryAfterSeconds,
   retryingDeliveryWorkflow,
-  ShownDeliveryAttempt,
   shownAttempt,
+  ShownDeliveryAttempt,
+  signedHeaders,
+  verdictForStatus,
   type AttemptRecord,
+  type AttemptVerdict,
   type DeliveryRef,
   type HistoryFilter,
 } from './deliveries.js';
@@ -56,13 +63,4 @@ export { shopOfFlow } from './flow-lookup.js';
 export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlows } from './flow-health.js';
 export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
 export { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from './encrypt-signing-secrets.js';
-export {
-  ATTEMPT_TIMEOUT_MS,
-  CONNECT_TIMEOUT_MS,
-  RESPONSE_EXCERPT_BYTES,
-  retryAfterSeconds,
-  signedHeaders,
-  verdictForStatus,
-  type AttemptVerdict,
-} from './webhook-delivery.js';
 export { liveSigningSecrets, rotateSigningSecret, SECRET_OVERLAP_HOURS } from './webhook-secrets.js';

@@ -38,5 +38,4 @@ export {
   recordShipmentMilestone,
   recordShipmentPushed,
   type ShipmentActor,
-  type ShipmentPushInput,
 } from './order-shipping.js';

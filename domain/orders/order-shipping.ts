@@ -17,6 +17,7 @@ import {
   type CarrierOrderRequest,
   type CarrierRecipient,
   type OpenedCarrierConnection,
+  type PushRequest,
   type ShipmentDetail,
   type ShipmentState,
 } from '../shipments/index.js';
@@ -30,14 +31,6 @@ import { stockedLinesOf } from './order-stock.js';
  * order follows its shipment (shipped when the carrier accepts, delivered or returned as it reports,
  * back to `ready_to_ship` when cancelled before pick-up). docs/decisions/0117 to 0124, Shipments.
  */
-
-export interface ShipmentPushInput {
-  orderId: string;
-  connectionId: string;
-  weightGram?: number | undefined;
-  codAmount?: string | undefined;
-  note?: string | undefined;
-}
 
 export interface ShipmentActor {
   shopId: string;
@@ -57,7 +50,7 @@ export const DEFAULT_WEIGHT_GRAM = 1_000;
 export async function prepareShipmentPush(
   tx: Tx,
   actor: ShipmentActor,
-  input: ShipmentPushInput,
+  input: PushRequest,
   secretsKey: KeyObject,
 ): Promise<{ shipmentId: string; orderCode: string; carrier: Carrier; request: CarrierOrderRequest; connection: OpenedCarrierConnection }> {
   // The goods are read in the lock's round trip: after it, on the same connection.

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { Amount, NOT_BLANK } from '../kernel/index.js';
 import { carrierSchema } from './carrier-connection-input.js';
 
 /** The spec's shipment states. */
@@ -80,3 +81,19 @@ export type ShipmentDetail = z.infer<typeof shipmentDetailSchema>;
 /** The detail form of the creation response has no `updatedAt` (spec). */
 export const createdShipmentSchema = shipmentDetailSchema.omit({ updatedAt: true });
 export type CreatedShipment = z.infer<typeof createdShipmentSchema>;
+
+/** `POST /shipments`: what an integrator asks the carrier to carry, the one shape of a push's request. */
+export const pushRequestSchema = z.strictObject({
+  orderId: z.uuid(),
+  connectionId: z.uuid().describe("The shop's carrier connection (GET /carrier-connections)"),
+  weightGram: z
+    .number()
+    .int()
+    .min(1)
+    .max(50_000)
+    .optional()
+    .describe('Declared weight; default from the catalog weights of the goods (1000 g when unknown)'),
+  codAmount: Amount.optional().describe('Cash on delivery; default the order total less what is paid and the credit applied, at least 0'),
+  note: z.string().trim().min(1).max(500).meta(NOT_BLANK).optional().describe('Note for the carrier'),
+});
+export type PushRequest = z.infer<typeof pushRequestSchema>;

@@ -259,7 +259,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     [
       'workflow code',
       'workflows/deliveries/boundary-probe.ts',
-      probe('../../activities/deliveries/delivery-records.js', 'createDeliveryRecordActivities'),
+      probe('../../activities/deliveries/delivery-activities.js', 'createDeliveryActivities'),
       'only the types of domain/ and activities/',
     ],
     ['workflow code', 'workflows/boundary-probe.ts', probe('../config/settings.js', 'loadSettings'), 'imports only workflow code'],
@@ -273,7 +273,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     [
       'a starter',
       'workflows/shipments/boundary-probe-starter.ts',
-      probe('../../activities/shipments/carrier-calls.js', 'createCarrierActivities'),
+      probe('../../activities/shipments/shipment-activities.js', 'createCarrierActivities'),
       "activities' input types, never their code",
     ],
     ['a starter', 'workflows/deliveries/boundary-probe-relay.ts', probe('@temporalio/worker', 'Worker'), 'runs no worker'],
@@ -293,14 +293,14 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     [
       'an adapter',
       'adapters/carriers/boundary-probe.ts',
-      probe('../../activities/shipments/shipment-inputs.js', 'ShipmentKeys', true),
+      probe('../../activities/shipments/shipment-activities.js', 'ShipmentKeys', true),
       'An adapter speaks to one outside service',
     ],
     ['an adapter', 'adapters/chat-platform/boundary-probe.ts', probe('@temporalio/activity', 'Context'), 'know nothing of Temporal'],
     [
       'the API',
       'api/routes/shipments/boundary-probe.ts',
-      probe('../../../activities/shipments/carrier-calls.js', 'createCarrierActivities'),
+      probe('../../../activities/shipments/shipment-activities.js', 'createCarrierActivities'),
       'never activities, workers or scripts',
     ],
     [
@@ -325,7 +325,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
       'domain/flows/boundary-probe.ts',
       probe('../orders/index.js', 'getOrder') + probe('./flows.js', 'getFlow').replace('probe', 'sibling'),
     ],
-    ['workflows/shipments/boundary-probe.ts', probe('../../activities/shipments/carrier-calls.js', 'CarrierActivities', true)],
+    ['workflows/shipments/boundary-probe.ts', probe('../../activities/shipments/shipment-activities.js', 'CarrierActivities', true)],
     ['workflows/shipments/boundary-probe.ts', probe('../../domain/shipments/index.js', 'CarrierOrder', true)],
     [
       'workflows/shipments/boundary-probe.ts',
@@ -339,7 +339,7 @@ describe('the boundary lint rules by file role (eslint.config.js)', () => {
     ['activities/shipments/boundary-probe.ts', probe('../../adapters/carriers/carrier-adapters.js', 'carrierAdapter')],
     ['api/routes/shipments/boundary-probe.ts', probe('../../../workflows/shipments/shipment-starter.js', 'pushShipment')],
     ['api/boundary-probe.ts', probe('../adapters/chat-platform/platform-adapter.js', 'createChatPlatformAdapter')],
-    ['workers/boundary-probe.ts', probe('../activities/deliveries/delivery-records.js', 'createDeliveryRecordActivities')],
+    ['workers/boundary-probe.ts', probe('../activities/deliveries/delivery-activities.js', 'createDeliveryActivities')],
   ];
 
   it.each(allowed)('accepts, in %s, what the role may import', async (file, code) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { retryAfterSeconds, verdictForStatus } from '../../domain/flows/webhook-delivery.js';
-import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from '../../workflows/deliveries/delivery-schedule.js';
+import { retryAfterSeconds, verdictForStatus } from '../../domain/flows/deliveries.js';
+import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from '../../workflows/deliveries/delivery-workflow.js';
 
 describe('delivery rules', () => {
   it('treats 2xx as delivered, 410 as gone and everything else as retry', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../adapters/outbound/outbound-http.js';
-import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
+import { createDeliveryActivities } from '../../activities/deliveries/delivery-activities.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
@@ -89,7 +89,7 @@ describe('outbound safety', () => {
   it('never follows a redirect: a 3xx is the attempt’s answer, retried, and its Location gets nothing', async () => {
     receiver.respondWith('redirecting', [{ status: 307, headers: { location: receiver.url('redirect-target') } }]);
     const agent = createOutboundAgent(testOutboundPolicy());
-    const { sendWebhook } = createWebhookSendActivities({
+    const { sendWebhook } = createDeliveryActivities({
       sql: db.app,
       secretsKey: testSecretsKey,
       dispatcher: agent,

@@ -2,17 +2,22 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createCarrierActivities, type CarrierActivities } from '../../activities/shipments/carrier-calls.js';
-import { createPushActivities } from '../../activities/shipments/push-at-carrier.js';
-import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
+import {
+  CARRIER_FAILURE_TYPES,
+  type CarrierActivities,
+  createCarrierActivities,
+  createPushActivities,
+  createShipmentRecordActivities,
+  type ShipmentCancelInput,
+  type SealedPush,
+  UNSEALED_INPUT,
+} from '../../activities/shipments/shipment-activities.js';
 import { sealedActivities } from '../../activities/sealed-activities.js';
 import { createSql } from '../../db/client.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { seal } from '../../domain/kernel/index.js';
-import { CARRIER_FAILURE_TYPES, UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
-import type { ShipmentCancelInput, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
 import { addWarehouse } from '../../scripts/fixtures/index.js';
 import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -75,7 +80,7 @@ function inWorkflow<R>(workflowId: string, work: () => Promise<R>): Promise<R> {
 function sealedPush(request = orderRequest(), ref = { shopId: shop.shopId, connectionId }) {
   const workflowId = `shipment:${request.shipmentId}`;
   const fields = { ...ref, orderId: randomUUID(), carrier: 'carrier_b', applicationId: null, request, pollEveryMs: 60_000 };
-  return { workflowId, push: seal(TEST_WORKFLOW_SEAL_KEY, fields, workflowId) as ShipmentPushInput };
+  return { workflowId, push: seal(TEST_WORKFLOW_SEAL_KEY, fields, workflowId) as SealedPush };
 }
 
 function sealedCancel(trackingCode: string) {
@@ -102,8 +107,8 @@ describe('carrier activities', () => {
 
   it('act on nothing that Shopflow did not seal for the running workflow', async () => {
     const pushed = sealedPush();
-    const unsealed = { ...pushed.push, seal: undefined } as unknown as ShipmentPushInput;
-    const forgedKey = seal('not-the-server-key-0123456789abcdef', { ...pushed.push }, pushed.workflowId) as ShipmentPushInput;
+    const unsealed = { ...pushed.push, seal: undefined } as unknown as SealedPush;
+    const forgedKey = seal('not-the-server-key-0123456789abcdef', { ...pushed.push }, pushed.workflowId) as SealedPush;
     const changed = { ...pushed.push, connectionId: randomUUID() };
     const attempts = [
       inWorkflow(pushed.workflowId, () => activities.createAtCarrier(unsealed)),

@@ -3,10 +3,14 @@ import type { temporal } from '@temporalio/proto';
 import { randomUUID } from 'node:crypto';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
-import { createPushActivities, type PushedAtCarrier } from '../../activities/shipments/push-at-carrier.js';
-import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
-import type { ShipmentCancelInput, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
+import {
+  createCarrierActivities,
+  createPushActivities,
+  createShipmentRecordActivities,
+  type PushedAtCarrier,
+  type ShipmentCancelInput,
+  type SealedPush,
+} from '../../activities/shipments/shipment-activities.js';
 import { seal } from '../../domain/kernel/index.js';
 import type { OpenedCarrierConnection } from '../../domain/shipments/index.js';
 import { testCarrierOptions } from '../support/carriers.js';
@@ -176,7 +180,7 @@ describe('a push through the server', () => {
           heard.push({ workflowId: id, trackingCode: shipment.trackingCode, committed: row?.trackingCode ?? null }),
         ),
     });
-    const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as ShipmentPushInput;
+    const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as SealedPush;
     const environment = new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } });
     const pushed = (await environment.run(activities.pushAtCarrier, input)) as PushedAtCarrier;
     await vi.waitFor(() => expect(heard).toHaveLength(1));
@@ -243,7 +247,7 @@ describe('a push through the server', () => {
       });
       for (const push of pushes) {
         const workflowId = trackingWorkflowIdOf(push.shipmentId);
-        const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as ShipmentPushInput;
+        const input = seal(sealKey, { ...push.keys, pollEveryMs: 600_000 }, workflowId) as SealedPush;
         await new MockActivityEnvironment({ workflowExecution: { workflowId, runId: randomUUID() } }).run(
           carrierCalls.createAtCarrier,
           input,

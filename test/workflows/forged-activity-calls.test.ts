@@ -4,8 +4,8 @@ import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/wo
 import { Connection, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
-import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-failures.js';
+import { UNSEALED_INPUT } from '../../activities/shipments/shipment-activities.js';
+import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-activities.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { seal } from '../../domain/kernel/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';

@@ -7,19 +7,19 @@ import { Resource } from '@opentelemetry/resources';
 import { NoopSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { createAppSql, outliveClosedConnections, type Sql } from '../../db/client.js';
 import { createOutboundAgent, outboundPolicyFrom, type OutboundPolicy } from '../../adapters/outbound/outbound-http.js';
-import { createWebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
-import { createDeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
+import { createDeliveryActivities, UNSEALED_REQUEST } from '../../activities/deliveries/delivery-activities.js';
 import { createRecoveryActivities } from '../../activities/deliveries/delivery-recovery.js';
 import { createHousekeepingActivities } from '../../activities/housekeeping/housekeeping.js';
-import { createCarrierActivities } from '../../activities/shipments/carrier-calls.js';
-import { createShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
-import { createPushActivities } from '../../activities/shipments/push-at-carrier.js';
+import {
+  createCarrierActivities,
+  createPushActivities,
+  createShipmentRecordActivities,
+  UNSEALED_INPUT,
+} from '../../activities/shipments/shipment-activities.js';
 import { DEFAULT_RETENTION, loadSettings, type Retention, type Settings } from '../../config/settings.js';
 import type { CarrierEndpoints } from '../../domain/shipments/index.js';
 import { cachedWorkflowBundle } from './workflow-bundle.js';
 import { sealedActivities, unsealedActivities } from '../../activities/sealed-activities.js';
-import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-failures.js';
-import { UNSEALED_INPUT } from '../../activities/shipments/shipment-failures.js';
 import { freeLoopbackPort, serveMetrics, type MetricsServer } from '../../telemetry/metrics-server.js';
 import { shipmentTaskQueue, type ShipmentOutcomes } from '../../workflows/shipments/shipment-starter.js';
 import type { ShipmentCancelResult, ShipmentOutcomeSinks, ShipmentPushResult } from '../../workflows/shipments/shipment-workflows.js';
@@ -85,16 +85,17 @@ export async function createShopflowWorker(options: ShopflowWorkerOptions): Prom
       ? shipments
       : {
           ...shipments,
-          ...sealedActivities(options.sealKey, UNSEALED_REQUEST, {
-            ...createDeliveryRecordActivities({ sql: options.sql }),
-            ...createWebhookSendActivities({
+          ...sealedActivities(
+            options.sealKey,
+            UNSEALED_REQUEST,
+            createDeliveryActivities({
               sql: options.sql,
               secretsKey: options.secretsKey,
               dispatcher: outbound,
               policy: options.policy,
               userAgent: USER_AGENT,
             }),
-          }),
+          ),
           ...sealedActivities(options.sealKey, UNSEALED_INPUT, createRecoveryActivities({ sql: options.sql, sealKey: options.sealKey })),
           ...unsealedActivities(createHousekeepingActivities({ sql: options.sql, retention: options.retention ?? DEFAULT_RETENTION })),
         };

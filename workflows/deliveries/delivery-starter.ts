@@ -17,7 +17,7 @@ import { temporalClient } from '../../config/temporal-connection.js';
 import { shopFairness } from '../shop-fairness.js';
 
 // The schedule as the developer site states it: the API reads workflow code only through a starter.
-export { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from './delivery-schedule.js';
+export { DEFAULT_RETRY_DELAYS_MS, JITTER_RATIO } from './delivery-workflow.js';
 
 /** Where deliveries start, and the server-side key that seals each request (WORKFLOW_SEAL_KEY). */
 export interface DeliveryStarter {

@@ -10,11 +10,34 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SentAttempt, WebhookAttempt, WebhookAttemptInput, WebhookSendActivities } from '../../activities/deliveries/webhook-send.js';
-import type { DeliveryRecordActivities } from '../../activities/deliveries/delivery-records.js';
-import type { UNSEALED_REQUEST as UnsealedRequest } from '../../activities/deliveries/delivery-failures.js';
-import { DEFAULT_RETRY_DELAYS_MS, nextDelayMs } from './delivery-schedule.js';
+import type {
+  DeliveryActivities,
+  SentAttempt,
+  UNSEALED_REQUEST as UnsealedRequest,
+  WebhookAttempt,
+  WebhookAttemptInput,
+} from '../../activities/deliveries/delivery-activities.js';
 import { DeliveryStatusKey } from '../search-attributes.js';
+
+const SECOND = 1_000;
+const MINUTE = 60 * SECOND;
+const HOUR = 60 * MINUTE;
+
+/** Waits after the immediate first attempt (DESIGN.md, webhook delivery): about 27.5 h in all. */
+export const DEFAULT_RETRY_DELAYS_MS: readonly number[] = [5 * SECOND, 5 * MINUTE, 30 * MINUTE, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+
+export const JITTER_RATIO = 0.2;
+
+/**
+ * The wait before the next attempt: the scheduled delay with ±20 % jitter, or the receiver's
+ * `Retry-After` when that is longer, capped at the schedule's longest step.
+ * `random` is in [0, 1); inside a workflow it is Temporal's deterministic Math.random.
+ */
+export function nextDelayMs(scheduled: number, longest: number, random: number, retryAfterSeconds?: number): number {
+  const jittered = Math.round(scheduled * (1 - JITTER_RATIO + 2 * JITTER_RATIO * random));
+  if (retryAfterSeconds === undefined) return jittered;
+  return Math.min(Math.max(jittered, retryAfterSeconds * SECOND), Math.max(longest, jittered));
+}
 
 /** The activities' failure type of an unsealed request, restated: workflow code imports no activity code; the compiler holds both the same. */
 const UNSEALED_REQUEST: typeof UnsealedRequest = 'UnsealedDeliveryRequest';
@@ -44,22 +67,22 @@ export const retryNowSignal = defineSignal('retryNow');
 // history as a marker, and the server dispatches no activity task (most of a delivery's cost on it).
 // One attempt per run: the delivery schedule below is the only retry loop. It also records the
 // attempt, so a delivered webhook is one local activity and its run closes in its first workflow task.
-const { sendWebhook } = proxyLocalActivities<WebhookSendActivities>({
+const { sendWebhook } = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 1 },
 });
 // Only when the send could not record its attempt: retries until the database answers (a longer
 // wait becomes a timer in the history).
-const { recordWebhookAttempt } = proxyLocalActivities<WebhookSendActivities>({
+const { recordWebhookAttempt } = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 });
-const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<DeliveryRecordActivities>({
+const { switchOffHttpSend, markDeliveryFailed } = proxyActivities<DeliveryActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { maximumAttempts: 20, initialInterval: '1 second', maximumInterval: '1 minute' },
 });
 // What the history shows of a wait: a few tries, then the wait goes on without it (it informs, it decides nothing).
-const { noteNextAttempt } = proxyLocalActivities<DeliveryRecordActivities>({
+const { noteNextAttempt } = proxyLocalActivities<DeliveryActivities>({
   startToCloseTimeout: '10 seconds',
   retry: { maximumAttempts: 3 },
 });

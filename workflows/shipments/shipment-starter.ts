@@ -10,7 +10,7 @@ import {
 import { ApplicationFailure, TypedSearchAttributes } from '@temporalio/common';
 import { Problem, seal, type Sealed } from '../../domain/kernel/index.js';
 import type { CarrierMilestone, CarrierOrderRequest, OpenedCarrierConnection, ShipmentDetail } from '../../domain/shipments/index.js';
-import type { ShipmentCancelInput, ShipmentKeys, ShipmentPushInput } from '../../activities/shipments/shipment-inputs.js';
+import type { ShipmentCancelInput, ShipmentKeys, SealedPush } from '../../activities/shipments/shipment-activities.js';
 import { CarrierKey, OrderIdKey, ShipmentIdKey, ShopIdKey } from '../search-attributes.js';
 import { shopFairness } from '../shop-fairness.js';
 import {
@@ -142,7 +142,7 @@ export async function pushShipment(
   },
 ): Promise<ShipmentDetail> {
   const workflowId = trackingWorkflowId(keys.shipmentId);
-  const push: Omit<ShipmentPushInput, 'seal'> = {
+  const push: Omit<SealedPush, 'seal'> = {
     shopId: keys.shopId,
     orderId: keys.orderId,
     ...(keys.orderCode ? { orderCode: keys.orderCode } : {}),

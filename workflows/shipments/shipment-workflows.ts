@@ -18,13 +18,19 @@ import {
   workflowInfo,
   type Sinks,
 } from '@temporalio/workflow';
-import type { CarrierActivities } from '../../activities/shipments/carrier-calls.js';
-import type { PushActivities } from '../../activities/shipments/push-at-carrier.js';
+import type {
+  CARRIER_FAILURE_TYPES as CarrierFailureTypes,
+  CarrierActivities,
+  PushActivities,
+  SealedMilestone,
+  ShipmentCancelInput,
+  ShipmentDetail,
+  SealedPush,
+  ShipmentRecordActivities,
+  TrackingKeys,
+} from '../../activities/shipments/shipment-activities.js';
 import type { CarrierOrder, ShipmentState } from '../../domain/shipments/index.js';
 import { ShipmentStatusKey } from '../search-attributes.js';
-import type { SealedMilestone, ShipmentCancelInput, ShipmentPushInput, TrackingKeys } from '../../activities/shipments/shipment-inputs.js';
-import type { ShipmentDetail, ShipmentRecordActivities } from '../../activities/shipments/shipment-records.js';
-import type { CARRIER_FAILURE_TYPES as CarrierFailureTypes } from '../../activities/shipments/shipment-failures.js';
 
 /**
  * The shipment workflows (DESIGN.md, Shipments; decision 0257): one workflow per shipment, started by
@@ -102,7 +108,7 @@ const DEFAULT_RECHECK_AFTER_MS = 60_000;
  * create, and when its answer is lost a reconciliation by our id; the acceptance recorded, or a
  * refused or failed push dropped.
  */
-async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResult> {
+async function pushToCarrier(input: SealedPush): Promise<ShipmentPushResult> {
   let order: CarrierOrder | null;
   let recorded: ShipmentDetail | null | undefined;
   try {
@@ -128,7 +134,7 @@ async function pushToCarrier(input: ShipmentPushInput): Promise<ShipmentPushResu
 }
 
 /** The carrier's order under our shipment id, or null once it is certain there is none. */
-async function reconcile(input: ShipmentPushInput): Promise<CarrierOrder | null> {
+async function reconcile(input: SealedPush): Promise<CarrierOrder | null> {
   const lookUp = () => patientCalls.lookUpAtCarrier(input);
   for (let round = 0; round < RECONCILE_ROUNDS; round += 1) {
     try {
@@ -164,7 +170,7 @@ export interface ShipmentTrackingInput extends TrackingKeys {
   /** Milestones received but not yet recorded when the workflow continued as new. */
   carried?: SealedMilestone[];
   /** The push the run makes before it tracks, sealed on its own: a new shipment's workflow is started with it. */
-  push?: ShipmentPushInput;
+  push?: SealedPush;
 }
 
 /**
@@ -262,7 +268,7 @@ export async function shipmentCancelWorkflow(input: ShipmentCancelInput): Promis
 }
 
 /**
- * The carrier activities' failure types (activities/shipments/shipment-failures.ts), restated because
+ * The carrier activities' failure types (activities/shipments/shipment-activities.ts), restated because
  * workflow code imports no activity code; the type makes the compiler hold both the same.
  */
 const CARRIER_FAILURE_TYPES: typeof CarrierFailureTypes = {

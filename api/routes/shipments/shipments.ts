@@ -1,12 +1,13 @@
 import type { KeyObject } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { IdParams, NOT_BLANK, Note } from '../../../domain/kernel/index.js';
+import { IdParams, Note } from '../../../domain/kernel/index.js';
 import { prepareShipmentPush } from '../../../domain/orders/index.js';
 import {
   createdShipmentSchema,
   getShipment,
   listShipments,
+  pushRequestSchema,
   requestCancel,
   shipmentDetail,
   shipmentDetailSchema,
@@ -21,22 +22,6 @@ import { IDEMPOTENCY_PROBLEMS, LIST_PROBLEMS, READ_PROBLEMS, WRITE_PROBLEMS, pro
 
 const tags = ['Shipments'];
 const READ_PERMISSIONS = ['pos.shipping.read', 'pos.orders.read'];
-
-const Decimal = z.string().regex(/^\d{1,15}(\.\d{1,3})?$/, 'a decimal string such as "150000" or "150000.5"');
-
-const NewShipment = z.strictObject({
-  orderId: z.uuid(),
-  connectionId: z.uuid().describe("The shop's carrier connection (GET /carrier-connections)"),
-  weightGram: z
-    .number()
-    .int()
-    .min(1)
-    .max(50_000)
-    .optional()
-    .describe('Declared weight; default from the catalog weights of the goods (1000 g when unknown)'),
-  codAmount: Decimal.optional().describe('Cash on delivery; default the order total less what is paid and the credit applied, at least 0'),
-  note: z.string().trim().min(1).max(500).meta(NOT_BLANK).optional().describe('Note for the carrier'),
-});
 
 /** A push's refusals beyond W (spec), and 409 for a switched-off connection or an address carriers cannot take. */
 const pushProblems = ['not-found', 'conflict', 'order-status-not-allowed', 'insufficient-stock', 'carrier-unavailable'] as const;
@@ -89,7 +74,7 @@ export const shipmentRoutes: FastifyPluginAsyncZod<RouteDeps & { shipments: Ship
         summary: 'Push an order to a carrier',
         description:
           "Awaits the carrier for a bounded time. After a 503 the push may still go through: the same request with the same Idempotency-Key answers what became of it (the shipment, or the carrier's refusal), never pushing twice; without a key, read GET /shipments?orderId= before retrying.",
-        body: NewShipment,
+        body: pushRequestSchema,
         response: { 201: createdShipmentSchema, ...problemResponses(WRITE_PROBLEMS, pushProblems, IDEMPOTENCY_PROBLEMS) },
       },
     },

@@ -4,16 +4,19 @@ import type { Sql } from '../../db/client.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   liveSigningSecrets,
+  markDeliveryFailed,
+  noteNextAttempt,
   recordAttempt,
   RESPONSE_EXCERPT_BYTES,
   retryAfterSeconds,
   signedHeaders,
+  switchOffHttpSend,
   verdictForStatus,
+  type AttemptRecord,
   type DeliveryRequest,
 } from '../../domain/flows/index.js';
-import type { AttemptRecord } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
+import { observeDeliveryFinished, observeWebhookAttempt } from '../../telemetry/delivery-metrics.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import { inSpan, TRACE_ATTRIBUTES } from '../../telemetry/tracing.js';
 import {
@@ -22,6 +25,13 @@ import {
   readBounded,
   type OutboundPolicy,
 } from '../../adapters/outbound/outbound-http.js';
+
+/**
+ * The failure type of a delivery request whose seal does not verify for its run: the workflow fails
+ * at once and nothing is sent. The delivery workflow restates it (workflow code imports no activity
+ * code), typed by this constant so the two cannot drift.
+ */
+export const UNSEALED_REQUEST = 'UnsealedDeliveryRequest';
 
 /**
  * A delivery workflow's input, sealed for its run (activities/sealed-activities.ts checks it before
@@ -46,8 +56,8 @@ export interface SentAttempt {
   recorded: boolean;
 }
 
-/** What the send activity works with, like every activity: the database, the key of the secrets at rest, and the outbound agent. */
-export interface WebhookSendDeps {
+/** What the delivery activities work with: the database, the key of the secrets at rest, and the outbound agent. */
+export interface DeliveryDeps {
   sql: Sql;
   secretsKey: KeyObject;
   dispatcher: Dispatcher;
@@ -58,7 +68,12 @@ export interface WebhookSendDeps {
 /** How long the send waits for its attempt's record before leaving it to the workflow's recording activity. */
 const INLINE_RECORD_WAIT_MS = 5_000;
 
-export function createWebhookSendActivities(deps: WebhookSendDeps) {
+/**
+ * A delivery's activities, top to bottom: sign and send one attempt, record its outcome, and the
+ * database steps that close a delivery. Each takes the delivery's sealed request, checked by
+ * activities/sealed-activities.ts before it runs.
+ */
+export function createDeliveryActivities(deps: DeliveryDeps) {
   /**
    * One signed POST in a client span of the delivery's trace: the receiver's host and answer, never
    * its full address (a query may hold the receiver's token).
@@ -180,10 +195,26 @@ export function createWebhookSendActivities(deps: WebhookSendDeps) {
     async recordWebhookAttempt(input: WebhookAttemptInput, workflowId: string, attempt: WebhookAttempt): Promise<void> {
       await recordCheckedAttempt(input, workflowId, attempt);
     },
+
+    /** The receiver answered 410 Gone: no more deliveries to this HTTP-send block until it is switched on again. */
+    async switchOffHttpSend(delivery: WebhookAttemptInput, reason: string): Promise<void> {
+      await withShop(deps.sql, delivery.shopId, (tx) => switchOffHttpSend(tx, delivery.flowId, reason));
+    },
+
+    /** A retrying delivery's next attempt, for the delivery history: when, and how many are left counting it. */
+    async noteNextAttempt(delivery: WebhookAttemptInput, next: { at: string; attemptsLeft: number }): Promise<void> {
+      await withShop(deps.sql, delivery.shopId, (tx) => noteNextAttempt(tx, delivery.deliveryId, next));
+    },
+
+    /** The retry schedule ran out: the delivery shows as failed, and the admin may resend it. */
+    async markDeliveryFailed(delivery: WebhookAttemptInput): Promise<void> {
+      await withShop(deps.sql, delivery.shopId, (tx) => markDeliveryFailed(tx, delivery.deliveryId));
+      observeDeliveryFinished('failed', delivery.testRun ?? false);
+    },
   };
 }
 
-export type WebhookSendActivities = ReturnType<typeof createWebhookSendActivities>;
+export type DeliveryActivities = ReturnType<typeof createDeliveryActivities>;
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
