@@ -4,7 +4,7 @@
  * modules import only this file.
  */
 
-export { adjustStock, adjustStockThen, checkStockMoves, latestStockRowOf, listStock, type StockMove } from './inventory.js';
+export { adjustStock, checkStockMoves, latestStockRowOf, listStock, type StockMove } from './inventory.js';
 export {
   createInventoryDocument,
   getInventoryDocument,

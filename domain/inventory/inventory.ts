@@ -1,6 +1,6 @@
 import { Decimal } from 'decimal.js';
 import { variantFacts } from '../catalog/index.js';
-import { allAnswered, pipelined, Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
+import { pipelined, Problem, syncedPage, type CursorBinding, type ListQuery, type Page } from '../kernel/index.js';
 import { writeEvent } from '../events/index.js';
 import type { Tx } from '../kernel/index.js';
 
@@ -102,18 +102,7 @@ export async function latestStockRowOf(tx: Tx, variantId: string): Promise<Stock
  * row-level security).
  */
 export async function adjustStock(tx: Tx, shopId: string, moves: readonly StockMove[]): Promise<void> {
-  await adjustStockThen(tx, shopId, moves, async () => undefined);
-}
-
-/**
- * adjustStock, then `next` on the same connection, sent with the last move's final statement (its
- * event, or its update) rather than after its answer: a caller's next step, such as the order's
- * status that the goods followed, saves a round trip. `next` runs only once every move passed its
- * checks; should the last statement fail, the transaction is aborted and `next` fails too.
- */
-export async function adjustStockThen<T>(tx: Tx, shopId: string, moves: readonly StockMove[], next: () => Promise<T>): Promise<T> {
-  const ordered = mergedMoves(moves);
-  for (const [index, move] of ordered.entries()) {
+  for (const move of mergedMoves(moves)) {
     // Creates the row when missing, and locks it either way (the no-op update keeps stock_changed_at).
     const [before] = await tx<({ id: string } & StockAmounts)[]>`
       insert into stock (shop_id, variant_id, warehouse_id) values (${shopId}, ${move.variantId}, ${move.warehouseId})
@@ -128,19 +117,15 @@ export async function adjustStockThen<T>(tx: Tx, shopId: string, moves: readonly
       where id = ${before!.id}`;
     // Only a change of quantity or in-transit amount is an event (a reservation alone is not); its
     // row is read in the update's round trip.
-    const finished =
-      !move.quantity.isZero() || !move.inTransit.isZero()
-        ? writeEvent(tx, {
-            shopId,
-            type: 'inventory.stock_changed',
-            resourceId: before!.id,
-            data: await pipelined(update, () => getStockRow(tx, before!.id)),
-          })
-        : update.execute();
-    if (index === ordered.length - 1) return (await allAnswered([finished, next()] as const))[1];
-    await finished;
+    if (move.quantity.isZero() && move.inTransit.isZero()) await update;
+    else
+      await writeEvent(tx, {
+        shopId,
+        type: 'inventory.stock_changed',
+        resourceId: before!.id,
+        data: await pipelined(update, () => getStockRow(tx, before!.id)),
+      });
   }
-  return next();
 }
 
 /**

@@ -1,5 +1,5 @@
 import { Decimal } from 'decimal.js';
-import { adjustStock, adjustStockThen, checkStockMoves } from '../inventory/index.js';
+import { adjustStock, checkStockMoves } from '../inventory/index.js';
 import { lockedOrder, getOrder, type OrderDetail } from './order-detail.js';
 import type { OrderActor } from './orders.js';
 import { assertTransition, shopStatusMatrix, stockPhase, type OrderStatus, type StatusMatrix } from './order-status.js';
@@ -24,9 +24,8 @@ export async function changeOrderStatus(
   // The goods are read in the lock's round trip: after it, on the same connection.
   const [before, matrix, lines] = await Promise.all([lockedOrder(tx, id), shopStatusMatrix(tx), stockedLinesOf(tx, id)]);
   assertTransition(before.status, request.status, actor.permissions, matrix);
-  return moveGoodsThen(tx, actor.shopId, before, request.status, lines, () =>
-    setStatus(tx, actor, before, request.status, request.reason ?? null),
-  );
+  await moveGoods(tx, actor.shopId, before, request.status, lines);
+  return setStatus(tx, actor, before, request.status, request.reason ?? null);
 }
 
 /** The move itself, once checked and its goods moved: the status, `order.status_changed`, the shop log with the reason. */
@@ -66,11 +65,10 @@ async function setStatus(
 export async function deleteOrder(tx: Tx, shopId: string, id: string): Promise<OrderDetail> {
   const before = await lockedOrder(tx, id);
   if (before.status === 'deleted') return before;
-  const after = await moveGoodsThen(tx, shopId, before, 'deleted', await stockedLinesOf(tx, id), () =>
-    pipelined(
-      tx`update orders set status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id}`,
-      () => getOrder(tx, id),
-    ),
+  await moveGoods(tx, shopId, before, 'deleted', await stockedLinesOf(tx, id));
+  const after = await pipelined(
+    tx`update orders set status = 'deleted', deleted_at = clock_timestamp(), updated_at = clock_timestamp() where id = ${id}`,
+    () => getOrder(tx, id),
   );
   await writeEvent(tx, { shopId, type: 'order.deleted', resourceId: id, data: after });
   return after;
@@ -105,21 +103,13 @@ export async function shipGoodsBack(
 ): Promise<void> {
   const before = await lockedOrder(tx, id);
   if (before.status !== 'shipped') return;
-  await adjustStockThen(tx, actor.shopId, goodsMoves(await stockedLinesOf(tx, id), before.warehouseId, 'out', 'reserved'), () =>
-    setStatus(tx, actor, before, 'ready_to_ship', reason),
-  );
+  await adjustStock(tx, actor.shopId, goodsMoves(await stockedLinesOf(tx, id), before.warehouseId, 'out', 'reserved'));
+  await setStatus(tx, actor, before, 'ready_to_ship', reason);
 }
 
-/** The goods of `order` (its stocked `lines`) moved from its status's stock phase to `to`'s, then `next` (adjustStockThen). */
-function moveGoodsThen<T>(
-  tx: Tx,
-  shopId: string,
-  order: OrderDetail,
-  to: OrderStatus,
-  lines: readonly StockedLine[],
-  next: () => Promise<T>,
-): Promise<T> {
-  return adjustStockThen(tx, shopId, goodsMoves(lines, order.warehouseId, stockPhase(order.status), stockPhase(to)), next);
+/** The goods of `order` (its stocked `lines`) moved from its status's stock phase to `to`'s. */
+function moveGoods(tx: Tx, shopId: string, order: OrderDetail, to: OrderStatus, lines: readonly StockedLine[]): Promise<void> {
+  return adjustStock(tx, shopId, goodsMoves(lines, order.warehouseId, stockPhase(order.status), stockPhase(to)));
 }
 
 export interface ReturnInput {

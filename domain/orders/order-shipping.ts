@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { Decimal } from 'decimal.js';
 import { writeShopLog } from '../access/index.js';
 import { variantFacts } from '../catalog/index.js';
-import { allAnswered, pipelined, Problem } from '../kernel/index.js';
+import { allAnswered, Problem } from '../kernel/index.js';
 import type { Tx } from '../kernel/index.js';
 import {
   connectionForPush,
@@ -209,7 +209,8 @@ async function followShipment(
   for (const status of steps) {
     const reason = `shipment ${shipment.trackingCode ?? shipment.id}`;
     try {
-      await inSavepoint(tx, () => changeOrderStatus(tx, actor, shipment.orderId, { status, reason }));
+      // A refusal undoes only its own step: the shipment's record stands.
+      await tx.savepoint((inner) => changeOrderStatus(inner, actor, shipment.orderId, { status, reason }));
     } catch (error) {
       if (!(error instanceof Problem)) throw error;
       await writeShopLog(tx, {
@@ -223,24 +224,5 @@ async function followShipment(
       });
       return;
     }
-  }
-}
-
-let savepoints = 0;
-
-/**
- * Runs `work` in a savepoint of `tx` that goes out with `work`'s first statements (postgres.js's own
- * `savepoint` waits for its answer first, a round trip): undone, and the error thrown on, when `work`
- * throws. For refusals (a Problem) a caller records and goes on from; an error of PostgreSQL's inside
- * still fails the whole transaction, as postgres.js counts it against the transaction itself.
- */
-async function inSavepoint<T>(tx: Tx, work: () => Promise<T>): Promise<T> {
-  savepoints += 1;
-  const name = `shopflow_${savepoints}`;
-  try {
-    return await pipelined(tx.unsafe(`savepoint ${name}`), work);
-  } catch (error) {
-    await tx.unsafe(`rollback to savepoint ${name}`);
-    throw error;
   }
 }
