@@ -11262,7 +11262,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description Cash on delivery; default the order total less what is paid and the credit applied, at least 0 */
+                    /**
+                     * @description Cash on delivery; default the order total less what is paid and the credit applied, at least 0
+                     * @example 150000
+                     */
                     codAmount?: string;
                     /**
                      * Format: uuid
