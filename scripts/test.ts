@@ -48,6 +48,7 @@ const CLUSTER_PASS = [
   'test/shipments/shipment-cod.test.ts',
   'test/shipments/shipment-crash.test.ts',
   'test/shipments/shipment-push.test.ts',
+  'test/shipments/shipment-push-slow-carrier.test.ts',
   'test/shipments/shipment-run-status.test.ts',
   'test/shipments/shipment-tracking.test.ts',
   'test/hardening/housekeeping.test.ts',

@@ -125,3 +125,26 @@ export function useBothCarriers(suite: Suite, keyName: string, options: CarrierS
   });
   return both;
 }
+
+/** The carrier B simulator connected to the suite's shop, a key of SHIPPING_PERMISSIONS, and the push tests' requests with it. */
+export function usePushCarrier(suite: Suite, options: CarrierStartOptions = {}) {
+  const parts = {} as { carrier: CarrierB; shipping: ShippingShop; key: string };
+  beforeAll(async () => {
+    parts.carrier = await CarrierB.start(options);
+    parts.shipping = await connectShipping(suite.db, suite.shop, { carrier_b: parts.carrier }, suite.api.baseUrl);
+    parts.key = (await suite.shop.newKey(SHIPPING_PERMISSIONS, 'Shipping')).key;
+  });
+  afterAll(async () => parts.carrier?.close());
+  const connectionId = () => parts.shipping.connections.carrier_b!;
+  const read = async <T>(path: string) => (await (await suite.request('GET', path, { key: parts.key })).json()) as T;
+  return {
+    parts,
+    connectionId,
+    push: (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+      suite.request('POST', '/shipments', { key: parts.key, body: { connectionId: connectionId(), ...body }, headers }),
+    orderStatus: async (orderId: string) => (await read<{ status: string }>(`/orders/${orderId}`)).status,
+    shipmentsOf: async (orderId: string) =>
+      (await read<{ data: { id: string; trackingCode: string | null }[] }>(`/shipments?orderId=${orderId}`)).data,
+    carrierOrdersFor: (shipmentId: string) => parts.carrier.orders().filter((order) => order.clientRef === shipmentId),
+  };
+}

@@ -1,15 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { geoUnitId } from '../../domain/geography/geography.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { connectCarrier } from '../../domain/shipments/carrier-connections.js';
-import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { addOrder, addProduct, HANOI_RECIPIENT } from '../../scripts/fixtures/index.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { pickUpAddress } from './carrier-order-request.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
-import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, stockOf, type ShippingShop } from './shipment-fixtures.js';
+import { preparedPush, readyOrder, SHIPPING_PERMISSIONS, stockOf, usePushCarrier } from './shipment-fixtures.js';
 import { testConnectionKeys } from '../support/carriers.js';
 
 /**
@@ -19,34 +18,13 @@ import { testConnectionKeys } from '../support/carriers.js';
  */
 const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
 const { db, shop, request } = suite;
-
-let carrier: CarrierB;
-let shipping: ShippingShop;
-let key: string;
-
-beforeAll(async () => {
-  carrier = await CarrierB.start({ callbackRetry: { attempts: 2, baseDelayMs: 50 } });
-  shipping = await connectShipping(db, shop, { carrier_b: carrier }, suite.api.baseUrl);
-  key = (await shop.newKey(SHIPPING_PERMISSIONS, 'Shipping')).key;
+const { parts, connectionId, push, orderStatus, shipmentsOf, carrierOrdersFor } = usePushCarrier(suite, {
+  callbackRetry: { attempts: 2, baseDelayMs: 50 },
 });
-afterAll(async () => carrier?.close());
-
-const connectionId = () => shipping.connections.carrier_b!;
-const push = (body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-  request('POST', '/shipments', { key, body: { connectionId: connectionId(), ...body }, headers });
-const orderStatus = async (orderId: string) =>
-  ((await (await request('GET', `/orders/${orderId}`, { key })).json()) as { status: string }).status;
-const shipmentsOf = async (orderId: string) =>
-  (
-    (await (await request('GET', `/shipments?orderId=${orderId}`, { key })).json()) as {
-      data: { id: string; trackingCode: string | null }[];
-    }
-  ).data;
-const carrierOrdersFor = (shipmentId: string) => carrier.orders().filter((order) => order.clientRef === shipmentId);
 
 describe('POST /shipments', () => {
   it('pushes an order: 201 with the tracking code, the order shipped, its goods out of stock, shipment.created', async () => {
-    const { orderId, variantId } = await readyOrder(db, shop, shipping.warehouseId, { stock: '10', quantity: '2' });
+    const { orderId, variantId } = await readyOrder(db, shop, parts.shipping.warehouseId, { stock: '10', quantity: '2' });
     const response = await push({ orderId, weightGram: 1200, note: 'Gọi trước khi giao' });
     expect(response.status, await response.clone().text()).toBe(201);
     const shipment = (await response.json()) as Record<string, unknown> & { id: string; trackingCode: string; events: unknown[] };
@@ -67,29 +45,29 @@ describe('POST /shipments', () => {
     expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ note: 'Gọi trước khi giao' })]);
 
     expect(await orderStatus(orderId)).toBe('shipped');
-    expect(await stockOf(db, variantId, shipping.warehouseId)).toEqual({ quantity: '8', reserved: '0' });
+    expect(await stockOf(db, variantId, parts.shipping.warehouseId)).toEqual({ quantity: '8', reserved: '0' });
     const events = await db.admin<
       { type: string; changes: unknown }[]
     >`select type, changes from events where resource_id = ${shipment.id}`;
     expect(events).toEqual([{ type: 'shipment.created', changes: null }]);
 
-    const detail = await request('GET', `/shipments/${shipment.id}`, { key });
+    const detail = await request('GET', `/shipments/${shipment.id}`, { key: parts.key });
     expect(await detail.json()).toMatchObject({ id: shipment.id, trackingCode: shipment.trackingCode, updatedAt: expect.any(String) });
     expect(await shipmentsOf(orderId)).toEqual([expect.objectContaining({ id: shipment.id, trackingCode: shipment.trackingCode })]);
   });
 
   it('refuses what needs no carrier: unknown order or connection 404, an order not ready 422, a second live shipment 409, short stock 422', async () => {
     await expectProblem(await push({ orderId: randomUUID() }), 404, 'not-found');
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     await expectProblem(await push({ orderId, connectionId: randomUUID() }), 404, 'not-found');
 
-    const fresh = await readyOrder(db, shop, shipping.warehouseId, { status: 'new' });
+    const fresh = await readyOrder(db, shop, parts.shipping.warehouseId, { status: 'new' });
     await expectProblem(await push({ orderId: fresh.orderId }), 422, 'order-status-not-allowed');
 
     expect((await push({ orderId })).status).toBe(201);
     await expectProblem(await push({ orderId }), 409, 'conflict');
 
-    const short = await readyOrder(db, shop, shipping.warehouseId, { stock: '3', quantity: '3' });
+    const short = await readyOrder(db, shop, parts.shipping.warehouseId, { stock: '3', quantity: '3' });
     // Stock taken down behind the order's back: shipping would take out more than there is.
     await db.admin`update stock set quantity = 1 where variant_id = ${short.variantId}`;
     await expectProblem(await push({ orderId: short.orderId }), 422, 'insufficient-stock');
@@ -98,20 +76,20 @@ describe('POST /shipments', () => {
 
   it('a push of an order whose earlier push is still open is 409 conflict, and its trial of the move leaves no stock moved and no event', async () => {
     // The earlier push's row, its carrier not yet answered: the order is still ready to ship, so the trial runs in full.
-    const earlier = await preparedPush(db, shop, shipping.warehouseId, connectionId());
+    const earlier = await preparedPush(db, shop, parts.shipping.warehouseId, connectionId());
     const stockEvents = async () =>
       (await db.admin`select 1 from events where type = 'inventory.stock_changed' and shop_id = ${shop.shopId}`).length;
-    const [stockBefore, eventsBefore] = [await stockOf(db, earlier.variantId, shipping.warehouseId), await stockEvents()];
+    const [stockBefore, eventsBefore] = [await stockOf(db, earlier.variantId, parts.shipping.warehouseId), await stockEvents()];
     await expectProblem(await push({ orderId: earlier.orderId }), 409, 'conflict');
     // A statement of the trial sent after the refusal would run outside its transaction, within milliseconds.
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await stockOf(db, earlier.variantId, shipping.warehouseId)).toEqual(stockBefore);
+    expect(await stockOf(db, earlier.variantId, parts.shipping.warehouseId)).toEqual(stockBefore);
     expect(await stockEvents()).toBe(eventsBefore);
     expect(await orderStatus(earlier.orderId)).toBe('ready_to_ship');
   });
 
   it('answers 400 for a weight out of 1–50000 g or an unknown field, and writes nothing', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     for (const body of [
       { orderId, weightGram: 0 },
       { orderId, weightGram: 50_001 },
@@ -124,7 +102,7 @@ describe('POST /shipments', () => {
   });
 
   it('refuses with 409 an order whose address lacks what its layout needs, and pushes nothing', async () => {
-    const ordersBefore = carrier.orders().length;
+    const ordersBefore = parts.carrier.orders().length;
     const without = (field: keyof typeof HANOI_RECIPIENT) =>
       Object.fromEntries(Object.entries(HANOI_RECIPIENT).filter(([name]) => name !== field)) as Record<string, string>;
     const { districtName: _district, wardName: _ward, ...noUnits } = HANOI_RECIPIENT;
@@ -137,17 +115,17 @@ describe('POST /shipments', () => {
       // A unit of the old system: the old layout, which needs a district.
       [{ ...noUnits, provinceUnitId: geoUnitId('old', '01') }, 'districtName'],
     ] as const) {
-      const { orderId } = await readyOrder(db, shop, shipping.warehouseId, { address });
+      const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId, { address });
       const problem = await expectProblem(await push({ orderId }), 409, 'conflict');
       expect(problem.detail, missing).toContain(`lacks ${missing}`);
       expect(await shipmentsOf(orderId)).toEqual([]);
       expect(await orderStatus(orderId)).toBe('ready_to_ship');
     }
-    expect(carrier.orders()).toHaveLength(ordersBefore);
+    expect(parts.carrier.orders()).toHaveLength(ordersBefore);
   });
 
   it('refuses with 409 a push through a switched-off connection, and pushes nothing', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     const switchedOff = await withShop(db.app, shop.shopId, (tx) =>
       connectCarrier(
         tx,
@@ -156,62 +134,28 @@ describe('POST /shipments', () => {
           carrier: 'carrier_b',
           name: 'GHTK (old account)',
           credentials: { token: 'old-token', clientSource: 'S000001' },
-          baseUrl: carrier.url,
-          warehouseId: shipping.warehouseId,
+          baseUrl: parts.carrier.url,
+          warehouseId: parts.shipping.warehouseId,
           pickUp: pickUpAddress,
         },
         testConnectionKeys,
       ),
     );
     await db.admin`update carrier_connections set active = false where id = ${switchedOff.connectionId}`;
-    const ordersBefore = carrier.orders().length;
+    const ordersBefore = parts.carrier.orders().length;
     const problem = await expectProblem(await push({ orderId, connectionId: switchedOff.connectionId }), 409, 'conflict');
     expect(problem.detail).toContain('switched off');
     expect(await shipmentsOf(orderId)).toEqual([]);
-    expect(carrier.orders()).toHaveLength(ordersBefore);
+    expect(parts.carrier.orders()).toHaveLength(ordersBefore);
   });
 
   it('a refusal by the carrier is 409 conflict with its reason, and the shipment row is gone', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    carrier.faults.rejectNextOrders('Địa chỉ lấy hàng nằm trong danh sách đen');
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
+    parts.carrier.faults.rejectNextOrders('Địa chỉ lấy hàng nằm trong danh sách đen');
     const problem = await expectProblem(await push({ orderId }), 409, 'conflict');
     expect(problem.detail).toContain('Địa chỉ lấy hàng nằm trong danh sách đen');
     expect(await shipmentsOf(orderId)).toEqual([]);
     expect(await orderStatus(orderId)).toBe('ready_to_ship');
-  });
-
-  it('a carrier down through every attempt, or refusing the credentials, is 503 carrier-unavailable and leaves nothing behind', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    carrier.faults.inject('create', { type: 'unavailable' }, 3);
-    carrier.faults.inject('status', { type: 'unavailable' }, 100);
-    const started = Date.now();
-    const problem = await expectProblem(await push({ orderId }), 503, 'carrier-unavailable');
-    // The reconciliation goes on after the answer; the list shows the shipment still being pushed.
-    expect(Date.now() - started).toBeGreaterThanOrEqual(7_000);
-    expect(problem.detail).toContain(`GET /shipments?orderId=${orderId}`);
-    expect(await shipmentsOf(orderId)).toEqual([expect.objectContaining({ trackingCode: null })]);
-    carrier.faults.clear();
-
-    // A connection whose token the carrier does not know: 401 at the carrier, nothing made.
-    const other = await readyOrder(db, shop, shipping.warehouseId);
-    const stranger = await withShop(db.app, shop.shopId, (tx) =>
-      connectCarrier(
-        tx,
-        shop.shopId,
-        {
-          carrier: 'carrier_b',
-          name: 'GHTK (revoked token)',
-          credentials: { token: 'revoked-token', clientSource: 'S000000' },
-          baseUrl: carrier.url,
-          warehouseId: shipping.warehouseId,
-          pickUp: pickUpAddress,
-        },
-        testConnectionKeys,
-      ),
-    );
-    const refused = await push({ orderId: other.orderId, connectionId: stranger.connectionId });
-    await expectProblem(refused, 503, 'carrier-unavailable');
-    expect(await shipmentsOf(other.orderId)).toEqual([]);
   });
 
   it('an order counted short while the carrier worked stays as it was: the shipment is made, no goods move, the shop log says why', async () => {
@@ -220,14 +164,14 @@ describe('POST /shipments', () => {
         name: `Quần ${randomUUID().slice(0, 6)}`,
         price: '100000',
         variants: [{ Size: 'S' }, { Size: 'L' }],
-        stock: { warehouseId: shipping.warehouseId, quantity: '5' },
+        stock: { warehouseId: parts.shipping.warehouseId, quantity: '5' },
       });
       const ids = product.variants.map((variant) => variant.id).sort();
       const lines = ids.map((variantId) => ({ variantId, quantity: '2', unitPrice: '100000' }));
       const order = await addOrder(
         tx,
         shop.shopId,
-        { warehouseId: shipping.warehouseId, shippingAddress: HANOI_RECIPIENT, lines },
+        { warehouseId: parts.shipping.warehouseId, shippingAddress: HANOI_RECIPIENT, lines },
         { readyToShip: true },
       );
       return { orderId: order.id, variantIds: ids as [string, string] };
@@ -238,17 +182,17 @@ describe('POST /shipments', () => {
     const stockEvents = async () => (await db.admin`select 1 from events where resource_id = ${movedRow!.id}`).length;
     const eventsBefore = await stockEvents();
     // The carrier makes the order at once and answers 1.5 s later; meanwhile the second variant is counted short.
-    const carrierOrders = carrier.orders().length;
-    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 1_500 });
+    const carrierOrders = parts.carrier.orders().length;
+    parts.carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 1_500 });
     const pushing = push({ orderId });
-    await vi.waitFor(() => expect(carrier.orders().length).toBeGreaterThan(carrierOrders), { timeout: 8_000, interval: 20 });
+    await vi.waitFor(() => expect(parts.carrier.orders().length).toBeGreaterThan(carrierOrders), { timeout: 8_000, interval: 20 });
     await db.admin`update stock set quantity = 1 where variant_id = ${short}`;
 
     const response = await pushing;
     expect(response.status, await response.clone().text()).toBe(201);
     expect(((await response.json()) as { trackingCode: string | null }).trackingCode).toEqual(expect.any(String));
     expect(await orderStatus(orderId)).toBe('ready_to_ship');
-    expect(await stockOf(db, moved, shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
+    expect(await stockOf(db, moved, parts.shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
     expect(await stockEvents()).toBe(eventsBefore);
     const [log] = await db.admin<{ details: { to: string; reason: string } }[]>`
       select details from shop_log where action = 'shipment.order_not_moved' and subject_id = ${orderId}`;
@@ -256,8 +200,8 @@ describe('POST /shipments', () => {
   });
 
   it('a lost answer after the carrier accepted is reconciled by our id: 201, exactly one carrier order', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    carrier.faults.inject('create', { type: 'drop-after-accept' });
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
+    parts.carrier.faults.inject('create', { type: 'drop-after-accept' });
     const response = await push({ orderId });
     expect(response.status, await response.clone().text()).toBe(201);
     const shipment = (await response.json()) as { id: string; trackingCode: string };
@@ -265,71 +209,8 @@ describe('POST /shipments', () => {
     expect(await orderStatus(orderId)).toBe('shipped');
   });
 
-  it('a carrier slower than the wait is 503 carrier-unavailable; the push goes on, and GET /shipments?orderId= then shows it made', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    // The carrier makes the order at once and answers after the API's 8 s wait is over.
-    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 10_000 });
-    const problem = await expectProblem(await push({ orderId }), 503, 'carrier-unavailable');
-    expect(problem.detail).toContain(`GET /shipments?orderId=${orderId}`);
-    await vi.waitFor(async () => expect((await shipmentsOf(orderId))[0]?.trackingCode).toEqual(expect.any(String)), {
-      timeout: 30_000,
-      interval: 250,
-    });
-    const [shipment] = await shipmentsOf(orderId);
-    expect(carrierOrdersFor(shipment!.id)).toEqual([expect.objectContaining({ code: shipment!.trackingCode })]);
-    expect(await orderStatus(orderId)).toBe('shipped');
-  });
-
-  /** The same push sent again with its key while it answers 503 (the carrier still silent); its first other answer. */
-  const retriedUntilAnswered = async (body: Record<string, unknown>, idempotencyKey: string) => {
-    for (let tries = 0; tries < 6; tries++) {
-      const response = await push(body, { 'idempotency-key': idempotencyKey });
-      if (response.status !== 503) return response;
-    }
-    throw new Error('the push never answered');
-  };
-
-  it('a push retried with its Idempotency-Key after a 503 answers what became of it: the shipment, one carrier order', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    const idempotencyKey = randomUUID();
-    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 10_000 });
-    const problem = await expectProblem(await push({ orderId }, { 'idempotency-key': idempotencyKey }), 503, 'carrier-unavailable');
-    expect(problem.detail).toContain('same Idempotency-Key');
-    // The same key with another body is another request: refused, not resumed.
-    await expectProblem(await push({ orderId, weightGram: 999 }, { 'idempotency-key': idempotencyKey }), 422, 'idempotency-key-reused');
-    const answered = await retriedUntilAnswered({ orderId }, idempotencyKey);
-    expect(answered.status, await answered.clone().text()).toBe(201);
-    const shipment = (await answered.json()) as { id: string; trackingCode: string };
-    expect(carrierOrdersFor(shipment.id)).toEqual([expect.objectContaining({ code: shipment.trackingCode })]);
-    expect((await shipmentsOf(orderId)).map((row) => row.id)).toEqual([shipment.id]);
-    // Stored now: replayed.
-    const replayed = await push({ orderId }, { 'idempotency-key': idempotencyKey });
-    expect([replayed.status, replayed.headers.get('idempotent-replayed')]).toEqual([201, 'true']);
-    expect(((await replayed.json()) as { id: string }).id).toBe(shipment.id);
-  });
-
-  it('a push retried with its Idempotency-Key after a 503 answers the carrier’s late refusal, and pushes nothing again', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
-    const idempotencyKey = randomUUID();
-    const ordersBefore = carrier.orders().length;
-    // Refused after the API's 8 s wait, within the carrier call's 10 s (a second refusal stands ready
-    // should a loaded machine time that call out and the push try again).
-    carrier.faults.rejectNextOrders('Sai số điện thoại người nhận', 2);
-    carrier.faults.inject('create', { type: 'slow-after-accept', delayMs: 8_500 });
-    try {
-      await expectProblem(await push({ orderId }, { 'idempotency-key': idempotencyKey }), 503, 'carrier-unavailable');
-      const refused = await expectProblem(await retriedUntilAnswered({ orderId }, idempotencyKey), 409, 'conflict');
-      expect(refused.detail).toContain('Sai số điện thoại người nhận');
-    } finally {
-      carrier.faults.clear();
-    }
-    expect(carrier.orders()).toHaveLength(ordersBefore);
-    expect(await shipmentsOf(orderId)).toEqual([]);
-    expect(await orderStatus(orderId)).toBe('ready_to_ship');
-  });
-
   it('replays an Idempotency-Key: the same shipment, one carrier order', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     const idempotencyKey = randomUUID();
     const first = await push({ orderId }, { 'idempotency-key': idempotencyKey });
     const again = await push({ orderId }, { 'idempotency-key': idempotencyKey });
@@ -343,45 +224,47 @@ describe('POST /shipments', () => {
 
 describe('POST /shipments/{id}/cancel', () => {
   it('cancels before pick-up: cancelled with the reason, the order back to ready_to_ship with its goods reserved', async () => {
-    const { orderId, variantId } = await readyOrder(db, shop, shipping.warehouseId, { stock: '5', quantity: '2' });
+    const { orderId, variantId } = await readyOrder(db, shop, parts.shipping.warehouseId, { stock: '5', quantity: '2' });
     const shipment = (await (await push({ orderId })).json()) as { id: string; trackingCode: string };
-    const response = await request('POST', `/shipments/${shipment.id}/cancel`, { key, body: { reason: 'Khách đổi ý' } });
+    const response = await request('POST', `/shipments/${shipment.id}/cancel`, { key: parts.key, body: { reason: 'Khách đổi ý' } });
     expect(response.status, await response.clone().text()).toBe(200);
     const cancelled = (await response.json()) as { status: string; events: { status: string | null; reason: string | null }[] };
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.events.at(-1)).toMatchObject({ status: 'cancelled', reason: 'Khách đổi ý' });
-    expect(carrier.orders().find((order) => order.code === shipment.trackingCode)?.status).toBe(-1);
+    expect(parts.carrier.orders().find((order) => order.code === shipment.trackingCode)?.status).toBe(-1);
     expect(await orderStatus(orderId)).toBe('ready_to_ship');
-    expect(await stockOf(db, variantId, shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
+    expect(await stockOf(db, variantId, parts.shipping.warehouseId)).toEqual({ quantity: '5', reserved: '2' });
     const [log] = await db.admin<{ details: { reason: string } }[]>`
       select details from shop_log where action = 'shipment.cancelled' and subject_id = ${shipment.id}`;
     expect(log?.details.reason).toBe('Khách đổi ý');
 
     // Ended: cancelling again is refused, and the order can be pushed again.
-    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key }), 409, 'shipment-not-cancellable');
+    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key: parts.key }), 409, 'shipment-not-cancellable');
     expect((await push({ orderId })).status).toBe(201);
   });
 
   it('the carrier decides: out for delivery is 409 shipment-not-cancellable and nothing changes; an unknown id is 404', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     const shipment = (await (await push({ orderId })).json()) as { id: string; trackingCode: string };
-    carrier.advance(shipment.trackingCode, 4);
+    parts.carrier.advance(shipment.trackingCode, 4);
     const refused = await expectProblem(
-      await request('POST', `/shipments/${shipment.id}/cancel`, { key }),
+      await request('POST', `/shipments/${shipment.id}/cancel`, { key: parts.key }),
       409,
       'shipment-not-cancellable',
     );
     expect(refused.detail).toMatch(/\S/);
     expect(await orderStatus(orderId)).toBe('shipped');
-    await expectProblem(await request('POST', `/shipments/${randomUUID()}/cancel`, { key }), 404, 'not-found');
+    await expectProblem(await request('POST', `/shipments/${randomUUID()}/cancel`, { key: parts.key }), 404, 'not-found');
   });
 
   it('a carrier down is 503 carrier-unavailable and the shipment stays as it was', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     const shipment = (await (await push({ orderId })).json()) as { id: string };
-    carrier.faults.inject('cancel', { type: 'unavailable' }, 3);
-    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key }), 503, 'carrier-unavailable');
-    expect(((await (await request('GET', `/shipments/${shipment.id}`, { key })).json()) as { status: string }).status).toBe('pending');
+    parts.carrier.faults.inject('cancel', { type: 'unavailable' }, 3);
+    await expectProblem(await request('POST', `/shipments/${shipment.id}/cancel`, { key: parts.key }), 503, 'carrier-unavailable');
+    expect(((await (await request('GET', `/shipments/${shipment.id}`, { key: parts.key })).json()) as { status: string }).status).toBe(
+      'pending',
+    );
   });
 });
 
@@ -413,12 +296,12 @@ describe('the shipment rate counter', () => {
 
 describe('GET /shipments', () => {
   it('syncs by (updatedAt, id) with cursors and filters; updatedSince holds back what is newer than the safety delay', async () => {
-    const { orderId } = await readyOrder(db, shop, shipping.warehouseId);
+    const { orderId } = await readyOrder(db, shop, parts.shipping.warehouseId);
     const pushed = await push({ orderId });
     expect(pushed.status, await pushed.clone().text()).toBe(201);
     const shipment = (await pushed.json()) as { id: string };
     const page = async (query: string) =>
-      (await (await request('GET', `/shipments?${query}`, { key })).json()) as {
+      (await (await request('GET', `/shipments?${query}`, { key: parts.key })).json()) as {
         data: { id: string; status: string }[];
         nextCursor: string | null;
       };
@@ -437,8 +320,8 @@ describe('GET /shipments', () => {
     expect((await page('status=cancelled')).data.every((row) => row.status === 'cancelled')).toBe(true);
     // Everything here changed within the last 2 min 15 s: a sync pass leaves it for the next one.
     expect((await page(`updatedSince=${encodeURIComponent(new Date(Date.now() - 3_600_000).toISOString())}`)).data).toEqual([]);
-    await expectProblem(await request('GET', '/shipments?status=shipped', { key }), 400, 'validation-failed');
-    await expectProblem(await request('GET', '/shipments?cursor=forged.AAAAAAAAAAAAAAAAAAAAAA', { key }), 400, 'invalid-cursor');
-    await expectProblem(await request('GET', `/shipments/${randomUUID()}`, { key }), 404, 'not-found');
+    await expectProblem(await request('GET', '/shipments?status=shipped', { key: parts.key }), 400, 'validation-failed');
+    await expectProblem(await request('GET', '/shipments?cursor=forged.AAAAAAAAAAAAAAAAAAAAAA', { key: parts.key }), 400, 'invalid-cursor');
+    await expectProblem(await request('GET', `/shipments/${randomUUID()}`, { key: parts.key }), 404, 'not-found');
   });
 });
