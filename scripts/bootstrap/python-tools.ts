@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { dataDir } from './paths.js';
+import { cacheDir } from './paths.js';
 import { step } from './progress.js';
 import { runCommand } from './run-command.js';
+import { withLock } from './shared-services.js';
 
 /**
  * The Python tools of `npm test` and `npm run fuzz`, pinned, so a run is the same on every machine: the
@@ -11,7 +13,11 @@ import { runCommand } from './run-command.js';
  * and the Standard Webhooks library of the developer site's Python sample (test/developers/webhook-samples.test.ts).
  */
 export const PYTHON_TOOLS = { schemathesis: '4.32.5', 'openapi-python-client': '0.29.1', standardwebhooks: '1.1.0' } as const;
-const venvDir = join(dataDir, 'venv');
+/**
+ * One venv per set of pinned versions, shared by every clone of this machine (a fresh clone then
+ * installs nothing: 41 s of pip otherwise); the clones only read it.
+ */
+const venvDir = join(cacheDir, 'python', `venv-${createHash('sha256').update(JSON.stringify(PYTHON_TOOLS)).digest('hex').slice(0, 12)}`);
 const venvBin = (command: string) => join(venvDir, 'bin', command);
 /** The virtual environment's interpreter, which runs the generated Python client. */
 export const venvPython = venvBin('python');
@@ -21,33 +27,37 @@ export const schemathesisBin = venvBin('schemathesis');
 export const openApiPythonClientBin = venvBin('openapi-python-client');
 
 /**
- * The tools in a Python virtual environment under `.data/venv`, from PyPI. Quick and silent when each
- * pinned version is already there (its `dist-info` folder is the proof pip leaves).
+ * The tools in a Python virtual environment of this machine's cache, from PyPI, under a lock (two
+ * runs never install at once). Quick and silent when each pinned version is already there (its
+ * `dist-info` folder is the proof pip leaves).
  */
 export async function ensurePythonTools(): Promise<void> {
-  const installed = installedVersions();
   const tools = Object.entries(PYTHON_TOOLS);
-  const missing = tools.filter(([name, version]) => installed.get(normalized(name)) !== version);
-  if (missing.length === 0) return;
-  const label = missing.map(([name, version]) => `${name} ${version}`).join(', ');
-  await step(`installing ${label} into .data/venv (PyPI)`, async () => {
-    // Another version, or a venv a killed install left half made: start over rather than upgrade in place.
-    // A tool new to the list is installed beside the others.
-    const outdated = missing.some(([name]) => installed.has(normalized(name)));
-    if (outdated || !existsSync(venvBin('pip'))) {
+  const missing = () => {
+    const installed = installedVersions();
+    return tools.filter(([name, version]) => installed.get(normalized(name)) !== version);
+  };
+  if (missing().length === 0) return;
+  await withLock(`${venvDir}.lock`, 'the Python tools', async () => {
+    const label = missing()
+      .map(([name, version]) => `${name} ${version}`)
+      .join(', ');
+    // Installed by the run this one waited for.
+    if (!label) return;
+    await step(`installing ${label} into ${venvDir} (PyPI, once per machine)`, async () => {
+      // A venv a killed install left half made: start over.
       rmSync(venvDir, { recursive: true, force: true });
       await runCommand('python3', ['-m', 'venv', venvDir]);
-    }
-    await runCommand(venvBin('pip'), [
-      'install',
-      '--quiet',
-      '--disable-pip-version-check',
-      '--no-input',
-      ...tools.map(([name, version]) => `${name}==${version}`),
-    ]);
+      await runCommand(venvBin('pip'), [
+        'install',
+        '--quiet',
+        '--disable-pip-version-check',
+        '--no-input',
+        ...tools.map(([name, version]) => `${name}==${version}`),
+      ]);
+    });
   });
-  const after = installedVersions();
-  const absent = tools.filter(([name, version]) => after.get(normalized(name)) !== version);
+  const absent = missing();
   if (absent.length > 0) throw new Error(`pip did not install ${absent.map(([name, version]) => `${name} ${version}`).join(', ')}`);
 }
 
