@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { lintCache, keepLintCaches, seedLintCaches } from './bootstrap/lint-caches.js';
 import { projectRoot } from './bootstrap/paths.js';
 import { step } from './bootstrap/progress.js';
 import { runCommand } from './bootstrap/run-command.js';
@@ -10,17 +11,23 @@ import { bin, runSuite } from './suite-run.js';
  * the real PostgreSQL and Temporal server. Extra arguments go to vitest (`npm test -- test/orders`).
  */
 // SKIP_LINT=1 is for quick local iterations on a few files; CI never sets it.
+// Each tool keeps a cache (scripts/bootstrap/lint-caches.ts): a second run checks what changed.
 const lint = () =>
   process.env.SKIP_LINT === '1'
     ? Promise.resolve()
-    : step('lint and type-check', () =>
-        Promise.all([
-          runCommand(bin('eslint'), ['.'], { cwd: projectRoot }),
-          runCommand(bin('prettier'), ['--check', '.'], { cwd: projectRoot }),
-          runCommand(bin('tsc'), ['--noEmit'], { cwd: projectRoot }),
-          runCommand(bin('tsc'), ['--noEmit', '-p', 'web'], { cwd: projectRoot }),
-        ]),
-      );
+    : step('lint and type-check', async () => {
+        seedLintCaches();
+        const cached = (tool: 'eslint' | 'prettier') => ['--cache', '--cache-strategy', 'content', '--cache-location', lintCache(tool)];
+        await Promise.all([
+          runCommand(bin('eslint'), ['.', ...cached('eslint')], { cwd: projectRoot }),
+          runCommand(bin('prettier'), ['--check', '.', ...cached('prettier')], { cwd: projectRoot }),
+          runCommand(bin('tsc'), ['--noEmit', '--incremental', '--tsBuildInfoFile', lintCache('tsc')], { cwd: projectRoot }),
+          runCommand(bin('tsc'), ['--noEmit', '-p', 'web', '--incremental', '--tsBuildInfoFile', lintCache('tscWeb')], {
+            cwd: projectRoot,
+          }),
+        ]);
+        keepLintCaches();
+      });
 // The admin web app is built on every run (the API serves web/dist; test/web drives it in a browser).
 const webBuild = () =>
   step('build the admin web app', () => runCommand(bin('vite'), ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot }));
