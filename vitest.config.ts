@@ -9,7 +9,9 @@ export default defineConfig({
     // cost more CPU than most files' tests on a 2-core machine (docs/running.md). Nothing a file
     // changes globally may outlive it: a test that sets an environment variable restores it.
     isolate: false,
-    maxWorkers: 3,
+    // Four files at once on two cores: most files wait on services (a carrier's delay, a workflow's
+    // timer, a rate window) part of the time, and a fourth keeps the cores busy (docs/capacity.md).
+    maxWorkers: 4,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // A poll waits on real services (a save, a workflow): a loaded machine needs more than the 1 s default.

@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { lintCache, keepLintCaches, seedLintCaches } from './bootstrap/lint-caches.js';
 import { projectRoot } from './bootstrap/paths.js';
+import { buildWebApp } from './bootstrap/web-build.js';
 import { step } from './bootstrap/progress.js';
 import { runCommand } from './bootstrap/run-command.js';
 import { bin, runSuite } from './suite-run.js';
@@ -28,9 +29,8 @@ const lint = () =>
         ]);
         keepLintCaches();
       });
-// The admin web app is built on every run (the API serves web/dist; test/web drives it in a browser).
-const webBuild = () =>
-  step('build the admin web app', () => runCommand(bin('vite'), ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot }));
+// The admin web app as its sources are now (the API serves web/dist; test/web drives it in a browser).
+const webBuild = () => step('build the admin web app', () => buildWebApp(bin('vite')));
 /**
  * The tests of what runs on Temporal (deliveries, batch resends, shipments, housekeeping, the
  * operators' search queries on the SQL visibility store): a whole run takes them a

@@ -13,10 +13,10 @@ import { addMember } from '../../domain/access/users.js';
 /** The one slot of the login routes mounted at /bounded, which a flood fights over. */
 const boundedChecks = new ConcurrencyLimit(1);
 /**
- * The one slot of the routes at /crowded, which a test holds; a login waits a second for it: long
+ * The one slot of the routes at /crowded, which a test holds; a login waits two seconds for it: long
  * enough that "at once" and "after the wait" stay apart on a loaded machine.
  */
-const CROWDED_WAIT_MS = 1_000;
+const CROWDED_WAIT_MS = 2_000;
 const crowdedChecks = new ConcurrencyLimit(1, CROWDED_WAIT_MS);
 
 const PASSWORD = 'correct horse battery staple';
