@@ -344,11 +344,5 @@ function takingTurns(events: QueuedEvent[]): QueuedEvent[] {
 
 /** The batch's events by shop, each shop's in the batch's order, the shops in order of their first event. */
 function byShop(events: QueuedEvent[]): Map<string, QueuedEvent[]> {
-  const shops = new Map<string, QueuedEvent[]>();
-  for (const event of events) {
-    const queue = shops.get(event.shopId);
-    if (queue) queue.push(event);
-    else shops.set(event.shopId, [event]);
-  }
-  return shops;
+  return Map.groupBy(events, (event) => event.shopId);
 }
