@@ -1,5 +1,6 @@
-import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { keepWhole } from './machine-cache.js';
 import { cacheDir, dataDir, projectRoot } from './paths.js';
 
 /**
@@ -36,12 +37,7 @@ export function seedLintCaches(): void {
 
 /** After a clean lint: this clone's caches become the machine's (each whole: another run may be reading them). */
 export function keepLintCaches(): void {
-  mkdirSync(machine, { recursive: true });
   writeFileSync(join(here, rootFile), projectRoot);
-  for (const name of [...Object.values(CACHES), rootFile]) {
-    if (!existsSync(join(here, name))) continue;
-    const partial = join(machine, `${name}.${process.pid}`);
-    copyFileSync(join(here, name), partial);
-    renameSync(partial, join(machine, name));
-  }
+  for (const name of [...Object.values(CACHES), rootFile])
+    if (existsSync(join(here, name))) keepWhole(join(here, name), join(machine, name));
 }

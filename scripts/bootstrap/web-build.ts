@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
+import { keepWhole } from './machine-cache.js';
 import { cacheDir, projectRoot } from './paths.js';
 import { runCommand } from './run-command.js';
 
@@ -27,11 +28,7 @@ export async function buildWebApp(vite: string): Promise<void> {
   }
   await runCommand(vite, ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot });
   writeFileSync(stampFile, hash);
-  // Whole or not at all: another run may be copying from the cache.
-  const partial = `${cached}.${process.pid}`;
-  cpSync(dist, partial, { recursive: true });
-  rmSync(cached, { recursive: true, force: true });
-  renameSync(partial, cached);
+  keepWhole(dist, cached);
   const kept = readdirSync(builds)
     .filter((name) => /^[0-9a-f]{64}$/.test(name))
     .sort((a, b) => statSync(join(builds, b)).mtimeMs - statSync(join(builds, a)).mtimeMs);
