@@ -101,6 +101,8 @@ describe('resending the failed deliveries of a flow since a time', () => {
     await moveFlow(flowId, 'https://127.0.0.1:9/unreachable');
     const unreachable = await failedDeliveries(flowId, 2);
     await moveFlow(flowId, receiver.url(fixed));
+    // Back, and slower than a tick: each resend is still failed when the next page is read, after it.
+    receiver.respondWith(fixed, [{ status: 200, delayMs: 1_500 }]);
     const failed = [...answered500, ...unreachable];
 
     const first = await startBatch(flowId, { since, perMinute: 60 });

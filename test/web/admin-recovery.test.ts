@@ -37,7 +37,9 @@ async function flowWithFailures(name: string, count: number): Promise<string> {
     await startDelivery(temporal.deliveries, { ...request, retryDelaysMs: [] });
     expect((await deliveryOutcome(temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, request.eventId)))).status).toBe('failed');
   }
-  receiver.respondWith(inbox, [{ status: 200 }]);
+  // Back, and slow to answer: the batch is over (every resend started) before its resends are
+  // delivered, and the screen follows them still.
+  receiver.respondWith(inbox, [{ status: 200, delayMs: 3_000 }]);
   return flowId;
 }
 

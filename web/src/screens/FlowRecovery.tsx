@@ -28,6 +28,14 @@ function shopInput(date: Date): string {
 const SHOP_OFFSET = '+07:00';
 
 /**
+ * Still moving: the batch runs, or some of its resends are on their first attempt. The batch is over
+ * once it has started its last resend, before that resend is delivered.
+ */
+function unsettled(batch: Recovery): boolean {
+  return batch.state === 'running' || batch.resent > batch.delivered + batch.stillFailing;
+}
+
+/**
  * "Resend every failed delivery of this flow since…": the time and the pace, then the batch's
  * progress (found, resent, delivered, still failing) while it runs. A flow's latest batch shows on
  * arrival; a viewer sees it without the form.
@@ -56,7 +64,7 @@ export function FlowRecovery({ flowId }: { flowId: string }) {
         throw error;
       }
     },
-    refetchInterval: (query) => (query.state.data?.state === 'running' ? 2_000 : false),
+    refetchInterval: (query) => (query.state.data && unsettled(query.state.data) ? 2_000 : false),
   });
   const start = useMutation({
     mutationFn: () =>
