@@ -16,12 +16,12 @@ const FLAG_OF: Record<string, string> = { platformPageId: 'platform-page', acces
 export const chatCommands: Record<string, Command> = {
   'chat:link-page': {
     usage: '--shop S --page ID --platform-page P --token T',
-    run: async (sql, f) => {
+    run: async (sql, f, env) => {
       const shop = await shopFlag(sql, f);
       const pageId = uuidFlag(f, 'page');
       const parsed = PageLinkInputSchema.safeParse({ platformPageId: required(f, 'platform-page'), accessToken: required(f, 'token') });
       if (!parsed.success) fail(parsed.error.issues.map((issue) => `--${FLAG_OF[String(issue.path[0])]}: ${issue.message}`).join('; '));
-      const settings = loadSettings();
+      const settings = loadSettings(env);
       const ownerOf = pageTokenOwner(
         createChatPlatformAdapter({
           baseUrl: settings.CHAT_PLATFORM_URL ?? REAL_CHAT_PLATFORM_URL,

@@ -5,10 +5,13 @@ import { isUuid, withShop } from '../../domain/kernel/index.js';
 /** The flags of one command, as `node:util` `parseArgs` read them (a boolean flag reads as `true`). */
 export type Flags = Record<string, string | undefined>;
 
+/** The settings a command reads: the process's environment, or what a test hands the CLI. */
+export type Env = NodeJS.ProcessEnv;
+
 /** One admin command: its flags (the usage line names them all) and what it does, answering one JSON object. */
 export interface Command {
   usage: string;
-  run: (sql: Sql, flags: Flags) => Promise<object>;
+  run: (sql: Sql, flags: Flags, env: Env) => Promise<object>;
 }
 
 /** Bad input: the CLI prints the message with the command's usage and exits with status 2. */

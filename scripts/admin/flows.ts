@@ -3,13 +3,13 @@ import { createFlow, resendRequest, setFlowState, shopOfFlow, testRunRequest } f
 import { withShop } from '../../domain/kernel/index.js';
 import type * as deliveryStarters from '../../workflows/deliveries/delivery-starter.js';
 import type { DeliveryStarter } from '../../workflows/deliveries/delivery-starter.js';
-import { fail, list, oneOf, required, shopFlag, type Command } from './flags.js';
+import { fail, list, oneOf, required, shopFlag, type Command, type Env } from './flags.js';
 
 /** Automation flows, their test-runs and resends of failed deliveries (flows). */
 export const flowCommands: Record<string, Command> = {
   'flow:create': {
     usage: '--shop S --event T[,T2…] --url U [--name N] [--page P] [--permissions p1,p2] [--on]',
-    run: async (sql, f) => {
+    run: async (sql, f, env) => {
       const shop = await shopFlag(sql, f);
       const events = required(f, 'event');
       return withShop(sql, shop.id, (tx) =>
@@ -25,7 +25,7 @@ export const flowCommands: Record<string, Command> = {
             state: f.on === undefined ? 'draft' : 'on',
           },
           null,
-          loadSettings().secretsKey,
+          loadSettings(env).secretsKey,
         ),
       );
     },
@@ -42,11 +42,11 @@ export const flowCommands: Record<string, Command> = {
   },
   'flow:test': {
     usage: '--flow ID [--record ID]',
-    run: async (sql, f) => {
+    run: async (sql, f, env) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
       const { request: testRun } = await withShop(sql, shopId, (tx) => testRunRequest(tx, shopId, flowId, 'operator', f.record));
-      return withTemporal(async (deliveries, { runTestDelivery }) => {
+      return withTemporal(env, async (deliveries, { runTestDelivery }) => {
         const { workflowId, result } = await runTestDelivery(deliveries, testRun);
         return { workflowId, status: result.status, ...result.attempts[0] };
       });
@@ -54,11 +54,11 @@ export const flowCommands: Record<string, Command> = {
   },
   'delivery:resend': {
     usage: '--flow ID --delivery MSG',
-    run: async (sql, f) => {
+    run: async (sql, f, env) => {
       const flowId = required(f, 'flow');
       const shopId = await shopOfFlow(sql, flowId);
       const resend = await withShop(sql, shopId, (tx) => resendRequest(tx, flowId, required(f, 'delivery')));
-      const workflowId = await withTemporal((deliveries, { resendDelivery }) => resendDelivery(deliveries, resend));
+      const workflowId = await withTemporal(env, (deliveries, { resendDelivery }) => resendDelivery(deliveries, resend));
       return { deliveryId: resend.deliveryId, workflowId };
     },
   },
@@ -71,17 +71,17 @@ type Starters = typeof deliveryStarters;
  * (`temporalConnectionOptions`, `deliveryStarter`), on a task queue a worker polls. Imported here,
  * not at the top: the Temporal client is most of the CLI's start, and only these commands need it.
  */
-async function withTemporal<T>(work: (deliveries: DeliveryStarter, starters: Starters) => Promise<T>): Promise<T> {
+async function withTemporal<T>(env: Env, work: (deliveries: DeliveryStarter, starters: Starters) => Promise<T>): Promise<T> {
   const [{ Connection }, { temporalConnectionOptions }, starters, { runningLocalTemporal }] = await Promise.all([
     import('@temporalio/client'),
     import('../../config/temporal-connection.js'),
     import('../../workflows/deliveries/delivery-starter.js'),
     import('../bootstrap/temporal.js'),
   ]);
-  const settings = loadSettings();
+  const settings = loadSettings(env);
   // Only a server that is already up: a worker must poll it, so starting one here could not help.
   const address =
-    process.env.TEMPORAL_ADDRESS ??
+    env.TEMPORAL_ADDRESS ??
     (await runningLocalTemporal())?.address ??
     fail('Temporal is not running: start the stack with npm run dev first');
   const connection = await Connection.connect(temporalConnectionOptions({ ...settings, TEMPORAL_ADDRESS: address }));

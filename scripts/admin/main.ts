@@ -1,81 +1,8 @@
-import { parseArgs } from 'node:util';
-import { createSql } from '../../db/client.js';
-import { Problem } from '../../domain/kernel/index.js';
-import { accessCommands } from './access.js';
-import { catalogCommands } from './catalog.js';
-import { chatCommands } from './chat.js';
-import { customerCommands } from './customers.js';
-import { eventCommands } from './events.js';
-import { optionsOf, UsageError, type Command, type Flags } from './flags.js';
-import { flowCommands } from './flows.js';
-import { orderCommands } from './orders.js';
-import { shipmentCommands } from './shipments.js';
-import { shopCommands } from './shops.js';
+import { runAdmin } from './cli.js';
 
-/**
- * The admin CLI: `npm run -s admin -- <command> [--flags]`. Prints exactly one JSON object on
- * stdout; messages go to stderr; bad input exits with status 2, a refused operation with 1. Each
- * command is a thin call into one module's `index.ts` (one file of commands per module here).
- */
-const COMMANDS: Record<string, Command> = {
-  ...shopCommands,
-  ...accessCommands,
-  ...flowCommands,
-  ...eventCommands,
-  ...orderCommands,
-  ...shipmentCommands,
-  ...chatCommands,
-  ...customerCommands,
-  ...catalogCommands,
-};
-
-function usage(): string {
-  return [
-    'usage: npm run -s admin -- <command> [flags]',
-    '',
-    ...Object.entries(COMMANDS).map(([name, command]) => `  ${name} ${command.usage}`),
-  ].join('\n');
-}
-
-async function main(): Promise<number> {
-  const [name, ...rest] = process.argv.slice(2);
-  const command = name ? COMMANDS[name] : undefined;
-  if (!command) {
-    process.stderr.write(`${name ? `unknown command ${name}\n\n` : ''}${usage()}\n`);
-    return 2;
-  }
-  let flags: Flags;
-  try {
-    // The flags a command takes are the ones its usage line names.
-    flags = parseArgs({ args: rest, options: optionsOf(command.usage), strict: true, allowPositionals: false }).values as Flags;
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nusage: ${name} ${command.usage}\n`);
-    return 2;
-  }
-  // Without APP_DATABASE_URL the CLI works on the project-local development database of `npm run dev`,
-  // whose stack runs with development settings; anywhere else the settings' production rules apply.
-  if (!process.env.APP_DATABASE_URL) process.env.NODE_ENV ??= 'development';
-  // Imported only here: the bootstrap brings the Temporal client and more, about a second of every start.
-  const database = process.env.APP_DATABASE_URL ? undefined : await (await import('../bootstrap/index.js')).bootstrapDatabase('shopflow');
-  const sql = createSql(process.env.APP_DATABASE_URL ?? database!.appUrl, { max: 2, applicationName: 'shopflow-admin' });
-  try {
-    const result = await command.run(sql, flags);
-    process.stdout.write(`${JSON.stringify(result)}\n`);
-    return 0;
-  } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`${error.message}\nusage: ${name} ${command.usage}\n`);
-      return 2;
-    }
-    if (error instanceof Problem) {
-      process.stderr.write(`${name}: ${error.detail} (${error.code})\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await sql.end({ timeout: 2 });
-    await database?.stop();
-  }
-}
-
-process.exitCode = await main();
+/** The admin CLI's process (`npm run -s admin -- <command> [--flags]`): scripts/admin/cli.ts on this process's environment and streams. */
+process.exitCode = await runAdmin(process.argv.slice(2), {
+  env: process.env,
+  out: (text) => process.stdout.write(text),
+  err: (text) => process.stderr.write(text),
+});

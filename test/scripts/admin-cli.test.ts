@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSuite } from '../support/suite.js';
-import { adminCliJson, runAdminCli } from '../support/admin-cli.js';
+import { adminCliJson, runAdminCli, runAdminProcess } from '../support/admin-cli.js';
 import { hashApiKey, LEAK_PATTERN } from '../../domain/access/api-key-format.js';
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
@@ -90,12 +90,21 @@ describe('admin CLI', () => {
   });
 
   it('exits 2 with a usage message on bad input and 1 on a refused operation, printing nothing on stdout', async () => {
-    const unknownFlag = await admin('shop:create', '--slug', 'x', '--name', 'X', '--colour', 'red');
+    // These two as the process a script starts: its exit status and streams.
+    const unknownFlag = await runAdminProcess(db.appUrl, ['shop:create', '--slug', 'x', '--name', 'X', '--colour', 'red']);
     expect(unknownFlag).toMatchObject({ code: 2, stdout: '' });
     expect(unknownFlag.stderr).toMatch(/usage: shop:create/);
     expect(await admin('shop:set', '--shop', 'cli-shop', '--plan', 'gold')).toMatchObject({ code: 2, stdout: '' });
     expect((await admin('nonsense')).code).toBe(2);
-    const refused = await admin('app:create', '--shop', 'cli-shop', '--name', 'Admin', '--permissions', 'settings.members');
+    const refused = await runAdminProcess(db.appUrl, [
+      'app:create',
+      '--shop',
+      'cli-shop',
+      '--name',
+      'Admin',
+      '--permissions',
+      'settings.members',
+    ]);
     expect(refused).toMatchObject({ code: 1, stdout: '' });
     expect(refused.stderr).toMatch(/insufficient-permission/);
     expect((await admin('shop:create', '--slug', 'cli-shop', '--name', 'Again')).code).toBe(1);

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { runAdmin } from '../../scripts/admin/cli.js';
 
 export interface CliResult {
   code: number;
@@ -9,14 +10,36 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `npm run -s admin -- …` as a script would, against the given database; the exit code is kept. */
-export function runAdminCli(appUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/**
+ * Runs one admin command line against the given database, in this process: what `npm run -s admin`
+ * runs once its process has started (scripts/admin/main.ts), its exit status and both streams kept.
+ * A start of its own is about a second of loading for each of the suite's many commands;
+ * `runAdminProcess` is the whole process, for what only a process shows.
+ */
+export async function runAdminCli(appUrl: string, args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const result = { code: 0, stdout: '', stderr: '' };
+  try {
+    result.code = await runAdmin(args, {
+      env: { ...process.env, APP_DATABASE_URL: appUrl, ...env },
+      out: (text) => (result.stdout += text),
+      err: (text) => (result.stderr += text),
+    });
+  } catch (error) {
+    // What the process would die of: status 1, the stack on stderr.
+    result.code = 1;
+    result.stderr += String((error as Error).stack ?? error);
+  }
+  return result;
+}
+
+/** Runs `npm run -s admin -- …` as a script would, in a process of its own. */
+export function runAdminProcess(appUrl: string, args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
     // On this Node with tsx's loader: one process (the `tsx` command would start a second).
     execFile(
       process.execPath,
       ['--import', 'tsx', join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
-      { cwd: projectRoot, env: { ...process.env, APP_DATABASE_URL: appUrl, ...env } },
+      { cwd: projectRoot, env: { ...process.env, APP_DATABASE_URL: appUrl } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );
   });
