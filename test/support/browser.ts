@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { AxeBuilder } from '@axe-core/playwright';
+import axe from 'axe-core';
 import { expect } from 'vitest';
 import { dataDir, projectRoot } from '../../scripts/bootstrap/paths.js';
 
@@ -31,9 +31,19 @@ function rasterOnly(args: readonly string[]): string[] {
 export async function checkScreen(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
-  const { violations } = await new AxeBuilder({ page }).analyze();
+  const violations = await accessibilityViolations(page);
   const serious = violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
   expect(serious.map((violation) => `${violation.id}: ${violation.nodes.map((node) => node.target.join(' ')).join(', ')}`)).toEqual([]);
+}
+
+/**
+ * Every axe-core rule on the page as it is, the violations only. axe is put into the page once (the
+ * app's screens change without a reload) and asked for nothing but its violations: @axe-core/playwright
+ * injected it on every call and gathered every rule's passes too, 0.7 s a screen against 0.1 s.
+ */
+async function accessibilityViolations(page: Page): Promise<axe.Result[]> {
+  if (!(await page.evaluate<boolean>(`'axe' in window`))) await page.evaluate(axe.source);
+  return page.evaluate<axe.Result[]>(`window.axe.run(document, { resultTypes: ['violations'] }).then((results) => results.violations)`);
 }
 
 /** The built app's JS and CSS, raw and gzipped (what a first load fetches besides index.html). */
