@@ -7,11 +7,12 @@ import { createSql, type Sql } from '../../db/client.js';
 import { addMember, createShop } from '../../domain/access/index.js';
 import { setAsideEvents, writeEvent } from '../../domain/events/index.js';
 import { createFlow, type FlowCondition } from '../../domain/flows/index.js';
+import { bigProduct, COSTLIEST } from './neighbours-noise.js';
 import { withShop } from '../../domain/kernel/index.js';
-import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
+import { ensureDevCertificate } from '../../scripts/bootstrap/certificates.js';
 import { freePort, freePorts, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
-import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { ReceiverProcess } from '../receiver-process.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
@@ -41,40 +42,8 @@ const PASSWORD = 'bench horse battery staple';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
-/** Three rules on every keyword of every variant and seven on every price: 137,216 values, within the save check's 150,000. */
-const COSTLIEST: FlowCondition = {
-  match: 'any',
-  rules: [
-    ...[0, 1, 2].map((n) => ({
-      path: 'data.variants.keywords',
-      operator: 'in' as const,
-      value: Array.from({ length: 50 }, (_, k) => `nope-${n}-${k}`),
-    })),
-    ...Array.from({ length: 7 }, (_, n) => ({
-      path: 'data.variants.price',
-      operator: 'in' as const,
-      value: Array.from({ length: 50 }, (_, k) => n * 50 + k + 1),
-    })),
-  ],
-};
-
-/** A product of 2,048 variants of 20 keywords each, none of which any condition above names. */
-function bigProduct(): Record<string, unknown> {
-  return {
-    id: randomUUID(),
-    name: 'Áo thun 2048',
-    variants: Array.from({ length: 2_048 }, (_, index) => ({
-      id: randomUUID(),
-      code: `V-${index}`,
-      price: String(100_000 + index),
-      keywords: Array.from({ length: 20 }, (_, k) => `k${index}-${k}`),
-    })),
-  };
-}
-
 export async function neighboursScenario(options: NeighboursOptions): Promise<NeighboursResults> {
   const certificate = await ensureDevCertificate();
-  const receiver = await WebhookReceiver.start(readCertificate(certificate));
   const carrier = await CarrierB.start({ rateLimitPerSecond: null });
   const sql = createSql(options.appUrl, { max: 10, applicationName: 'shopflow-bench-neighbours' });
   const owner = createSql(options.adminUrl, { max: 1, applicationName: 'shopflow-bench-maintenance' });
@@ -83,7 +52,15 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     throw new Error(`${name} exited during the neighbours benchmark (code ${code})`);
   });
   let shops: string[] = [];
+  // Each shop's integrator its own server (ReceiverProcess), as in life: B's arrivals are timed on a
+  // loop that answers none of A's failing attempts.
+  const receivers: ReceiverProcess[] = [];
   try {
+    const [quietReceiver, noisyReceiver] = [
+      await ReceiverProcess.start(group, 'receiver-b', certificate),
+      await ReceiverProcess.start(group, 'receiver-a', certificate),
+    ];
+    receivers.push(quietReceiver, noisyReceiver);
     // What other runs left queued (an interrupted run, the shipments scenario's shops, whose events
     // no relay takes) would be relayed in this run's quiet phase, as a second shop.
     await owner`delete from event_queue q using shops s where s.id = q.shop_id and s.slug like 'bench-%'`;
@@ -115,7 +92,13 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         createFlow(
           tx,
           shopId,
-          { name: inbox, eventType, url: receiver.url(inbox), state: 'on', ...(condition ? { condition } : {}) },
+          {
+            name: inbox,
+            eventType,
+            url: (shopId === quietShop.id ? quietReceiver : noisyReceiver).url(inbox),
+            state: 'on',
+            ...(condition ? { condition } : {}),
+          },
           null,
           secretsKey,
         ),
@@ -125,7 +108,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       string,
       string,
     ];
-    receiver.respondWith(failingInbox, [{ status: 500, body: 'down' }]);
+    await noisyReceiver.respondWith(failingInbox, [{ status: 500, body: 'down' }]);
     const { flowId: quietFlow } = await flow(quietShop.id, quietInbox, 'product.updated');
     for (let index = 0; index < 47; index++) await flow(noisyShop.id, costlyInbox, 'product.updated', COSTLIEST);
     const { flowId: failingFlow } = await flow(noisyShop.id, failingInbox, 'order.created');
@@ -192,7 +175,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       while (Date.now() < deadline) {
         firsts.clear();
         duplicates = 0;
-        for (const received of receiver.received(quietInbox)) {
+        for (const received of await quietReceiver.received(quietInbox)) {
           const id = (JSON.parse(received.body) as { id: string }).id;
           if (!commits.has(id)) continue;
           if (firsts.has(id)) duplicates += 1;
@@ -324,7 +307,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       p99Ratio: noisyPhase.p99Ms / quiet.p99Ms,
       pushP99Ratio: noisyPhase.pushP99Ms / quiet.pushP99Ms,
       memberLogins,
-      shopA: { costlyMatched: skipped, failingAttempts: receiver.received(failingInbox).length, setAside, loginAnswers },
+      shopA: { costlyMatched: skipped, failingAttempts: (await noisyReceiver.received(failingInbox)).length, setAside, loginAnswers },
     };
     printNeighbours(results);
     await connection.close();
@@ -332,7 +315,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
   } finally {
     await group.stopAll();
     await endWhatWasStarted(owner, options.temporalAddress, taskQueue, shops);
-    await receiver.close();
+    await Promise.all(receivers.map((receiver) => receiver.close()));
     await carrier.close();
     await Promise.all([sql.end(), owner.end()]);
   }
