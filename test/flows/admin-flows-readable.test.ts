@@ -144,7 +144,10 @@ describe('a retrying delivery', () => {
     const [retrying] = await history(admin, flow.id);
     expect(retrying).toMatchObject({ status: 'retrying', about: 'DH-0042 · Trần Thị Mai', attemptsLeft: 1 });
     // The next attempt the page shows is the run's timer (the schedule's minute within its jitter) on.
-    const [timer] = await timersOf(temporal.client.workflow.getHandle(deliveryWorkflowId(flow.id, request!.eventId)));
+    // The wait is noted (the activity's write) before the workflow task that sets the timer completes.
+    const run = temporal.client.workflow.getHandle(deliveryWorkflowId(flow.id, request!.eventId));
+    await expect.poll(async () => (await timersOf(run)).length, { timeout: 20_000 }).toBe(1);
+    const [timer] = await timersOf(run);
     expect(timer).toBeGreaterThanOrEqual(48_000);
     expect(timer).toBeLessThanOrEqual(72_000);
     expect(Date.parse(retrying!.nextAttemptAt!) - started).toBeGreaterThanOrEqual(timer!);
