@@ -25,6 +25,17 @@ export function createSql(
     // Column names only: `postgres.camel` also renames the keys inside json values, and those hold
     // names people chose (a variant attribute `size_eu` came back `sizeEu`, in answers and webhooks).
     transform: { column: { from: postgres.toCamel, to: postgres.fromCamel } },
+    // A timestamptz parameter given as text goes as that text. postgres.js's own sends it through a
+    // Date, to the millisecond: a time read back as text (a page's cursor) lost its microseconds, and
+    // the next page began at its own last row again.
+    types: {
+      timestamptz: {
+        to: 1184,
+        from: [1184],
+        serialize: (value: string | Date | number) => (typeof value === 'string' ? value : new Date(value).toISOString()),
+        parse: (value: string) => new Date(value),
+      },
+    },
     onnotice: () => {},
     connection: {
       application_name: options.applicationName,

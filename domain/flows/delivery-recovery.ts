@@ -116,11 +116,7 @@ export interface RecoveryWindow {
 
 /** Where a batch is in its window: past this delivery, in creation order (the delivery id breaks ties). */
 export interface RecoveryCursor {
-  /**
-   * The database's own text, to the microsecond: compared as `::text::timestamptz`, since a parameter
-   * postgres.js is told is a timestamptz it sends through a Date, to the millisecond, and the page
-   * would start again at its own last row.
-   */
+  /** The database's own text, to the microsecond (a page must start just after its last row). */
   createdAt: string;
   deliveryId: string;
 }
@@ -160,7 +156,7 @@ export async function nextFailedDeliveries(
   const rows = await tx<(RecoveryCursor & { eventId: string })[]>`
     select d.created_at::text as created_at, d.delivery_id, d.event_id from deliveries d
     where ${inWindow(tx, window)}
-      ${after ? tx`and (d.created_at, d.delivery_id) > (${after.createdAt}::text::timestamptz, ${after.deliveryId})` : tx``}
+      ${after ? tx`and (d.created_at, d.delivery_id) > (${after.createdAt}::timestamptz, ${after.deliveryId})` : tx``}
     order by d.created_at, d.delivery_id
     limit ${limit}`;
   const requests = await resendRequestsOf(
