@@ -162,9 +162,9 @@ function syncConditions(
   const column = tx(`${options.table}.${options.column}`);
   const id = tx(`${options.table}.id`);
   const conditions: Fragment[] = [];
-  // Bound as text: postgres.js would send a timestamptz parameter through Date, dropping microseconds.
   if (options.position) {
-    const after = tx`(${options.position.sortKey}::text::timestamptz, ${options.position.id}::uuid)`;
+    // The sort key is the database's own text, to the microsecond (db/client.ts sends it as it is).
+    const after = tx`(${options.position.sortKey}::timestamptz, ${options.position.id}::uuid)`;
     conditions.push(options.newestFirst ? tx`(${column}, ${id}) < ${after}` : tx`(${column}, ${id}) > ${after}`);
   }
   if (options.query.updatedSince) {
