@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import type { ChildProcess } from 'node:child_process';
 import { Agent, request } from 'undici';
 import type { ReceivedRequest, ScriptedResponse } from '../simulators/webhook-receiver.js';
 import { freePort } from '../scripts/bootstrap/ports.js';
@@ -15,7 +14,6 @@ import type { DevCertificate } from '../scripts/bootstrap/certificates.js';
 export class ReceiverProcess {
   private constructor(
     readonly port: number,
-    readonly child: ChildProcess,
     /** Trusts the development certificate the receiver answers with. */
     private readonly dispatcher: Agent,
   ) {}
@@ -28,7 +26,7 @@ export class ReceiverProcess {
       RECEIVER_TLS_KEY_FILE: certificate.keyFile,
     });
     await outputMatches(child, /webhook receiver listening/, 60_000, name);
-    return new ReceiverProcess(port, child, new Agent({ connect: { ca: readFileSync(certificate.certFile, 'utf8') } }));
+    return new ReceiverProcess(port, new Agent({ connect: { ca: readFileSync(certificate.certFile, 'utf8') } }));
   }
 
   url(inbox: string): string {
