@@ -20,9 +20,18 @@ export const CLAIM_SECONDS = 30;
 export const MATCHING_ATTEMPTS = 3;
 
 /**
+ * How many events a claim may take of each shop: `byShop` for the shops it names (null: no bound),
+ * `others` for the rest (none given: no bound).
+ */
+export interface ClaimAllowances {
+  byShop: ReadonlyMap<string, number | null>;
+  others?: number;
+}
+
+/**
  * Claims queued events for CLAIM_SECONDS, at most `limit`, in one statement that commits at once: the
  * caller then matches and starts them outside any transaction, and completes, releases or fails each.
- * A shop in `allowances` takes at most that many (none at 0): the relay's pace, workflows/deliveries/shop-pace.ts.
+ * Each shop takes at most its `allowances` (none at 0): the relay's pace, workflows/deliveries/shop-pace.ts.
  *
  * Fair across shops: the batch is shared equally among the shops with claimable events (the shops
  * whose oldest one has waited longest first, at most `limit` of them), and each shop's share is its
@@ -40,10 +49,11 @@ export const MATCHING_ATTEMPTS = 3;
 export async function claimQueuedEvents(
   sql: Sql | Tx,
   limit: number,
-  allowances: ReadonlyMap<string, number> = new Map(),
+  allowances: ClaimAllowances = { byShop: new Map() },
 ): Promise<QueuedEvent[]> {
   if (limit < 1) return [];
-  const [allowedShops, allowed] = [[...allowances.keys()], [...allowances.values()]];
+  const [allowedShops, allowed] = [[...allowances.byShop.keys()], [...allowances.byShop.values()]];
+  const others = allowances.others ?? null;
   return sql<QueuedEvent[]>`
     with recursive waiting (shop_id) as (
       (select shop_id from event_queue order by shop_id limit 1)
@@ -51,19 +61,20 @@ export async function claimQueuedEvents(
       select (select q.shop_id from event_queue q where q.shop_id > s.shop_id order by q.shop_id limit 1)
       from waiting s where s.shop_id is not null),
     served as (
-      select s.shop_id, oldest.created_at, allowance.events as allowed from waiting s
+      select s.shop_id, oldest.created_at, share.allowed from waiting s
       left join unnest(${allowedShops}::uuid[], ${allowed}::int[]) as allowance (shop_id, events) on allowance.shop_id = s.shop_id
+      cross join lateral (select case when allowance.shop_id is null then ${others}::int else allowance.events end as allowed) share
       cross join lateral (
         select min(q.created_at) as created_at from event_queue q
         where q.shop_id = s.shop_id and (q.claimed_until is null or q.claimed_until < now())) oldest
-      where s.shop_id is not null and oldest.created_at is not null and coalesce(allowance.events, 1) > 0
+      where s.shop_id is not null and oldest.created_at is not null and coalesce(share.allowed, 1) > 0
       order by oldest.created_at
       limit ${limit}),
     claimed as materialized (
       select claim.event_id from served cross join lateral (
         select q.event_id from event_queue q
         where q.shop_id = served.shop_id and (q.claimed_until is null or q.claimed_until < now())
-        order by q.created_at limit least(${limit} / (select count(*) from served), coalesce(served.allowed, ${limit}))
+        order by q.created_at limit least(${limit} / (select count(*) from served), served.allowed)
         for update skip locked) claim),
     taken as (
       update event_queue q set claimed_until = now() + make_interval(secs => ${CLAIM_SECONDS})

@@ -18,6 +18,7 @@ export {
 export {
   CLAIM_SECONDS,
   claimQueuedEvents,
+  type ClaimAllowances,
   completeQueuedEvents,
   eventDataOf,
   eventQueueState,

@@ -1,10 +1,13 @@
+import type { ClaimAllowances } from '../../domain/events/index.js';
+
 /**
  * Each shop's pace through the relay while other shops have events too: at most `perSecond` events a
  * second for a shop, in bursts of `burst`, counted per relay process. A shop alone on the queue is not
  * paced (the whole relay is its to use); once another shop has had events within `contendedForMs`
  * (a minute: a shop with an event every few seconds still counts), each claim takes at most a shop's
- * whole tokens of its events. The rest wait in the outbox: a shop's burst of thousands can neither
- * saturate the machine under the others nor fill a batch that their events wait behind.
+ * whole tokens of its events, and a shop new beside them its first burst. The rest wait in the outbox:
+ * a shop's burst of thousands can neither saturate the machine under the others nor fill a batch that
+ * their events wait behind.
  */
 export class ShopPace {
   readonly #tokens = new Map<string, { tokens: number; at: number }>();
@@ -19,19 +22,22 @@ export class ShopPace {
 
   /**
    * How many events each shop may have in the next claim: its whole tokens, for every shop with events
-   * lately, while more than one has; none listed (no shop paced) while one shop is alone. A shop not
-   * listed takes its fair share of the batch.
+   * lately, while more than one has; no bound for a shop alone. A shop with no events lately, beside
+   * one that has, takes at most a burst (`others`): its first claim would otherwise take the whole
+   * batch whenever the others' events happen to be all out at that moment.
    */
-  allowances(): ReadonlyMap<string, number> {
+  allowances(): ClaimAllowances {
     const now = this.now();
     for (const [shopId, seen] of this.#lastSeen) if (now - seen > this.contendedForMs) this.#lastSeen.delete(shopId);
-    if (this.#lastSeen.size < 2) return new Map();
-    return new Map([...this.#lastSeen.keys()].map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))]));
+    const seen = [...this.#lastSeen.keys()];
+    if (seen.length === 0) return { byShop: new Map() };
+    if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: this.burst };
+    return { byShop: new Map(seen.map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))])), others: this.burst };
   }
 
   /** How long until a shop out of tokens has one again (0 when none is out). */
   nextTokenInMs(): number {
-    return [...this.allowances().values()].includes(0) ? Math.ceil(1_000 / this.perSecond) : 0;
+    return [...this.allowances().byShop.values()].includes(0) ? Math.ceil(1_000 / this.perSecond) : 0;
   }
 
   /** A batch was claimed: each event takes a token of its shop, and marks the shop as having events. */
