@@ -87,6 +87,7 @@ function equalityKey(value: unknown, decimal: Decimal | undefined): string | und
 class PathValues {
   private decimalsRead: (Decimal | undefined)[] | undefined;
   private keysRead: (string | undefined)[] | undefined;
+  private keySetRead: Set<string | undefined> | undefined;
   constructor(readonly values: unknown[]) {}
   get decimals(): (Decimal | undefined)[] {
     return (this.decimalsRead ??= this.values.map(asDecimal));
@@ -94,6 +95,10 @@ class PathValues {
   get keys(): (string | undefined)[] {
     const decimals = this.decimals;
     return (this.keysRead ??= this.values.map((value, index) => equalityKey(value, decimals[index])));
+  }
+  /** The keys as a set: for a list shorter than the values, each listed key is one lookup here. */
+  get keySet(): Set<string | undefined> {
+    return (this.keySetRead ??= new Set(this.keys));
   }
 }
 
@@ -157,7 +162,13 @@ function valuesTest(rule: Exclude<ConditionRule, { operator: 'missing' | 'exists
       const listed: readonly Scalar[] = Array.isArray(rule.value) ? rule.value : [rule.value];
       const wanted = new Set(listed.map((value) => equalityKey(value, asDecimal(value))));
       if (rule.operator === 'notIn') return (found) => found.keys.some((key) => !wanted.has(key));
-      return (found) => found.keys.some((key) => key !== undefined && wanted.has(key));
+      // The shorter side is walked: fifty listed prices against a product's 2,048 are fifty lookups
+      // in the set of its prices, built once per event and shared by every flow that names the path.
+      const wantedKeys = [...wanted].filter((key) => key !== undefined);
+      return (found) =>
+        wantedKeys.length < found.values.length
+          ? wantedKeys.some((key) => found.keySet.has(key))
+          : found.keys.some((key) => key !== undefined && wanted.has(key));
     }
     case 'ne':
     case 'gt':
