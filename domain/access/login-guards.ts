@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { countHit, enforceRate, rateLimited, rateState, refundHit } from './rate-limits.js';
@@ -19,10 +20,12 @@ export const LOGIN_RATE_LIMITS = {
 } as const;
 
 /**
- * Password checks (scrypt, 32 MiB, ~90 ms on the libuv pool) running at once per process: half of
- * libuv's default pool of 4, so a login flood leaves threads to DNS, files and other crypto.
+ * Password checks (scrypt, 32 MiB, ~90 ms of a core each, on the libuv pool) running at once per
+ * process: half the machine's cores, at least one and at most half of libuv's default pool of 4. A
+ * flood of guesses then leaves the other cores to every shop's deliveries and requests (two at once
+ * held both cores of a 2-core machine), and pool threads to DNS, files and other crypto.
  */
-export const PASSWORD_CHECKS_AT_ONCE = 2;
+export const PASSWORD_CHECKS_AT_ONCE = Math.min(2, Math.max(1, Math.floor(availableParallelism() / 2)));
 /** Password checks at once per process for logins from a browser the account logged in from before (login-devices.ts), apart from the others. */
 export const PASSWORD_CHECKS_KNOWN_DEVICES = 1;
 
