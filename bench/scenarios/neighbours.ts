@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
+import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
@@ -7,7 +7,8 @@ import { createSql, type Sql } from '../../db/client.js';
 import { addMember, createShop } from '../../domain/access/index.js';
 import { setAsideEvents, writeEvent } from '../../domain/events/index.js';
 import { createFlow, type FlowCondition } from '../../domain/flows/index.js';
-import { bigProduct, COSTLIEST } from './neighbours-noise.js';
+import { COSTLIEST } from './neighbours-noise.js';
+import type { NoisyShopPlan, NoisyShopSent } from '../noisy-shop.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { ensureDevCertificate } from '../../scripts/bootstrap/certificates.js';
 import { freePort, freePorts, waitFor } from '../../scripts/bootstrap/ports.js';
@@ -26,10 +27,10 @@ import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js
  * then again while shop A does everything at once: 49 flows with the costliest conditions the save
  * check allows on products of 2,048 variants (one such product updated every two seconds), 2,000
  * deliveries to a receiver answering 500 (retried on the production schedule), a poison event, a
- * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute). B also
- * pushes a shipment a second to the carrier B simulator. B's commit-to-receipt p50 and p99 and its
- * pushes' p50 and p99 (request to 201), their ratios to the quiet figures beside the goal (p99 within
- * 2x), and what was lost or sent twice.
+ * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute), sent
+ * by a process of A's own (bench/noisy-shop.ts). B also pushes a shipment a second to the carrier B
+ * simulator. B's commit-to-receipt p50 and p99 and its pushes' p50 and p99 (request to 201), their
+ * ratios to the quiet figures beside the goal (p99 within 2x), and what was lost or sent twice.
  */
 export interface NeighboursOptions {
   appUrl: string;
@@ -127,11 +128,30 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
 
     const processes = (['worker', 'relay'] as const).map((name) => [name, group.startTs(name, `workers/${name}.ts`, env)] as const);
     group.startTs('api', 'api/server.ts', env);
+    const noisyShopProcess = group.startTs('noisy-shop', 'bench/noisy-shop.ts', {
+      NOISY_SHOP_PLAN: JSON.stringify({
+        appUrl: options.appUrl,
+        apiPort: port,
+        shopId: noisyShop.id,
+        slug: noisyShop.slug,
+        email: 'owner@noisy.test',
+        password: PASSWORD,
+        failingFlowId: failingFlow,
+        noise: (process.env.BENCH_NEIGHBOURS_NOISE ?? 'login,big,burst').split(','),
+      } satisfies NoisyShopPlan),
+    });
+    const noisyShopDone = new Promise<NoisyShopSent>((resolve) =>
+      createInterface({ input: noisyShopProcess.stdout! }).on('line', (line) => {
+        const done = /noisy shop done (.*)$/.exec(line);
+        if (done) resolve(JSON.parse(done[1]!) as NoisyShopSent);
+      }),
+    );
     await Promise.all([
       ...processes.map(([name, child]) =>
         outputMatches(child, name === 'worker' ? /worker polling task queue/ : /outbox relay started/, 90_000, name),
       ),
       waitFor('the API', async () => (await fetch(`http://127.0.0.1:${port}/healthz`).catch(() => undefined))?.ok === true, 90_000),
+      outputMatches(noisyShopProcess, /noisy shop ready/, 90_000, 'noisy-shop'),
     ]);
     const connection = await Connection.connect({ address: options.temporalAddress });
     const client = temporalClient(connection, loadSettings().payloadCodecKeys);
@@ -156,6 +176,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       const pushes: number[] = [];
       const pushesFailed: Record<string, number> = {};
       await loopDelays(); // prom-client resets its loop histogram on each read: the phase starts clean
+      const begun = Date.now();
       await Promise.all([
         atSteadyRate(RATE, options.seconds, async () => {
           const id = await emit(quietShop.id, 'product.updated', { id: randomUUID(), name: 'Áo' });
@@ -199,7 +220,8 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       const slowParts = await Promise.all(
         slowest.map(async ([id, at]) => {
           const start = (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).describe()).startTime.getTime();
-          return { totalMs: at - commits.get(id)!, toStartMs: start - commits.get(id)!, startToReceiptMs: at - start };
+          const committed = commits.get(id)!;
+          return { atMs: committed - begun, totalMs: at - committed, toStartMs: start - committed, startToReceiptMs: at - start };
         }),
       );
       return {
@@ -234,40 +256,8 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     const quiet = await measuredPhase();
 
     // B again, with A doing everything at once (or what BENCH_NEIGHBOURS_NOISE names: login, big, burst).
-    const noise = new Set((process.env.BENCH_NEIGHBOURS_NOISE ?? 'login,big,burst').split(','));
+    noisyShopProcess.kill('SIGUSR1');
     let noisy = true;
-    const loginAnswers: Record<string, number> = {};
-    const started = Date.now();
-    const flood = Array.from({ length: noise.has('login') ? 100 : 0 }, async (_, n) => {
-      // Each address at the login's own limit: 30 attempts a minute, 50 a second from the hundred.
-      for (let attempt = 0; noisy; attempt++) {
-        await sleep(Math.max(0, started + attempt * 2_000 + n * 20 - Date.now()));
-        const body = JSON.stringify({ shop: noisyShop.slug, email: 'owner@noisy.test', password: `guess ${n}` });
-        const status = await fromAddress(`127.0.1.${n + 1}`, port, '/api/admin/session', body);
-        loginAnswers[status] = (loginAnswers[status] ?? 0) + 1;
-      }
-    });
-    const bigProducts = (async () => {
-      while (noisy && noise.has('big')) {
-        await emit(noisyShop.id, 'product.updated', bigProduct());
-        await sleep(2_000);
-      }
-    })();
-    const failing = eachAtMost(
-      Array.from({ length: noise.has('burst') ? 20 : 0 }, (_, batch) => batch),
-      2,
-      (batch) =>
-        withShop(sql, noisyShop.id, async (tx) => {
-          for (let index = 0; index < 100; index++)
-            await writeEvent(tx, {
-              shopId: noisyShop.id,
-              type: 'order.created',
-              resourceId: randomUUID(),
-              data: { id: randomUUID(), code: `${batch}-${index}` },
-            });
-        }).then(() => undefined),
-    );
-    await emit(noisyShop.id, 'customer.created', { id: randomUUID(), name: 'Poison' });
     const memberLogins: Record<string, number> = {};
     const member = (async () => {
       while (noisy) {
@@ -279,19 +269,10 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         memberLogins[status] = (memberLogins[status] ?? 0) + 1;
       }
     })();
-    const recovery = (async () => {
-      const login = await logIn(noisyShop.slug, 'owner@noisy.test');
-      const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
-      const { csrfToken } = (await login.json()) as { csrfToken: string };
-      await fetch(`http://127.0.0.1:${port}/api/admin/flows/${failingFlow}/recovery`, {
-        method: 'POST',
-        headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
-        body: JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString(), perMinute: 600 }),
-      });
-    })();
     const noisyPhase = await measuredPhase();
     noisy = false;
-    await Promise.all([...flood, bigProducts, failing, recovery, member]);
+    await Promise.all([group.kill('noisy-shop', 'SIGTERM'), member]);
+    const { loginAnswers, bigProducts, burstWrittenMs } = await noisyShopDone;
     const setAside = (await setAsideEvents(sql)).filter((event) => event.shopId === noisyShop.id).length;
     // Each big product matched against the 47 costly flows: one skipped run each in the shop log.
     const [{ skipped } = { skipped: 0 }] = await withShop(
@@ -307,7 +288,14 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       p99Ratio: noisyPhase.p99Ms / quiet.p99Ms,
       pushP99Ratio: noisyPhase.pushP99Ms / quiet.pushP99Ms,
       memberLogins,
-      shopA: { costlyMatched: skipped, failingAttempts: (await noisyReceiver.received(failingInbox)).length, setAside, loginAnswers },
+      shopA: {
+        costlyMatched: skipped,
+        failingAttempts: (await noisyReceiver.received(failingInbox)).length,
+        setAside,
+        bigProducts,
+        burstWrittenMs,
+        loginAnswers,
+      },
     };
     printNeighbours(results);
     await connection.close();
@@ -319,21 +307,6 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     await carrier.close();
     await Promise.all([sql.end(), owner.end()]);
   }
-}
-
-/** A JSON POST from one loopback address (undici's agent ignores `localAddress`; node:http honours it); its status. */
-function fromAddress(localAddress: string, port: number, path: string, body: string): Promise<string> {
-  return new Promise((resolve) => {
-    const sent = httpRequest(
-      { host: '127.0.0.1', port, path, method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
-      (answer) => {
-        answer.resume();
-        answer.on('end', () => resolve(String(answer.statusCode)));
-      },
-    );
-    sent.on('error', () => resolve('error'));
-    sent.end(body);
-  });
 }
 
 /**
