@@ -3,11 +3,12 @@ import { performance } from 'node:perf_hooks';
 import type { Sql } from '../../db/client.js';
 import { loadSettings } from '../../config/settings.js';
 import { writeEvent } from '../../domain/events/index.js';
-import { createFlow, EVENT_EXAMPLES, requestsForEvent, type FlowCondition } from '../../domain/flows/index.js';
+import { createFlow, EVENT_EXAMPLES, eventMatch, matchEvent, requestsForEvent, type FlowCondition } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { newShop } from '../../scripts/fixtures/index.js';
 import { step } from '../../scripts/bootstrap/progress.js';
 import { median } from '../baselines.js';
+import { bigProduct, COSTLIEST } from './neighbours-noise.js';
 
 export interface FlowMatching {
   flows: number;
@@ -19,6 +20,9 @@ export interface FlowMatching {
   allTurnedAway: number;
   /** With conditions over without (1: conditions cost nothing). */
   ratio: number;
+  /** The relay's matching of a product of 2,048 variants to flows of the costliest condition, ms (median): one flow, then 47. */
+  costliestOneFlow: number;
+  costliestFlows: number;
 }
 
 const FLOWS = 50;
@@ -87,7 +91,9 @@ export async function flowMatchingScenario(sql: Sql): Promise<FlowMatching> {
   } finally {
     for (const { shopId } of Object.values(shops)) await withShop(sql, shopId, (tx) => tx`delete from flows`);
   }
+  const costliest = await costliestOnBigProducts(sql);
   const result = {
+    ...costliest,
     flows: FLOWS,
     rulesPerFlow: 5,
     withoutConditions: median(timings.without),
@@ -99,5 +105,56 @@ export async function flowMatchingScenario(sql: Sql): Promise<FlowMatching> {
   console.log(`matching one event to 50 flows of 5 rules that hold:     ${result.withConditions.toFixed(2)} ms`);
   console.log(`matching one event to 50 flows whose conditions fail:    ${result.allTurnedAway.toFixed(2)} ms (50 skips logged)`);
   console.log(`ratio with conditions / without: ${result.ratio.toFixed(3)} (time per event; goal: close to 1)`);
+  console.log(
+    `matching a product of 2,048 variants to the costliest condition: 1 flow ${result.costliestOneFlow.toFixed(1)} ms, ` +
+      `${COSTLY_FLOWS} flows ${result.costliestFlows.toFixed(1)} ms (×${(result.costliestFlows / result.costliestOneFlow).toFixed(2)}; ` +
+      `their reading of the product is shared, so close to 1)`,
+  );
   return result;
+}
+
+const COSTLY_FLOWS = 47;
+
+/**
+ * The relay's matching step (`matchEvent`, after its read) for the neighbours benchmark's costliest
+ * condition on a product of 2,048 variants, in a shop of one such flow and a shop of 47, in turns,
+ * ten rounds of a fresh product each: what one more costly flow adds.
+ */
+async function costliestOnBigProducts(sql: Sql): Promise<{ costliestOneFlow: number; costliestFlows: number }> {
+  const secretsKey = loadSettings().secretsKey;
+  const shopOf = async (flows: number) => {
+    const { shopId } = await newShop(sql, { name: `Bench flow matching: ${flows} costly flows` });
+    await withShop(sql, shopId, async (tx) => {
+      for (let index = 0; index < flows; index += 1) {
+        const input = {
+          name: `Costly ${index}`,
+          eventType: 'product.updated',
+          url: `https://receiver.example/${index}`,
+          state: 'on' as const,
+        };
+        await createFlow(tx, shopId, { ...input, condition: COSTLIEST }, null, secretsKey);
+      }
+    });
+    return shopId;
+  };
+  const shops = { one: await shopOf(1), many: await shopOf(COSTLY_FLOWS) };
+  const timings = { one: [] as number[], many: [] as number[] };
+  try {
+    for (let round = 0; round < 10; round += 1) {
+      for (const variant of ['one', 'many'] as const) {
+        const shopId = shops[variant];
+        const match = await withShop(sql, shopId, async (tx) => {
+          const eventId = await writeEvent(tx, { shopId, type: 'product.updated', resourceId: randomUUID(), data: bigProduct() });
+          return eventMatch(tx, eventId);
+        });
+        const started = performance.now();
+        const { requests } = await matchEvent(match!);
+        timings[variant].push(performance.now() - started);
+        if (requests.length !== 0) throw new Error(`the costliest condition held for ${requests.length} flows`);
+      }
+    }
+  } finally {
+    for (const shopId of Object.values(shops)) await withShop(sql, shopId, (tx) => tx`delete from flows`);
+  }
+  return { costliestOneFlow: median(timings.one), costliestFlows: median(timings.many) };
 }
