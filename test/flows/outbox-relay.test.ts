@@ -390,6 +390,29 @@ describe('outbox relay', () => {
     await db.admin`delete from event_queue`;
   });
 
+  it('charges a shop nothing for what it took while alone once another shop comes', async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    let clock = 2_000_000;
+    const relay = new OutboxRelay({
+      sql: db.app,
+      deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
+      pace: new ShopPace(25, 50, () => clock),
+    });
+    // Alone, its backlog of 300 goes unpaced: the relay was its to use.
+    const alone = await createShopFixture(db.app);
+    await backlog(alone.shopId, 300);
+    for (let batch = 0; batch < 3; batch++) expect(await relay.relayBatch(100)).toBe(100);
+    const other = await createShopFixture(db.app);
+    await backlog(other.shopId, 5);
+    expect(await relay.relayBatch(100)).toBe(5);
+    // A second later, beside the other shop, its next event goes out: a second's tokens, no debt of 250.
+    clock += 1_000;
+    await backlog(alone.shopId, 1);
+    expect(await relay.relayBatch(100)).toBe(1);
+    await db.admin`delete from event_queue`;
+  });
+
   it("claims another shop's event at once while a batch is still starting its deliveries", async () => {
     await Promise.all(relays.map((relay) => relay.stop()));
     await db.admin`delete from event_queue`;

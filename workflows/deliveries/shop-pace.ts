@@ -40,12 +40,16 @@ export class ShopPace {
     return [...this.allowances().byShop.values()].includes(0) ? Math.ceil(1_000 / this.perSecond) : 0;
   }
 
-  /** A batch was claimed: each event takes a token of its shop, and marks the shop as having events. */
+  /**
+   * A batch was claimed: each event takes a token of its shop, and marks the shop as having events.
+   * A bucket stops at empty: what a shop took unpaced (alone, or in its first claim) is no debt that
+   * would hold its events back for long once another shop comes.
+   */
   took(events: readonly { shopId: string }[]): void {
     const now = this.now();
     for (const { shopId } of events) {
       const tokens = this.#refreshed(shopId, now);
-      this.#tokens.set(shopId, { tokens: tokens - 1, at: now });
+      this.#tokens.set(shopId, { tokens: Math.max(0, tokens - 1), at: now });
       this.#lastSeen.set(shopId, now);
     }
     // A shop quiet for long is forgotten with its bucket (full again by then).
