@@ -40,6 +40,8 @@ export interface NeighboursOptions {
 }
 
 const PASSWORD = 'bench horse battery staple';
+/** The phase's first seconds, where every noise begins at once: B's p99 after them is printed too. */
+const ONSET_MS = 2_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
@@ -227,6 +229,13 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       return {
         p50Ms: quantile(latencies, 0.5),
         p99Ms: quantile(latencies, 0.99),
+        p99AfterOnsetMs: quantile(
+          [...firsts]
+            .filter(([id]) => commits.get(id)! - begun >= ONSET_MS)
+            .map(([id, at]) => at - commits.get(id)!)
+            .sort((a, b) => a - b),
+          0.99,
+        ),
         toStartP50Ms: quantile(toStart, 0.5),
         startToReceiptP50Ms: quantile(startToReceipt, 0.5),
         slowParts,
