@@ -365,26 +365,25 @@ describe('outbox relay', () => {
     await backlog(alone.shopId, 300);
     for (let batch = 0; batch < 3; batch++) expect(await relay.relayBatch(100)).toBe(100);
 
-    // Beside a shop with events lately (none queued now): a newcomer's backlog takes its burst of 50,
-    // not the batch, then waits for its tokens; the other goes on.
+    // Beside a shop with events lately (none queued now): a newcomer's backlog starts with one event,
+    // not the batch, then waits for its tokens; another newcomer's first event goes out at once.
     const [noisy, quiet] = [await createShopFixture(db.app), await createShopFixture(db.app)];
     await backlog(noisy.shopId, 300);
-    expect(await relay.relayBatch(100)).toBe(50);
+    expect(await relay.relayBatch(100)).toBe(1);
+    expect(await relay.relayBatch(100)).toBe(0);
     await backlog(quiet.shopId, 1);
     expect(await relay.relayBatch(100)).toBe(1);
-    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([50, 1]);
-    await backlog(quiet.shopId, 1);
-    expect(await relay.relayBatch(100)).toBe(1);
-    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([50, 2]);
+    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([1, 1]);
     // A second later: 25 tokens back, and the backlog is served again, never past its tokens.
     clock += 1_000;
     expect(await relay.relayBatch(20)).toBe(20);
-    expect(await taken(noisy.shopId)).toBe(70);
+    expect(await taken(noisy.shopId)).toBe(21);
     expect(await relay.relayBatch(20)).toBe(5);
     // Out of tokens again: held until they come back.
     expect(await relay.relayBatch(20)).toBe(0);
-    expect(await taken(noisy.shopId)).toBe(75);
-    // Still beside the other shop half a minute after its last event: a shop with an event now and then counts.
+    expect(await taken(noisy.shopId)).toBe(26);
+    // Still beside the other shop half a minute after its last event (a shop with an event now and
+    // then counts): paced, its bucket full again at its burst.
     clock += 30_000;
     expect(await relay.relayBatch(100)).toBe(50);
     await db.admin`delete from event_queue`;
@@ -404,8 +403,8 @@ describe('outbox relay', () => {
     await backlog(alone.shopId, 300);
     for (let batch = 0; batch < 3; batch++) expect(await relay.relayBatch(100)).toBe(100);
     const other = await createShopFixture(db.app);
-    await backlog(other.shopId, 5);
-    expect(await relay.relayBatch(100)).toBe(5);
+    await backlog(other.shopId, 1);
+    expect(await relay.relayBatch(100)).toBe(1);
     // A second later, beside the other shop, its next event goes out: a second's tokens, no debt of 250.
     clock += 1_000;
     await backlog(alone.shopId, 1);

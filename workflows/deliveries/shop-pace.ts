@@ -1,13 +1,17 @@
 import type { ClaimAllowances } from '../../domain/events/index.js';
 
+/** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
+const STARTING_TOKENS = 1;
+
 /**
  * Each shop's pace through the relay while other shops have events too: at most `perSecond` events a
  * second for a shop, in bursts of `burst`, counted per relay process. A shop alone on the queue is not
  * paced (the whole relay is its to use); once another shop has had events within `contendedForMs`
  * (a minute: a shop with an event every few seconds still counts), each claim takes at most a shop's
- * whole tokens of its events, and a shop new beside them its first burst. The rest wait in the outbox:
- * a shop's burst of thousands can neither saturate the machine under the others nor fill a batch that
- * their events wait behind.
+ * whole tokens of its events. A shop that begins beside them (new, or back after a quiet minute)
+ * starts with one token and gains its rate from there: its first second's starts come one by one,
+ * not ten at once. The rest wait in the outbox: a shop's burst of thousands can neither saturate the
+ * machine under the others nor fill a batch that their events wait behind.
  */
 export class ShopPace {
   readonly #tokens = new Map<string, { tokens: number; at: number }>();
@@ -23,16 +27,19 @@ export class ShopPace {
   /**
    * How many events each shop may have in the next claim: its whole tokens, for every shop with events
    * lately, while more than one has; no bound for a shop alone. A shop with no events lately, beside
-   * one that has, takes at most a burst (`others`): its first claim would otherwise take the whole
-   * batch whenever the others' events happen to be all out at that moment.
+   * one that has, takes one (`others`): its first claim would otherwise take the whole batch whenever
+   * the others' events happen to be all out at that moment.
    */
   allowances(): ClaimAllowances {
     const now = this.now();
     for (const [shopId, seen] of this.#lastSeen) if (now - seen > this.contendedForMs) this.#lastSeen.delete(shopId);
     const seen = [...this.#lastSeen.keys()];
     if (seen.length === 0) return { byShop: new Map() };
-    if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: this.burst };
-    return { byShop: new Map(seen.map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))])), others: this.burst };
+    if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: STARTING_TOKENS };
+    return {
+      byShop: new Map(seen.map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))])),
+      others: STARTING_TOKENS,
+    };
   }
 
   /** How long until a shop out of tokens has one again (0 when none is out). */
@@ -52,14 +59,14 @@ export class ShopPace {
       this.#tokens.set(shopId, { tokens: Math.max(0, tokens - 1), at: now });
       this.#lastSeen.set(shopId, now);
     }
-    // A shop quiet for long is forgotten with its bucket (full again by then).
+    // A shop quiet for long is forgotten with its bucket (it starts again from one token).
     if (this.#tokens.size > 10_000)
       for (const [shopId, bucket] of this.#tokens) if (now - bucket.at > this.contendedForMs) this.#tokens.delete(shopId);
   }
 
   #refreshed(shopId: string, now: number): number {
     const bucket = this.#tokens.get(shopId);
-    if (!bucket) return this.burst;
+    if (!bucket || !this.#lastSeen.has(shopId)) return STARTING_TOKENS;
     return Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perSecond) / 1_000);
   }
 }
