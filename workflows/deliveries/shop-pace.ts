@@ -14,8 +14,8 @@ const STARTING_TOKENS = 1;
  * machine under the others nor fill a batch that their events wait behind.
  */
 export class ShopPace {
-  readonly #tokens = new Map<string, { tokens: number; at: number }>();
-  readonly #lastSeen = new Map<string, number>();
+  /** Each shop with events lately: its tokens as of its last claim, and when that was. */
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(
     readonly perSecond = 10,
@@ -32,8 +32,9 @@ export class ShopPace {
    */
   allowances(): ClaimAllowances {
     const now = this.now();
-    for (const [shopId, seen] of this.#lastSeen) if (now - seen > this.contendedForMs) this.#lastSeen.delete(shopId);
-    const seen = [...this.#lastSeen.keys()];
+    // A shop quiet for a minute is forgotten with its bucket: it begins again from one token.
+    for (const [shopId, bucket] of this.#buckets) if (now - bucket.at > this.contendedForMs) this.#buckets.delete(shopId);
+    const seen = [...this.#buckets.keys()];
     if (seen.length === 0) return { byShop: new Map() };
     if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: STARTING_TOKENS };
     return {
@@ -54,19 +55,12 @@ export class ShopPace {
    */
   took(events: readonly { shopId: string }[]): void {
     const now = this.now();
-    for (const { shopId } of events) {
-      const tokens = this.#refreshed(shopId, now);
-      this.#tokens.set(shopId, { tokens: Math.max(0, tokens - 1), at: now });
-      this.#lastSeen.set(shopId, now);
-    }
-    // A shop quiet for long is forgotten with its bucket (it starts again from one token).
-    if (this.#tokens.size > 10_000)
-      for (const [shopId, bucket] of this.#tokens) if (now - bucket.at > this.contendedForMs) this.#tokens.delete(shopId);
+    for (const { shopId } of events) this.#buckets.set(shopId, { tokens: Math.max(0, this.#refreshed(shopId, now) - 1), at: now });
   }
 
   #refreshed(shopId: string, now: number): number {
-    const bucket = this.#tokens.get(shopId);
-    if (!bucket || !this.#lastSeen.has(shopId)) return STARTING_TOKENS;
+    const bucket = this.#buckets.get(shopId);
+    if (!bucket) return STARTING_TOKENS;
     return Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perSecond) / 1_000);
   }
 }
