@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { setPriority } from 'node:os';
 import { createSql } from '../db/client.js';
@@ -12,6 +13,9 @@ import { eachAtMost } from './load.js';
  * its admin, who in life work from machines of their own. It runs below the platform's priority
  * (nice 10), so the generator's own work (a product of 2,048 variants built, a hundred connections
  * opened at once) does not take the platform's cores from under shop B; what it sends is the same.
+ * Its scheduling group is niced too: Linux with autogroups shares the cores among sessions first, and
+ * this process leads a session of its own (ProcessGroup starts each detached), so a nice of its
+ * threads alone changed nothing against the platform's processes.
  * Ready once it prints "noisy shop ready"; SIGUSR1 starts everything at once, SIGTERM ends it, and it
  * prints "noisy shop done" with what it sent (NoisyShopSent).
  */
@@ -36,6 +40,11 @@ export interface NoisyShopSent {
 
 const plan = JSON.parse(process.env.NOISY_SHOP_PLAN!) as NoisyShopPlan;
 setPriority(10);
+try {
+  writeFileSync('/proc/self/autogroup', '10');
+} catch {
+  // No autogroups (a kernel without them, or a container that hides them): the nice above is the priority.
+}
 const sql = createSql(plan.appUrl, { max: 4, applicationName: 'shopflow-bench-noisy-shop' });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const emit = (type: string, data: Record<string, unknown>) =>
