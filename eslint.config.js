@@ -31,8 +31,8 @@ const DOMAIN_KNOWS_NO_RUNTIME = [
 
 /** `../../<folder>/…` from any depth: an import of one of the project's top-level folders. */
 const topFolder = (...folders) => `^(?:\\.{1,2}/)+(?:${folders.join('|')})(?:/|$)`;
-/** The client side of a feature's workflows: `workflows/<feature>/*-starter.ts` and the outbox relay. */
-const STARTERS = ['workflows/*/*-starter.ts', 'workflows/*/*-relay.ts'];
+/** The client side of a feature's workflows: `workflows/<feature>/*-starter.ts`, the outbox relay and its pace. */
+const STARTERS = ['workflows/*/*-starter.ts', 'workflows/*/*-relay.ts', 'workflows/deliveries/shop-pace.ts'];
 const restrict = (files, patterns, ignores = []) => ({ files, ignores, rules: { 'no-restricted-imports': ['error', { patterns }] } });
 
 const WORKFLOW_CODE_RULES = [

@@ -1,12 +1,12 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
-import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
+import { boundedPasswordCheck, takeFailedCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
 import type { LoginDevices } from './login-devices.js';
 import { SESSION_TOKEN_SHAPE } from './session-misses.js';
 import { verifyPassword } from './passwords.js';
-import { Problem, withShop } from '../kernel/index.js';
-import { findShop } from './shops.js';
+import { Problem, withShop, type TokenBuckets } from '../kernel/index.js';
+import { findShop, type ShopSummary } from './shops.js';
 import { memberPermissions } from './users.js';
 
 export const SESSION_HOURS = 12;
@@ -38,6 +38,8 @@ export interface LoginGuards {
   passwordChecks: ConcurrencyLimit;
   /** The same for logins from a browser the account logged in from before (`devices`), kept apart so a flood cannot fill it. */
   knownDeviceChecks: ConcurrencyLimit;
+  /** Each shop's failed checks for logins from browsers the account does not know (login-guards.ts SHOP_FAILED_CHECKS). */
+  shopFailedChecks: TokenBuckets;
   devices: LoginDevices;
   /** The browser's mark of an earlier login (its cookie), if it sent one. */
   deviceMark: string | undefined;
@@ -46,7 +48,8 @@ export interface LoginGuards {
 /**
  * E-mail and password of a working, unlocked member of the shop; returns the session token (for
  * the cookie). The attempt is throttled per address, per account and address, and (a slow-down
- * the right password still passes) per account before any password check.
+ * the right password still passes) per account before any password check; from a browser the account
+ * does not know, also by its shop's failed checks.
  */
 export async function logIn(
   sql: Sql,
@@ -60,8 +63,30 @@ export async function logIn(
     throw error;
   });
   const email = input.email.trim().toLowerCase();
-  const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email, guards.clientAddress);
   const knownDevice = shop !== undefined && guards.devices.isKnown(shop.id, email, guards.deviceMark);
+  // Before any other work: a flood of guesses at one shop ends here once its failed checks are spent.
+  const giveCheckBack = knownDevice ? () => undefined : takeFailedCheck(guards.shopFailedChecks, shop?.id);
+  try {
+    const loggedIn = await checkedLogIn(sql, { ...input, email }, shop, knownDevice, guards);
+    giveCheckBack();
+    return loggedIn;
+  } catch (error) {
+    // Only a wrong password (or no such member) keeps the check it took.
+    if (!(error instanceof Problem && error.code === 'invalid-credentials')) giveCheckBack();
+    throw error;
+  }
+}
+
+/** logIn once the shop's failed checks let it through: the account's throttles, the password check, the session. */
+async function checkedLogIn(
+  sql: Sql,
+  input: { shop: string; email: string; password: string },
+  shop: ShopSummary | undefined,
+  knownDevice: boolean,
+  guards: LoginGuards,
+): Promise<{ token: string; session: AdminSession }> {
+  const { email } = input;
+  const refundAttempt = await throttleLoginAccount(sql, shop?.id ?? input.shop, email, guards.clientAddress);
   const checkPassword = (stored: string | null | undefined) =>
     // A dummy hash when there is no such shop or user, so every refusal takes as long.
     boundedPasswordCheck(knownDevice ? guards.knownDeviceChecks : guards.passwordChecks, guards.clientAddress, () =>

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { Sql } from '../../db/client.js';
+import { TokenBuckets } from '../kernel/index.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
 import { countHit, enforceRate, rateLimited, rateState, refundHit } from './rate-limits.js';
 
@@ -28,6 +29,38 @@ export const LOGIN_RATE_LIMITS = {
 export const PASSWORD_CHECKS_AT_ONCE = Math.min(2, Math.max(1, Math.floor(availableParallelism() / 2)));
 /** Password checks at once per process for logins from a browser the account logged in from before (login-devices.ts), apart from the others. */
 export const PASSWORD_CHECKS_KNOWN_DEVICES = 1;
+
+/**
+ * Failed password checks per shop and process for logins from browsers the account has not logged in
+ * from (login-devices.ts): a burst of 5, then one a second. A flood of guesses at one shop is refused
+ * before its checks, so it holds no place in the line other shops' members wait in and costs the
+ * machine one check a second, not a core; a successful login gives its check back, so members
+ * logging in together use none. Logins that name no shop share one bucket.
+ */
+export const SHOP_FAILED_CHECKS = { perSecond: 1, burst: 5 } as const;
+
+/** Each shop's failed password checks, SHOP_FAILED_CHECKS by default: one per process, as the check slots are. */
+export function failedChecksPerShop(pace: { perSecond: number; burst: number } = SHOP_FAILED_CHECKS): TokenBuckets {
+  return new TokenBuckets(pace.perSecond, pace.burst);
+}
+
+/**
+ * Takes one of the shop's failed checks for a login from a browser the account does not know (`shopId`
+ * undefined: no such shop); 429 at once when they are spent. Returns the give-back, for a login that
+ * ends any other way than a wrong password.
+ */
+export function takeFailedCheck(checks: TokenBuckets, shopId: string | undefined): () => void {
+  const key = shopId ?? 'no such shop';
+  if (!checks.take(key)) {
+    const seconds = checks.secondsToNextToken(key);
+    throw rateLimited(seconds, `too many wrong passwords for this shop right now; retry in ${seconds} s`);
+  }
+  let given = false;
+  return () => {
+    if (!given) checks.giveBack(key);
+    given = true;
+  };
+}
 
 /** Counts the attempt against the client address (`request.ip`); 429 over the limit. */
 export async function throttleLoginAddress(sql: Sql, address: string): Promise<void> {

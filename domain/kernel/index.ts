@@ -1,7 +1,7 @@
 /**
  * The kernel: what every module uses and that owns no table. Tenancy (`withShop`, `Tx`), the problem
  * codes, synchronised lists (cursors, `syncedPage`, SQL fragments), ids, canonical JSON, Vietnamese
- * phone numbers, encrypted secrets, the per-shop caps, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
+ * phone numbers, encrypted secrets, the per-shop caps, token buckets, and the zod field schemas wire shapes are built from (`wire-fields.ts`).
  * It imports no other module. Other modules import only this file.
  */
 
@@ -32,5 +32,6 @@ export { refuseAtCap, SHOP_CAPS, type ShopCap } from './shop-caps.js';
 export { refuseInUse, refuseTakenName } from './list-entries.js';
 export { enterShop, withShop, type Tx } from './tenancy.js';
 export { allAnswered, pipelined } from './round-trips.js';
+export { TokenBuckets } from './token-buckets.js';
 export { asHousekeeping, purgeOlderThan } from './housekeeping.js';
 export * from './wire-fields.js';

@@ -7,7 +7,9 @@ import { ConcurrencyLimit } from '../../domain/access/concurrency-limit.js';
 import { loginDevices } from '../../domain/access/login-devices.js';
 import { SessionMisses } from '../../domain/access/session-misses.js';
 import { testSecretsKey } from '../support/fixtures.js';
-import { LOGIN_RATE_LIMITS } from '../../domain/access/login-guards.js';
+import { failedChecksPerShop, LOGIN_RATE_LIMITS, SHOP_FAILED_CHECKS } from '../../domain/access/login-guards.js';
+import { createShop } from '../../domain/access/shops.js';
+import { TokenBuckets } from '../../domain/kernel/index.js';
 import { addMember } from '../../domain/access/users.js';
 
 /** The one slot of the login routes mounted at /bounded, which a flood fights over. */
@@ -23,12 +25,23 @@ const PASSWORD = 'correct horse battery staple';
 const MEMBERS = ['alice', 'bob', 'carol', 'dave', 'erin', 'frank', 'grace'] as const;
 const email = (name: string) => `${name}@guards.test`;
 
+/** The clock of the routes at /paced, whose shops have SHOP_FAILED_CHECKS; the tests move it. */
+let pacedClock = 0;
+const pacedChecks = new TokenBuckets(SHOP_FAILED_CHECKS.perSecond, SHOP_FAILED_CHECKS.burst, { now: () => pacedClock });
+/** The one slot of the routes at /paced-flood, with each shop's failed checks as the API has them. */
+const floodedChecks = new ConcurrencyLimit(1);
+
 const { db, api, shop } = useSuite({
   api: {
     routes: (app, db) => {
       const doors = { sql: db.app, secureCookie: true, devices: loginDevices(testSecretsKey), sessionMisses: new SessionMisses() };
-      void app.register(adminSessionRoutes, { prefix: '/bounded', ...doors, passwordChecks: boundedChecks });
-      void app.register(adminSessionRoutes, { prefix: '/crowded', ...doors, passwordChecks: crowdedChecks });
+      // The throttles and slots apart from each shop's failed checks, which these tests spend freely.
+      const unpaced = { ...doors, shopFailedChecks: failedChecksPerShop({ perSecond: 1_000, burst: 1_000 }) };
+      void app.register(adminSessionRoutes, { prefix: '/counted', ...unpaced });
+      void app.register(adminSessionRoutes, { prefix: '/bounded', ...unpaced, passwordChecks: boundedChecks });
+      void app.register(adminSessionRoutes, { prefix: '/crowded', ...unpaced, passwordChecks: crowdedChecks });
+      void app.register(adminSessionRoutes, { prefix: '/paced', ...doors, shopFailedChecks: pacedChecks });
+      void app.register(adminSessionRoutes, { prefix: '/paced-flood', ...doors, passwordChecks: floodedChecks });
     },
   },
   shop: true,
@@ -41,7 +54,7 @@ beforeAll(async () => {
 async function attempt(
   body: { shop?: string; email: string; password?: string },
   address: string,
-  path = '/api/admin/session',
+  path = '/counted/session',
   cookies: Record<string, string> = {},
 ): Promise<Response> {
   const reply = await api.app.inject({
@@ -234,5 +247,61 @@ describe('admin login throttling', () => {
     // The flood was real: its guesses were checked, and turned away when the one slot was taken.
     expect(answers.filter((status) => status === 401).length).toBeGreaterThan(0);
     expect(answers.filter((status) => status === 429).length).toBeGreaterThan(0);
+  });
+
+  it("refuses wrong passwords at a shop past its failed checks before any check, and lets a member's usual browser in", async () => {
+    const first = await attempt({ email: email('bob') }, '192.0.2.60', '/paced/session');
+    expect(first.status).toBe(200);
+    const mark = /shopflow_device=([^;]+)/.exec(first.headers.get('set-cookie') ?? '')?.[1];
+    // A successful login gave its check back: the shop still has its five.
+    for (let i = 0; i < SHOP_FAILED_CHECKS.burst; i++)
+      await expectProblem(
+        await attempt({ email: `paced-${i}@guards.test`, password: 'guess' }, `198.51.100.${60 + i}`, '/paced/session'),
+        401,
+        'invalid-credentials',
+      );
+    // Spent: the next guess, and the right password from a browser the account does not know, wait a second.
+    for (const body of [{ email: 'paced-9@guards.test', password: 'guess' }, { email: email('bob') }]) {
+      const refused = await attempt(body, '198.51.100.70', '/paced/session');
+      await expectProblem(refused, 429, 'rate-limited');
+      expect(refused.headers.get('retry-after')).toBe('1');
+    }
+    expect((await attempt({ email: email('bob') }, '198.51.100.71', '/paced/session', { shopflow_device: mark! })).status).toBe(200);
+    // Other shops are not held back: a login naming no such shop has a bucket of its own.
+    await expectProblem(
+      await attempt({ shop: 'no-such-shop', email: email('bob') }, '198.51.100.72', '/paced/session'),
+      401,
+      'invalid-credentials',
+    );
+    // A second later the shop has a check again.
+    pacedClock += 1_000;
+    expect((await attempt({ email: email('bob') }, '198.51.100.73', '/paced/session')).status).toBe(200);
+  });
+
+  it("lets another shop's member log in from a new browser while a hundred addresses flood one shop with guesses", async () => {
+    const other = await createShop(db.app, { slug: `guards-other-${Date.now().toString(36)}`, name: 'Other shop' });
+    await addMember(db.app, other.id, { email: email('olga'), name: 'Olga', password: PASSWORD });
+    let flooding = true;
+    const guesser = async (n: number) => {
+      const answers: number[] = [];
+      while (flooding)
+        answers.push(
+          (await attempt({ email: `flood-${n}@guards.test`, password: 'guess' }, `198.51.100.${n}`, '/paced-flood/session')).status,
+        );
+      return answers;
+    };
+    const flood = Promise.all(Array.from({ length: 100 }, (_, n) => guesser(n + 1)));
+    await sleep(200);
+    try {
+      // Without each shop's failed checks she would wait behind the flood's guesses for the one slot, and be refused.
+      const member = await attempt({ shop: other.slug, email: email('olga') }, '192.0.2.70', '/paced-flood/session');
+      expect(member.status).toBe(200);
+    } finally {
+      flooding = false;
+    }
+    const answers = (await flood).flat();
+    // The flood was real: a few guesses were checked, the rest refused before their checks.
+    expect(answers.filter((status) => status === 401).length).toBeGreaterThan(0);
+    expect(answers.filter((status) => status === 429).length).toBeGreaterThan(answers.length / 2);
   });
 });

@@ -1,4 +1,5 @@
 import type { ClaimAllowances } from '../../domain/events/index.js';
+import { TokenBuckets } from '../../domain/kernel/index.js';
 
 /** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
 const STARTING_TOKENS = 1;
@@ -14,15 +15,17 @@ const STARTING_TOKENS = 1;
  * machine under the others nor fill a batch that their events wait behind.
  */
 export class ShopPace {
-  /** Each shop with events lately: its tokens as of its last claim, and when that was. */
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  /** Each shop with events lately: forgotten after a quiet `contendedForMs`, to begin again from one token. */
+  readonly #buckets: TokenBuckets;
 
   constructor(
     readonly perSecond = 10,
     readonly burst = 10,
-    private readonly now: () => number = Date.now,
-    private readonly contendedForMs = 60_000,
-  ) {}
+    now: () => number = Date.now,
+    contendedForMs = 60_000,
+  ) {
+    this.#buckets = new TokenBuckets(perSecond, burst, { startTokens: STARTING_TOKENS, forgetAfterMs: contendedForMs, now });
+  }
 
   /**
    * How many events each shop may have in the next claim: its whole tokens, for every shop with events
@@ -31,14 +34,11 @@ export class ShopPace {
    * the others' events happen to be all out at that moment.
    */
   allowances(): ClaimAllowances {
-    const now = this.now();
-    // A shop quiet for a minute is forgotten with its bucket: it begins again from one token.
-    for (const [shopId, bucket] of this.#buckets) if (now - bucket.at > this.contendedForMs) this.#buckets.delete(shopId);
-    const seen = [...this.#buckets.keys()];
+    const seen = this.#buckets.keys();
     if (seen.length === 0) return { byShop: new Map() };
     if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: STARTING_TOKENS };
     return {
-      byShop: new Map(seen.map((shopId) => [shopId, Math.max(0, Math.floor(this.#refreshed(shopId, now)))])),
+      byShop: new Map(seen.map((shopId) => [shopId, Math.floor(this.#buckets.tokens(shopId))])),
       others: STARTING_TOKENS,
     };
   }
@@ -54,13 +54,6 @@ export class ShopPace {
    * would hold its events back for long once another shop comes.
    */
   took(events: readonly { shopId: string }[]): void {
-    const now = this.now();
-    for (const { shopId } of events) this.#buckets.set(shopId, { tokens: Math.max(0, this.#refreshed(shopId, now) - 1), at: now });
-  }
-
-  #refreshed(shopId: string, now: number): number {
-    const bucket = this.#buckets.get(shopId);
-    if (!bucket) return STARTING_TOKENS;
-    return Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perSecond) / 1_000);
+    for (const { shopId } of events) this.#buckets.spend(shopId);
   }
 }

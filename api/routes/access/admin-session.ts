@@ -5,6 +5,7 @@ import {
   ADMIN_LANGUAGES,
   chooseAdminLanguage,
   ConcurrencyLimit,
+  failedChecksPerShop,
   logIn,
   logOut,
   PASSWORD_CHECKS_AT_ONCE,
@@ -17,7 +18,7 @@ import {
 import { SESSION_COOKIE } from '../../plugins/admin-session.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-import { NoContent } from '../../../domain/kernel/index.js';
+import { NoContent, type TokenBuckets } from '../../../domain/kernel/index.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
@@ -51,6 +52,8 @@ interface AdminSessionOptions {
   secureCookie: boolean;
   /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default, one per client address. */
   passwordChecks?: ConcurrencyLimit;
+  /** Each shop's failed checks for logins from browsers the account does not know; SHOP_FAILED_CHECKS by default. */
+  shopFailedChecks?: TokenBuckets;
   /** The marks of browsers members logged in from, whose logins check passwords apart (login-devices.ts). */
   devices: LoginDevices;
   /** The door's memory of unknown sessions: a session issued here passes it at once. */
@@ -64,7 +67,14 @@ const DEVICE_COOKIE_DAYS = 365;
 /** Log in (e-mail and password of a shop member), who am I, log out. */
 export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = async (
   app,
-  { sql, secureCookie, passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE), devices, sessionMisses },
+  {
+    sql,
+    secureCookie,
+    passwordChecks = new ConcurrencyLimit(PASSWORD_CHECKS_AT_ONCE),
+    shopFailedChecks = failedChecksPerShop(),
+    devices,
+    sessionMisses,
+  },
 ) => {
   const knownDeviceChecks = new ConcurrencyLimit(PASSWORD_CHECKS_KNOWN_DEVICES);
   const answer = (session: AdminSession) => ({
@@ -94,6 +104,7 @@ export const adminSessionRoutes: FastifyPluginAsyncZod<AdminSessionOptions> = as
         clientAddress: clientAddressBucket(request.ip),
         passwordChecks,
         knownDeviceChecks,
+        shopFailedChecks,
         devices,
         deviceMark: request.cookies[DEVICE_COOKIE],
       });
