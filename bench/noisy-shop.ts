@@ -7,6 +7,7 @@ import { writeEvent } from '../domain/events/index.js';
 import { withShop } from '../domain/kernel/index.js';
 import { bigProduct } from './scenarios/neighbours-noise.js';
 import { eachAtMost } from './load.js';
+import { waitFor } from '../scripts/bootstrap/ports.js';
 
 /**
  * Shop A of the neighbours benchmark (bench/scenarios/neighbours.ts) as a process: its clients and
@@ -31,11 +32,15 @@ export interface NoisyShopPlan {
   noise: string[];
 }
 
-/** What A sent: the login flood's answers by status, its big products, when its 2,000 events were all written (ms in). */
+/**
+ * What A sent: the login flood's answers by status, its big products, when its 2,000 events were all
+ * written (ms in), and the status its admin's recovery batch was answered with.
+ */
 export interface NoisyShopSent {
   loginAnswers: Record<string, number>;
   bigProducts: number;
   burstWrittenMs: number;
+  recoveryAnswer: number;
 }
 
 const plan = JSON.parse(process.env.NOISY_SHOP_PLAN!) as NoisyShopPlan;
@@ -54,7 +59,18 @@ const emit = (type: string, data: Record<string, unknown>) =>
 const api = `http://127.0.0.1:${plan.apiPort}`;
 
 let noisy = true;
-const sent: NoisyShopSent = { loginAnswers: {}, bigProducts: 0, burstWrittenMs: 0 };
+const sent: NoisyShopSent = { loginAnswers: {}, bigProducts: 0, burstWrittenMs: 0, recoveryAnswer: 0 };
+
+/** A's admin logging in, from her usual browser when `browserMark` (its `shopflow_device` cookie) is given. */
+const adminLogIn = (browserMark?: string) =>
+  fetch(`${api}/api/admin/session`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(browserMark ? { cookie: browserMark } : {}) },
+    body: JSON.stringify({ shop: plan.slug, email: plan.email, password: plan.password }),
+  });
+// She has logged in from her browser before (once the API is up): during the flood at her shop it is the one she gets in with.
+await waitFor('the API', async () => (await fetch(`${api}/healthz`).catch(() => undefined))?.ok === true, 90_000);
+const usualBrowser = /shopflow_device=[^;]+/.exec((await adminLogIn()).headers.get('set-cookie') ?? '')?.[0];
 
 async function everythingAtOnce(): Promise<void> {
   const started = Date.now();
@@ -90,18 +106,15 @@ async function everythingAtOnce(): Promise<void> {
   ).then(() => void (sent.burstWrittenMs = Date.now() - started));
   const poison = emit('customer.created', { id: randomUUID(), name: 'Poison' });
   const recovery = (async () => {
-    const login = await fetch(`${api}/api/admin/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ shop: plan.slug, email: plan.email, password: plan.password }),
-    });
+    const login = await adminLogIn(usualBrowser);
     const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
     const { csrfToken } = (await login.json()) as { csrfToken: string };
-    await fetch(`${api}/api/admin/flows/${plan.failingFlowId}/recovery`, {
+    const answer = await fetch(`${api}/api/admin/flows/${plan.failingFlowId}/recovery`, {
       method: 'POST',
       headers: { cookie, 'x-csrf-token': csrfToken, 'content-type': 'application/json' },
       body: JSON.stringify({ since: new Date(Date.now() - 3_600_000).toISOString(), perMinute: 600 }),
     });
+    sent.recoveryAnswer = answer.status;
   })();
   await Promise.all([...flood, bigProducts, failing, poison, recovery]);
 }

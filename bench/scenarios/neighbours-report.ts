@@ -40,6 +40,8 @@ export interface NeighboursResults {
     bigProducts: number;
     burstWrittenMs: number;
     loginAnswers: Record<string, number>;
+    /** The status A's recovery batch was answered with (its admin logging in from her usual browser during the flood). */
+    recoveryAnswer: number;
   };
   /** Shop B's owner logging in from her usual browser every two seconds during the flood: answers by status. */
   memberLogins: Record<string, number>;
@@ -86,7 +88,7 @@ export function printNeighbours(results: NeighboursResults): void {
   );
   console.log(
     `shop A served: ${shopA.costlyMatched} runs of its costly flows matched (none holds), ${shopA.failingAttempts} attempts at its failing receiver, ` +
-      `${shopA.setAside} event set aside`,
+      `${shopA.setAside} event set aside, its recovery batch answered ${shopA.recoveryAnswer}`,
   );
   console.log(`shop B's owner logging in from her usual browser during the flood: ${JSON.stringify(results.memberLogins)}`);
 }

@@ -280,7 +280,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     const noisyPhase = await measuredPhase();
     noisy = false;
     await Promise.all([group.kill('noisy-shop', 'SIGTERM'), member]);
-    const { loginAnswers, bigProducts, burstWrittenMs } = await noisyShopDone;
+    const { loginAnswers, bigProducts, burstWrittenMs, recoveryAnswer } = await noisyShopDone;
     const setAside = (await setAsideEvents(sql)).filter((event) => event.shopId === noisyShop.id).length;
     // Each big product matched against the 47 costly flows: one skipped run each in the shop log.
     const [{ skipped } = { skipped: 0 }] = await withShop(
@@ -303,6 +303,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         bigProducts,
         burstWrittenMs,
         loginAnswers,
+        recoveryAnswer,
       },
     };
     printNeighbours(results);
