@@ -24,6 +24,8 @@ export interface Phase {
   pushP50Ms: number;
   pushP99Ms: number;
   pushesFailed: Record<string, number>;
+  /** B's three slowest pushes: how long each took and when it was sent (ms into the phase). */
+  slowestPushes: { ms: number; atMs: number }[];
 }
 
 export interface NeighboursResults {
@@ -76,6 +78,14 @@ export function printNeighbours(results: NeighboursResults): void {
     `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms   not 201: ${JSON.stringify(phase.pushesFailed)}`;
   console.log(pushes(`shop B's pushes alone, ${PUSH_RATE}/s`, results.quiet));
   console.log(pushes("shop B's pushes beside noisy shop A", results.noisy));
+  for (const [name, phase] of [
+    ['alone', results.quiet],
+    ['beside A', results.noisy],
+  ] as const)
+    console.log(
+      `shop B's slowest pushes ${name} (sent at): ` +
+        phase.slowestPushes.map((push) => `${push.ms.toFixed(0)} ms (${(push.atMs / 1_000).toFixed(1)} s)`).join(', '),
+    );
   const pushesDone = Object.keys(results.noisy.pushesFailed).length === 0 && Object.keys(results.quiet.pushesFailed).length === 0;
   console.log(
     `shop B's pushes noisy ÷ quiet: p99 ${results.pushP99Ratio.toFixed(2)}x (goal: within 2x, every push 201) — ` +

@@ -176,7 +176,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     };
     const measuredPhase = async (): Promise<Phase> => {
       const commits = new Map<string, number>();
-      const pushes: number[] = [];
+      const timedPushes: { ms: number; atMs: number }[] = [];
       const pushesFailed: Record<string, number> = {};
       await loopDelays(); // prom-client resets its loop histogram on each read: the phase starts clean
       const begun = Date.now();
@@ -186,12 +186,14 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
           commits.set(id, Date.now());
         }),
         atSteadyRate(PUSH_RATE, options.seconds, async () => {
+          const atMs = Date.now() - begun;
           const { ms, status } = await push();
-          if (status === 201) pushes.push(ms);
+          if (status === 201) timedPushes.push({ ms, atMs });
           else pushesFailed[status] = (pushesFailed[status] ?? 0) + 1;
         }),
       ]);
-      pushes.sort((a, b) => a - b);
+      timedPushes.sort((a, b) => a.ms - b.ms);
+      const pushes = timedPushes.map((timed) => timed.ms);
       const delays = await loopDelays();
       const deadline = Date.now() + 120_000;
       const firsts = new Map<string, number>();
@@ -245,6 +247,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         pushP50Ms: quantile(pushes, 0.5),
         pushP99Ms: quantile(pushes, 0.99),
         pushesFailed,
+        slowestPushes: timedPushes.slice(-3).reverse(),
       };
     };
 
