@@ -21,6 +21,7 @@ import { shippingFixture } from '../shipping-fixture.js';
 import { printNeighbours, PUSH_RATE, RATE, type NeighboursResults, type Phase } from './neighbours-report.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
+import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
 
 /**
  * Noisy neighbours (issue 46): shop B's deliveries alone (5 events a second to a healthy receiver),
@@ -44,6 +45,14 @@ const PASSWORD = 'bench horse battery staple';
 const ONSET_MS = 2_000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+
+/** One of B's pushes answered 201: how long it took, when it was sent (ms into the phase, and the clock's), and its shipment. */
+interface TimedPush {
+  ms: number;
+  atMs: number;
+  sentAt: number;
+  shipmentId: string;
+}
 
 export async function neighboursScenario(options: NeighboursOptions): Promise<NeighboursResults> {
   const certificate = await ensureDevCertificate();
@@ -163,20 +172,28 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     const emit = (shopId: string, type: string, data: Record<string, unknown>) =>
       withShop(sql, shopId, (tx) => writeEvent(tx, { shopId, type: type as 'product.updated', resourceId: randomUUID(), data }));
     let pushed = 0;
-    const push = async (): Promise<{ ms: number; status: number }> => {
+    const push = async (): Promise<{ ms: number; status: number; sentAt: number; shipmentId?: string }> => {
       const orderId = shipping.orderIds[pushed++]!;
+      const sentAt = Date.now();
       const begun = performance.now();
       const answer = await fetch(`${apiUrl}/api/open/v1/shipments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${shipping.key}`, 'content-type': 'application/json' },
         body: JSON.stringify({ orderId, connectionId: shipping.connectionId }),
       });
-      await answer.arrayBuffer();
-      return { ms: performance.now() - begun, status: answer.status };
+      const { id } = (await answer.json()) as { id?: string };
+      return { ms: performance.now() - begun, status: answer.status, sentAt, shipmentId: id };
+    };
+    // Where a push's time went: to its workflow's start (the API, the engine), then the rest (its
+    // first task's local activities: the shipment's records and the carrier's call, and the 201).
+    const pushParts = async (timed: TimedPush): Promise<Phase['slowestPushes'][number]> => {
+      const { startTime } = await client.workflow.getHandle(trackingWorkflowId(timed.shipmentId)).describe();
+      const toStartMs = startTime.getTime() - timed.sentAt;
+      return { ms: timed.ms, atMs: timed.atMs, toStartMs, restMs: timed.ms - toStartMs };
     };
     const measuredPhase = async (): Promise<Phase> => {
       const commits = new Map<string, number>();
-      const timedPushes: { ms: number; atMs: number }[] = [];
+      const timedPushes: TimedPush[] = [];
       const pushesFailed: Record<string, number> = {};
       await loopDelays(); // prom-client resets its loop histogram on each read: the phase starts clean
       const begun = Date.now();
@@ -186,9 +203,8 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
           commits.set(id, Date.now());
         }),
         atSteadyRate(PUSH_RATE, options.seconds, async () => {
-          const atMs = Date.now() - begun;
-          const { ms, status } = await push();
-          if (status === 201) timedPushes.push({ ms, atMs });
+          const { ms, status, sentAt, shipmentId } = await push();
+          if (status === 201 && shipmentId) timedPushes.push({ ms, atMs: sentAt - begun, sentAt, shipmentId });
           else pushesFailed[status] = (pushesFailed[status] ?? 0) + 1;
         }),
       ]);
@@ -247,7 +263,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         pushP50Ms: quantile(pushes, 0.5),
         pushP99Ms: quantile(pushes, 0.99),
         pushesFailed,
-        slowestPushes: timedPushes.slice(-3).reverse(),
+        slowestPushes: await Promise.all(timedPushes.slice(-3).reverse().map(pushParts)),
       };
     };
 
