@@ -55,11 +55,7 @@ export function takeFailedCheck(checks: TokenBuckets, shopId: string | undefined
     const seconds = checks.secondsToNextToken(key);
     throw rateLimited(seconds, `too many wrong passwords for this shop right now; retry in ${seconds} s`);
   }
-  let given = false;
-  return () => {
-    if (!given) checks.giveBack(key);
-    given = true;
-  };
+  return () => checks.giveBack(key);
 }
 
 /** Counts the attempt against the client address (`request.ip`); 429 over the limit. */

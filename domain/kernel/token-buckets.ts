@@ -2,37 +2,40 @@
  * A token bucket per key (a shop, an account): each gains `perSecond` tokens a second up to `burst`,
  * and a bucket stops at empty, so what a key took while it was not held back is no debt later. A key
  * not seen lately starts with `startTokens` (the burst by default); one untouched for `forgetAfterMs`
- * is forgotten, so the map holds only the keys with recent takes.
+ * counts as not seen, and is dropped from the map at the next take after that long.
  */
 export class TokenBuckets {
   /** Each key taken from lately: its tokens as of its last take, and when that was. */
   readonly #buckets = new Map<string, { tokens: number; at: number }>();
-  readonly startTokens: number;
-  readonly forgetAfterMs: number;
-  private readonly now: () => number;
+  readonly #startTokens: number;
+  readonly #forgetAfterMs: number;
+  readonly #now: () => number;
+  /** When the map was last rid of its forgotten keys. */
+  #prunedAt: number;
 
   constructor(
     readonly perSecond: number,
     readonly burst: number,
     options: { startTokens?: number; forgetAfterMs?: number; now?: () => number } = {},
   ) {
-    this.startTokens = options.startTokens ?? burst;
-    this.forgetAfterMs = options.forgetAfterMs ?? 60_000;
-    this.now = options.now ?? Date.now;
+    this.#startTokens = options.startTokens ?? burst;
+    this.#forgetAfterMs = options.forgetAfterMs ?? 60_000;
+    this.#now = options.now ?? Date.now;
+    this.#prunedAt = this.#now();
   }
 
-  /** The keys taken from within `forgetAfterMs`; the others are forgotten with their buckets. */
+  /** The keys taken from within `forgetAfterMs`. */
   keys(): string[] {
-    const now = this.now();
-    for (const [key, bucket] of this.#buckets) if (now - bucket.at > this.forgetAfterMs) this.#buckets.delete(key);
-    return [...this.#buckets.keys()];
+    const now = this.#now();
+    return [...this.#buckets].filter(([, bucket]) => !this.#forgotten(bucket, now)).map(([key]) => key);
   }
 
   /** The key's tokens now, fractions included. */
   tokens(key: string): number {
+    const now = this.#now();
     const bucket = this.#buckets.get(key);
-    if (!bucket) return this.startTokens;
-    return Math.min(this.burst, bucket.tokens + ((this.now() - bucket.at) * this.perSecond) / 1_000);
+    if (!bucket || this.#forgotten(bucket, now)) return this.#startTokens;
+    return Math.min(this.burst, bucket.tokens + ((now - bucket.at) * this.perSecond) / 1_000);
   }
 
   /** Takes a token if the key has a whole one; returns whether it had (a refused take changes nothing). */
@@ -44,7 +47,13 @@ export class TokenBuckets {
 
   /** Uses a token of the key whether it has one or not (an empty bucket stays at empty), and counts the key as used now. */
   spend(key: string): void {
-    this.#buckets.set(key, { tokens: Math.max(0, this.tokens(key) - 1), at: this.now() });
+    const now = this.#now();
+    this.#buckets.set(key, { tokens: Math.max(0, this.tokens(key) - 1), at: now });
+    // At most once per `forgetAfterMs`, so a take costs a map write and no walk over every key.
+    if (now - this.#prunedAt > this.#forgetAfterMs) {
+      for (const [other, bucket] of this.#buckets) if (this.#forgotten(bucket, now)) this.#buckets.delete(other);
+      this.#prunedAt = now;
+    }
   }
 
   /** Gives a token back (a take that turned out not to count), up to the burst. */
@@ -56,5 +65,9 @@ export class TokenBuckets {
   /** Seconds until the key has a whole token again (0 when it has one). */
   secondsToNextToken(key: string): number {
     return Math.max(0, Math.ceil((1 - this.tokens(key)) / this.perSecond));
+  }
+
+  #forgotten(bucket: { at: number }, now: number): boolean {
+    return now - bucket.at > this.#forgetAfterMs;
   }
 }
