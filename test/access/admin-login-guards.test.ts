@@ -12,6 +12,11 @@ import { createShop } from '../../domain/access/shops.js';
 import { TokenBuckets } from '../../domain/kernel/index.js';
 import { addMember } from '../../domain/access/users.js';
 
+/**
+ * The slots of the routes at /counted, whose tests run side by side (each waits for room in the
+ * counters' minute on its own): room for all of them, and a line no check gives up on.
+ */
+const countedChecks = new ConcurrencyLimit(4, 60_000);
 /** The one slot of the login routes mounted at /bounded, which a flood fights over. */
 const boundedChecks = new ConcurrencyLimit(1);
 /**
@@ -40,7 +45,7 @@ const { db, api, shop } = useSuite({
       const doors = { sql: db.app, secureCookie: true, devices: loginDevices(testSecretsKey), sessionMisses: new SessionMisses() };
       // The throttles and slots apart from each shop's failed checks, which these tests spend freely.
       const unpaced = { ...doors, shopFailedChecks: failedChecksPerShop({ perSecond: 1_000, burst: 1_000 }) };
-      void app.register(adminSessionRoutes, { prefix: '/counted', ...unpaced });
+      void app.register(adminSessionRoutes, { prefix: '/counted', ...unpaced, passwordChecks: countedChecks });
       void app.register(adminSessionRoutes, { prefix: '/bounded', ...unpaced, passwordChecks: boundedChecks });
       void app.register(adminSessionRoutes, { prefix: '/crowded', ...unpaced, passwordChecks: crowdedChecks });
       void app.register(adminSessionRoutes, { prefix: '/paced', ...doors, shopFailedChecks: pacedChecks });
@@ -104,51 +109,60 @@ async function timed(run: () => Promise<Response>, status: number): Promise<numb
 }
 
 describe('admin login throttling', () => {
-  it("throttles a guessing address at the owner's account while the owner's right password from another address gets in", async () => {
-    await awaitWindowRoom(20);
-    const attacker = '198.51.100.1';
-    await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
-    // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
-    await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-    await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
-    // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
-    expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
-    await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-    // Another account from the attacker's address is still only behind the address limit.
-    expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
-  });
+  it.concurrent(
+    "throttles a guessing address at the owner's account while the owner's right password from another address gets in",
+    async () => {
+      await awaitWindowRoom(20);
+      const attacker = '198.51.100.1';
+      await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
+      // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
+      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+      await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
+      // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
+      expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
+      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+      // Another account from the attacker's address is still only behind the address limit.
+      expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
+    },
+  );
 
-  it('slows an account guessed at from many addresses down to one attempt a minute per address, which the right password passes', async () => {
-    await awaitWindowRoom(30);
-    // Each address as many failures as it may: together they use up the account's budget.
-    const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
-    for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
-    // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
-    await guess('frank', '198.51.100.40', 1);
-    await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
-    // The owner's right password, first thing from their address, still gets in.
-    expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
-    // Other accounts are not slowed down.
-    await guess('grace', '198.51.100.42', 1);
-    expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
-  });
+  it.concurrent(
+    'slows an account guessed at from many addresses down to one attempt a minute per address, which the right password passes',
+    async () => {
+      await awaitWindowRoom(30);
+      // Each address as many failures as it may: together they use up the account's budget.
+      const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
+      for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
+      // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
+      await guess('frank', '198.51.100.40', 1);
+      await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
+      // The owner's right password, first thing from their address, still gets in.
+      expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
+      // Other accounts are not slowed down.
+      await guess('grace', '198.51.100.42', 1);
+      expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
+    },
+  );
 
-  it('gives a successful login its attempt back, so only failures use up the account', async () => {
+  it.concurrent('gives a successful login its attempt back, so only failures use up the account', async () => {
     await awaitWindowRoom(20);
     for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
       expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
     }
   });
 
-  it('counts every attempt of a client address, across e-mails: over the limit it is 429 and other addresses go on', async () => {
-    await awaitWindowRoom(20);
-    const address = '203.0.113.9';
-    for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
-      await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
-    }
-    await expectRateLimited(await attempt({ email: email('dave') }, address));
-    expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
-  });
+  it.concurrent(
+    'counts every attempt of a client address, across e-mails: over the limit it is 429 and other addresses go on',
+    async () => {
+      await awaitWindowRoom(20);
+      const address = '203.0.113.9';
+      for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
+        await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
+      }
+      await expectRateLimited(await attempt({ email: email('dave') }, address));
+      expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
+    },
+  );
 
   it('lets a flood of concurrent logins from one address take one check slot only: the owner from another address gets in', async () => {
     const attacker = '192.0.2.66';
