@@ -139,7 +139,15 @@ describe('crash recovery of the worker and the relay', () => {
       // At least once: every event arrives. Attempts killed in flight are retried after their
       // 30 s start-to-close time-out plus the first retry wait (5 s ± 20 %).
       const distinct = () => new Set(receiver.received(inbox).map(envelopeId));
-      await until('every event received', () => sent.every((id) => distinct().has(id)), 120_000);
+      // One reading of the inbox per look: the receiver answers on this process's event loop.
+      await until(
+        'every event received',
+        () => {
+          const received = distinct();
+          return sent.every((id) => received.has(id));
+        },
+        120_000,
+      );
       const allReceivedAfterMs = Date.now() - started;
       // Then every delivery workflow is over, so late retries of attempts already received are counted too.
       const query = `WorkflowType = 'deliveryWorkflow' AND TaskQueue = '${taskQueue}'`;
