@@ -25,10 +25,11 @@ export interface Phase {
   pushP99Ms: number;
   pushesFailed: Record<string, number>;
   /**
-   * B's three slowest pushes: how long each took, when it was sent (ms into the phase), and its two
-   * parts: to its workflow's start, then the rest (its first task, the carrier's call in it, and the 201).
+   * B's three slowest pushes: how long each took, when it was sent (ms into the phase), and its
+   * parts: to its workflow's start, on to the carrier's receipt of the order (its first task's
+   * beginning), then the rest (the carrier's answer, the records, the 201).
    */
-  slowestPushes: { ms: number; atMs: number; toStartMs: number; restMs: number }[];
+  slowestPushes: { ms: number; atMs: number; toStartMs: number; toCarrierMs: number; restMs: number }[];
 }
 
 export interface NeighboursResults {
@@ -86,11 +87,11 @@ export function printNeighbours(results: NeighboursResults): void {
     ['beside A', results.noisy],
   ] as const)
     console.log(
-      `shop B's slowest pushes ${name} (total = to the workflow's start + the rest, the carrier's call in it, sent at): ` +
+      `shop B's slowest pushes ${name} (total = to the workflow's start + to the carrier + the rest, sent at): ` +
         phase.slowestPushes
           .map(
             (push) =>
-              `${push.ms.toFixed(0)} = ${push.toStartMs.toFixed(0)} + ${push.restMs.toFixed(0)} ms ` +
+              `${push.ms.toFixed(0)} = ${push.toStartMs.toFixed(0)} + ${push.toCarrierMs.toFixed(0)} + ${push.restMs.toFixed(0)} ms ` +
               `(${(push.atMs / 1_000).toFixed(1)} s)`,
           )
           .join(', '),

@@ -184,12 +184,18 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       const { id } = (await answer.json()) as { id?: string };
       return { ms: performance.now() - begun, status: answer.status, sentAt, shipmentId: id };
     };
-    // Where a push's time went: to its workflow's start (the API, the engine), then the rest (its
-    // first task's local activities: the shipment's records and the carrier's call, and the 201).
+    // Where a push's time went: to its workflow's start (the API, the engine), on to the carrier's
+    // receipt of the order (its first task), then the rest (the carrier's answer, the records, the 201).
     const pushParts = async (timed: TimedPush): Promise<Phase['slowestPushes'][number]> => {
       const { startTime } = await client.workflow.getHandle(trackingWorkflowId(timed.shipmentId)).describe();
+      const atCarrier =
+        carrier.store.orders
+          .all()
+          .find((order) => order.partnerId === timed.shipmentId)
+          ?.createdAt.getTime() ?? NaN;
       const toStartMs = startTime.getTime() - timed.sentAt;
-      return { ms: timed.ms, atMs: timed.atMs, toStartMs, restMs: timed.ms - toStartMs };
+      const toCarrierMs = atCarrier - startTime.getTime();
+      return { ms: timed.ms, atMs: timed.atMs, toStartMs, toCarrierMs, restMs: timed.ms - toStartMs - toCarrierMs };
     };
     const measuredPhase = async (): Promise<Phase> => {
       const commits = new Map<string, number>();
