@@ -1,11 +1,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../db/client.js';
 import type { ConcurrencyLimit } from './concurrency-limit.js';
-import { boundedPasswordCheck, takeFailedCheck, throttleLoginAccount, throttleLoginAddress } from './login-guards.js';
+import { boundedPasswordCheck, throttleLoginAccount, throttleLoginAddress, type ShopFailedChecks } from './login-guards.js';
 import type { LoginDevices } from './login-devices.js';
 import { SESSION_TOKEN_SHAPE } from './session-misses.js';
 import { verifyPassword } from './passwords.js';
-import { Problem, withShop, type TokenBuckets } from '../kernel/index.js';
+import { Problem, withShop } from '../kernel/index.js';
 import { findShop, type ShopSummary } from './shops.js';
 import { memberPermissions } from './users.js';
 
@@ -39,7 +39,7 @@ export interface LoginGuards {
   /** The same for logins from a browser the account logged in from before (`devices`), kept apart so a flood cannot fill it. */
   knownDeviceChecks: ConcurrencyLimit;
   /** Each shop's failed checks for logins from browsers the account does not know (login-guards.ts SHOP_FAILED_CHECKS). */
-  shopFailedChecks: TokenBuckets;
+  shopFailedChecks: ShopFailedChecks;
   devices: LoginDevices;
   /** The browser's mark of an earlier login (its cookie), if it sent one. */
   deviceMark: string | undefined;
@@ -56,16 +56,18 @@ export async function logIn(
   input: { shop: string; email: string; password: string },
   guards: LoginGuards,
 ): Promise<{ token: string; session: AdminSession }> {
+  const email = input.email.trim().toLowerCase();
+  // A flood of guesses at a shop whose failed checks are spent ends here, before any database work.
+  guards.shopFailedChecks.refuseWhileSpent(input.shop, (shopId) => guards.devices.isKnown(shopId, email, guards.deviceMark));
   await throttleLoginAddress(sql, guards.clientAddress);
   // An unknown shop looks like a wrong password; any other failure (the database) is not hidden as one.
   const shop = await findShop(sql, input.shop).catch((error: unknown) => {
     if (error instanceof Problem && error.code === 'not-found') return undefined;
     throw error;
   });
-  const email = input.email.trim().toLowerCase();
   const knownDevice = shop !== undefined && guards.devices.isKnown(shop.id, email, guards.deviceMark);
-  // Before any other work: a flood of guesses at one shop ends here once its failed checks are spent.
-  const giveCheckBack = knownDevice ? () => undefined : takeFailedCheck(guards.shopFailedChecks, shop?.id);
+  // Before any other work: once its failed checks are spent, a shop's guesses end here.
+  const giveCheckBack = knownDevice ? () => undefined : guards.shopFailedChecks.take(input.shop, shop?.id);
   try {
     const loggedIn = await checkedLogIn(sql, { ...input, email }, shop, knownDevice, guards);
     giveCheckBack();

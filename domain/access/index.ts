@@ -31,7 +31,13 @@ export {
   type IdempotencyScope,
   type StoredResponse,
 } from './idempotency.js';
-export { failedChecksPerShop, PASSWORD_CHECKS_AT_ONCE, PASSWORD_CHECKS_KNOWN_DEVICES, SHOP_FAILED_CHECKS } from './login-guards.js';
+export {
+  failedChecksPerShop,
+  ShopFailedChecks,
+  PASSWORD_CHECKS_AT_ONCE,
+  PASSWORD_CHECKS_KNOWN_DEVICES,
+  SHOP_FAILED_CHECKS,
+} from './login-guards.js';
 export { loginDevices, type LoginDevices } from './login-devices.js';
 export { SESSION_MISSES_PER_MINUTE, SESSION_TOKEN_SHAPE, SessionMisses } from './session-misses.js';
 export { isOperatorSession, isOperatorToken, OPERATOR_SESSION_HOURS, operatorSession, throttleOperatorLogin } from './operator-sessions.js';

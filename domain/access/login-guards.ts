@@ -40,22 +40,58 @@ export const PASSWORD_CHECKS_KNOWN_DEVICES = 1;
 export const SHOP_FAILED_CHECKS = { perSecond: 1, burst: 5 } as const;
 
 /** Each shop's failed password checks, SHOP_FAILED_CHECKS by default: one per process, as the check slots are. */
-export function failedChecksPerShop(pace: { perSecond: number; burst: number } = SHOP_FAILED_CHECKS): TokenBuckets {
-  return new TokenBuckets(pace.perSecond, pace.burst);
+export function failedChecksPerShop(
+  pace: { perSecond: number; burst: number } = SHOP_FAILED_CHECKS,
+  options: { now?: () => number } = {},
+): ShopFailedChecks {
+  return new ShopFailedChecks(new TokenBuckets(pace.perSecond, pace.burst, options));
 }
 
+/** The bucket of the logins that name no shop. */
+const NO_SUCH_SHOP = 'no such shop';
+/** Names kept of shops whose checks ran out; past it they are all forgotten (a refusal then costs its lookups again). */
+const SPENT_NAMES_AT_MOST = 10_000;
+
 /**
- * Takes one of the shop's failed checks for a login from a browser the account does not know (`shopId`
- * undefined: no such shop); 429 at once when they are spent. Returns the give-back, for a login that
- * ends any other way than a wrong password.
+ * Each shop's failed checks for logins from browsers the account does not know, and the shops whose
+ * checks ran out by the name a refused login gave them (its slug, or its id). A flood of guesses
+ * naming such a shop is refused before any database work, its address's counter included (a guess
+ * refused before its check learns nothing), until the shop has a check again.
  */
-export function takeFailedCheck(checks: TokenBuckets, shopId: string | undefined): () => void {
-  const key = shopId ?? 'no such shop';
-  if (!checks.take(key)) {
-    const seconds = checks.secondsToNextToken(key);
-    throw rateLimited(seconds, `too many wrong passwords for this shop right now; retry in ${seconds} s`);
+export class ShopFailedChecks {
+  readonly #spentByName = new Map<string, string>();
+
+  constructor(readonly buckets: TokenBuckets) {}
+
+  /**
+   * Before any database work: 429 when the shop named `name` is known to have no failed check left,
+   * unless `isKnownDevice(shopId)` (the login's browser is one the account logged in from).
+   */
+  refuseWhileSpent(name: string, isKnownDevice: (shopId: string) => boolean): void {
+    const key = this.#spentByName.get(name);
+    if (key === undefined) return;
+    if (this.buckets.tokens(key) >= 1) this.#spentByName.delete(name);
+    else if (key === NO_SUCH_SHOP || !isKnownDevice(key)) throw this.#refusal(key);
   }
-  return () => checks.giveBack(key);
+
+  /**
+   * Takes one of the shop's failed checks (`shopId` undefined: no shop is named `name`); 429 at once
+   * when they are spent. Returns the give-back, for a login that ends any other way than a wrong password.
+   */
+  take(name: string, shopId: string | undefined): () => void {
+    const key = shopId ?? NO_SUCH_SHOP;
+    if (!this.buckets.take(key)) {
+      if (this.#spentByName.size >= SPENT_NAMES_AT_MOST) this.#spentByName.clear();
+      this.#spentByName.set(name, key);
+      throw this.#refusal(key);
+    }
+    return () => this.buckets.giveBack(key);
+  }
+
+  #refusal(key: string): Error {
+    const seconds = this.buckets.secondsToNextToken(key);
+    return rateLimited(seconds, `too many wrong passwords for this shop right now; retry in ${seconds} s`);
+  }
 }
 
 /** Counts the attempt against the client address (`request.ip`); 429 over the limit. */

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSuite } from '../support/suite.js';
 import { expectProblem } from '../support/problems.js';
 import { adminSessionRoutes } from '../../api/routes/access/admin-session.js';
@@ -9,7 +9,7 @@ import { SessionMisses } from '../../domain/access/session-misses.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { failedChecksPerShop, LOGIN_RATE_LIMITS, SHOP_FAILED_CHECKS } from '../../domain/access/login-guards.js';
 import { createShop } from '../../domain/access/shops.js';
-import { TokenBuckets } from '../../domain/kernel/index.js';
+import { createSql, type Sql } from '../../db/client.js';
 import { addMember } from '../../domain/access/users.js';
 
 /**
@@ -32,7 +32,10 @@ const email = (name: string) => `${name}@guards.test`;
 
 /** The clock of the routes at /paced, whose shops have SHOP_FAILED_CHECKS; the tests move it. */
 let pacedClock = 0;
-const pacedChecks = new TokenBuckets(SHOP_FAILED_CHECKS.perSecond, SHOP_FAILED_CHECKS.burst, { now: () => pacedClock });
+const pacedChecks = failedChecksPerShop(SHOP_FAILED_CHECKS, { now: () => pacedClock });
+/** The statements the routes at /paced sent to the database. */
+let pacedStatements = 0;
+let pacedSql: Sql | undefined;
 /**
  * The one slot of the routes at /paced-flood, with each shop's failed checks as the API has them. Its
  * line gives up on no one within a test: the question there is who is checked first, not who waits longest.
@@ -48,11 +51,15 @@ const { db, api, shop } = useSuite({
       void app.register(adminSessionRoutes, { prefix: '/counted', ...unpaced, passwordChecks: countedChecks });
       void app.register(adminSessionRoutes, { prefix: '/bounded', ...unpaced, passwordChecks: boundedChecks });
       void app.register(adminSessionRoutes, { prefix: '/crowded', ...unpaced, passwordChecks: crowdedChecks });
-      void app.register(adminSessionRoutes, { prefix: '/paced', ...doors, shopFailedChecks: pacedChecks });
+      pacedSql = createSql(db.appUrl, { max: 4, applicationName: 'shopflow-test-paced', onStatement: () => void (pacedStatements += 1) });
+      void app.register(adminSessionRoutes, { prefix: '/paced', ...doors, sql: pacedSql, shopFailedChecks: pacedChecks });
       void app.register(adminSessionRoutes, { prefix: '/paced-flood', ...doors, passwordChecks: floodedChecks });
     },
   },
   shop: true,
+});
+afterAll(async () => {
+  await pacedSql?.end();
 });
 beforeAll(async () => {
   for (const name of MEMBERS) await addMember(db.app, shop.shopId, { email: email(name), name, password: PASSWORD });
@@ -283,6 +290,12 @@ describe('admin login throttling', () => {
       await expectProblem(refused, 429, 'rate-limited');
       expect(refused.headers.get('retry-after')).toBe('1');
     }
+    // From then on a guess naming the shop is refused before any database work, from any address.
+    const before = pacedStatements;
+    const early = await attempt({ email: 'paced-10@guards.test', password: 'guess' }, '198.51.100.74', '/paced/session');
+    await expectProblem(early, 429, 'rate-limited');
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(pacedStatements - before).toBe(0);
     expect((await attempt({ email: email('bob') }, '198.51.100.71', '/paced/session', { shopflow_device: mark! })).status).toBe(200);
     // Other shops are not held back: a login naming no such shop has a bucket of its own.
     await expectProblem(

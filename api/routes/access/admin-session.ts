@@ -14,11 +14,12 @@ import {
   type AdminSession,
   type LoginDevices,
   type SessionMisses,
+  type ShopFailedChecks,
 } from '../../../domain/access/index.js';
 import { SESSION_COOKIE } from '../../plugins/admin-session.js';
 import { clientAddressBucket } from '../../plugins/client-address.js';
 import { ADMIN_READ_PROBLEMS, ADMIN_WRITE_PROBLEMS, problemResponses } from '../../schemas/problem.js';
-import { NoContent, type TokenBuckets } from '../../../domain/kernel/index.js';
+import { NoContent } from '../../../domain/kernel/index.js';
 
 const SessionAnswer = z.object({
   csrfToken: z.string().describe('Send it back in X-CSRF-Token on every change'),
@@ -53,7 +54,7 @@ interface AdminSessionOptions {
   /** Password checks running at once; `PASSWORD_CHECKS_AT_ONCE` slots by default, one per client address. */
   passwordChecks?: ConcurrencyLimit;
   /** Each shop's failed checks for logins from browsers the account does not know; SHOP_FAILED_CHECKS by default. */
-  shopFailedChecks?: TokenBuckets;
+  shopFailedChecks?: ShopFailedChecks;
   /** The marks of browsers members logged in from, whose logins check passwords apart (login-devices.ts). */
   devices: LoginDevices;
   /** The door's memory of unknown sessions: a session issued here passes it at once. */
