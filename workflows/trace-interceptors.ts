@@ -7,8 +7,25 @@ import type {
   WorkflowOutboundCallsInterceptor,
 } from '@temporalio/workflow';
 import { defaultPayloadConverter } from '@temporalio/common';
-import { TRACE_HEADER } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
-import { interceptors as openTelemetry } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js';
+import type { TRACE_HEADER as TraceHeader } from '@temporalio/interceptors-opentelemetry/lib/instrumentation.js';
+import type { interceptors as OpenTelemetryInterceptors } from '@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js';
+
+/** The header of a start made in a trace: the library's constant, restated (its module would load OpenTelemetry). */
+const TRACE_HEADER: typeof TraceHeader = '_tracer-data';
+
+/**
+ * Temporal's OpenTelemetry workflow interceptors, loaded by a traced run only. Every run has a module
+ * cache of its own in the worker's shared V8 context, so an import here evaluated some 110
+ * OpenTelemetry modules (api, core, sdk-trace-base) anew in every run, traced or not.
+ */
+function openTelemetry(): ReturnType<typeof OpenTelemetryInterceptors> {
+  // webpack's require in the bundle (this module runs nowhere else), evaluated on its first call in a run.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const loaded = require('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors.js') as {
+    interceptors: typeof OpenTelemetryInterceptors;
+  };
+  return loaded.interceptors();
+}
 
 type Method = (input: unknown, next: (input: unknown) => unknown) => unknown;
 
