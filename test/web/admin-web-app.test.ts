@@ -5,6 +5,7 @@ import type { Browser, Page } from 'playwright-core';
 import { ADMIN_PASSWORD as PASSWORD, addAdminAndViewer } from '../support/admin-session.js';
 import { builtAssetSizes, checkScreen, launchChromium, SCREENSHOTS } from '../support/browser.js';
 import { useSuite } from '../support/suite.js';
+import { displayPrefix } from '../../domain/access/api-key-format.js';
 
 /** The admin web app in a real Chromium, served by the API from web/dist (`npm test` builds it first). */
 const { db, api, shop, receiver, chat, request, get } = useSuite({
@@ -138,7 +139,9 @@ describe('the admin web app', () => {
     expect((await get('/shop', key)).status).toBe(401);
     expect((await get('/shop', rotated)).status).toBe(200);
 
-    await application.getByRole('button', { name: 'Revoke' }).click();
+    // The new key's own button: until the list is read again the old key's row, still live there,
+    // has a Revoke button too, whose dialog goes with its row when the list comes back.
+    await application.getByRole('button', { name: `Revoke key ${displayPrefix(rotated)}` }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Revoke' }).click();
     await application.getByRole('cell', { name: 'revoked' }).waitFor();
     expect((await get('/shop', rotated)).status).toBe(401);
