@@ -60,8 +60,11 @@ const SPENT_NAMES_AT_MOST = 10_000;
  */
 export class ShopFailedChecks {
   readonly #spentByName = new Map<string, string>();
+  readonly #buckets: TokenBuckets;
 
-  constructor(readonly buckets: TokenBuckets) {}
+  constructor(buckets: TokenBuckets) {
+    this.#buckets = buckets;
+  }
 
   /**
    * Before any database work: 429 when the shop named `name` is known to have no failed check left,
@@ -70,7 +73,7 @@ export class ShopFailedChecks {
   refuseWhileSpent(name: string, isKnownDevice: (shopId: string) => boolean): void {
     const key = this.#spentByName.get(name);
     if (key === undefined) return;
-    if (this.buckets.tokens(key) >= 1) this.#spentByName.delete(name);
+    if (this.#buckets.tokens(key) >= 1) this.#spentByName.delete(name);
     else if (key === NO_SUCH_SHOP || !isKnownDevice(key)) throw this.#refusal(key);
   }
 
@@ -80,16 +83,16 @@ export class ShopFailedChecks {
    */
   take(name: string, shopId: string | undefined): () => void {
     const key = shopId ?? NO_SUCH_SHOP;
-    if (!this.buckets.take(key)) {
+    if (!this.#buckets.take(key)) {
       if (this.#spentByName.size >= SPENT_NAMES_AT_MOST) this.#spentByName.clear();
       this.#spentByName.set(name, key);
       throw this.#refusal(key);
     }
-    return () => this.buckets.giveBack(key);
+    return () => this.#buckets.giveBack(key);
   }
 
   #refusal(key: string): Error {
-    const seconds = this.buckets.secondsToNextToken(key);
+    const seconds = this.#buckets.secondsToNextToken(key);
     return rateLimited(seconds, `too many wrong passwords for this shop right now; retry in ${seconds} s`);
   }
 }
