@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import postgres from 'postgres';
 import { APP_ROLE, appRoleUrl, loadSettings } from '../../config/settings.js';
 import { createSql } from '../../db/client.js';
 import { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from '../../domain/flows/index.js';
@@ -41,8 +42,23 @@ export async function bootstrapDatabase(database: string, stopPostgres: () => Pr
   }
 }
 
-/** `database` migrated on the server `serverAdminUrl`, the application role's password set, the reference data loaded. */
+/**
+ * `database` migrated on the server `serverAdminUrl`, the application role's password set, the reference
+ * data loaded. One process at a time per database: dbmate takes no lock, so two runs started together
+ * (two `npm run dev`, replicas' one-shot migrations) would apply the same migration twice and one fail.
+ */
 export async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
+  // A session's advisory lock, on the server's own database: released when the connection ends, however the work ends.
+  const lock = postgres(serverAdminUrl, { max: 1, onnotice: () => {} });
+  try {
+    await lock`select pg_advisory_lock(hashtext(${`shopflow prepare ${database}`}))`;
+    return await prepareUnlocked(serverAdminUrl, database);
+  } finally {
+    await lock.end();
+  }
+}
+
+async function prepareUnlocked(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
   const applied = await migrate(serverAdminUrl, database);
   if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
   // The clone's own password unless one is given: no fixed word a second local user could try.
