@@ -3,6 +3,12 @@ import { z } from 'zod';
 import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provider-zod';
 
 /**
+ * Each schema's writer, kept for the process: a pure function of the schema, and about 1 s of CPU for
+ * the whole API, which the test suite builds once per file (docs/running.md).
+ */
+const compiled = new WeakMap<z.ZodType, (data: unknown) => string>();
+
+/**
  * Answers are written by fast-json-stringify from the JSON Schema of each response's zod schema (its
  * output form), compiled once per route and status. Like zod's encoder, it writes only the declared
  * fields, so a column a query adds by mistake still never reaches a client; unlike it, it does not
@@ -12,11 +18,15 @@ import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provid
  */
 export const serializerCompiler: typeof zodSerializerCompiler = (route) => {
   if (!(route.schema instanceof z.ZodType)) return zodSerializerCompiler(route);
+  const known = compiled.get(route.schema);
+  if (known) return known;
   let jsonSchema: object;
   try {
     jsonSchema = z.toJSONSchema(route.schema, { io: 'output', target: 'draft-7' });
   } catch {
     return zodSerializerCompiler(route);
   }
-  return fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+  const serialize = fastJson(jsonSchema as Parameters<typeof fastJson>[0]);
+  compiled.set(route.schema, serialize);
+  return serialize;
 };
