@@ -17,7 +17,7 @@ const suite = useSuite({
   api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } },
   shop: true,
   receiver: true,
-  worker: true,
+  worker: { shipments: true },
   relay: { retryDelaysMs: [300, 300, 300] },
 });
 const { db, shop, receiver, request } = suite;

@@ -37,7 +37,11 @@ const profile = PROFILES[process.env.SHOPFLOW_FUZZ === 'full' ? 'full' : 'bounde
 // Behind one trusted hop, as in a deployment behind a proxy: the hooks give each case a client address
 // (X-Forwarded-For), so the fuzzer's keyless requests count as many clients' invalid keys, not one's
 // (over 600 a minute from one address is 429, which the ignored_auth check does not take).
-const suite = useSuite({ api: { trustProxy: 1, shipments: { waitMs: 15_000, pollEveryMs: 600_000 } }, worker: true, chat: true });
+const suite = useSuite({
+  api: { trustProxy: 1, shipments: { waitMs: 15_000, pollEveryMs: 600_000 } },
+  worker: { shipments: true },
+  chat: true,
+});
 let carriers: [CarrierA, CarrierB];
 let shop: FuzzShop;
 

@@ -23,7 +23,7 @@ import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } 
  * changes a shipment, calls the carrier or emits an event; the forged runs fail as unsealed. The
  * delivery and housekeeping workflows are forged too: nothing sent, nothing purged beyond the settings.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request, temporal } = suite;
 const run = promisify(execFile);
 

@@ -9,7 +9,7 @@ import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
  * over HTTP to each carrier simulator through the real push workflow: an address of unit ids from
  * `GET /geo/units?system=new` alone, one of names alone, and a unit a carrier cannot map.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 const both = useBothCarriers(suite, 'New geography');

@@ -9,7 +9,7 @@ import { readyOrder, useBothCarriers, type BothCarriers } from './shipment-fixtu
  * `carrier-unavailable`, a code the operation lists) and a shipment that has ended at the carrier,
  * delivered or returned as its callbacks report (409 `shipment-not-cancellable`).
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 const both = useBothCarriers(suite, 'Cancels', { callbackRetry: { attempts: 4, baseDelayMs: 50 } });

@@ -9,7 +9,7 @@ import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
  * Cash on delivery when the order carries credit from another order's return (`creditApplied`):
  * the amount still to collect excludes it (spec, Order), in the shipment and at each carrier.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 const both = useBothCarriers(suite, 'COD');

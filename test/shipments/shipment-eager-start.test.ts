@@ -34,7 +34,7 @@ import { connectShipping, preparedPush, readyOrder, SHIPPING_PERMISSIONS, type S
  * off), or when the start was not eager, the answer comes through the server as before. The run's
  * history shows which: an eager push has no update in it, and its tasks name the API's worker.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 let carrier: CarrierB;

@@ -14,7 +14,7 @@ import { readyOrder, usePushCarrier } from './shipment-fixtures.js';
  * after the answer, and the same push retried with its Idempotency-Key answered by what became of it.
  * Apart from shipment-push.test.ts because each waits out the API's wait: the two files run side by side.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop } = suite;
 const { parts, push, orderStatus, shipmentsOf, carrierOrdersFor } = usePushCarrier(suite, {
   callbackRetry: { attempts: 2, baseDelayMs: 50 },

@@ -16,7 +16,7 @@ import { testConnectionKeys } from '../support/carriers.js';
  * through the real push and cancel workflows on a real Temporal server: every refusal the spec
  * names, the lost answer reconciled, the order and its stock following the shipment.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 const { parts, connectionId, push, orderStatus, shipmentsOf, carrierOrdersFor } = usePushCarrier(suite, {
   callbackRetry: { attempts: 2, baseDelayMs: 50 },

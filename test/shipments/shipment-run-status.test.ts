@@ -12,7 +12,7 @@ import { ShipmentStatusKey } from '../../workflows/search-attributes.js';
  * Failed with the carrier's words, a done cancel as Completed, an accepted push's run goes on as the
  * shipment's tracking, while the API answers as the spec says.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 600_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 let carrier: CarrierB;

@@ -12,7 +12,7 @@ import { readyOrder, useBothCarriers } from './shipment-fixtures.js';
  * Tracking: carrier callbacks over HTTP to the callback endpoint, signalled to each shipment's
  * tracking workflow, recorded once per real change; carrier B polled when its callbacks are lost.
  */
-const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 2_000 } }, worker: true, shop: true });
+const suite = useSuite({ api: { shipments: { waitMs: 8_000, pollEveryMs: 2_000 } }, worker: { shipments: true }, shop: true });
 const { db, shop, request } = suite;
 
 const both = useBothCarriers(suite, 'Tracking', { callbackRetry: { attempts: 4, baseDelayMs: 50 } });

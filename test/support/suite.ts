@@ -20,8 +20,13 @@ export interface SuiteOptions {
   shop?: boolean;
   /** The local HTTPS webhook receiver. */
   receiver?: boolean;
-  /** A Shopflow worker on its own task queue; the API, when there is one, starts its deliveries there. */
-  worker?: boolean;
+  /**
+   * A Shopflow worker on its own task queue; the API, when there is one, starts its deliveries there.
+   * `{ shipments: true }`: the shipments' queue served too, by the worker and by the API's own (as
+   * deployed), for a file that pushes, cancels or tracks shipments; each is a workflow thread and
+   * pollers that the other files leave the machine's CPU.
+   */
+  worker?: boolean | { shipments: true };
   /** The outbox relay on the worker's queue, polling every 200 ms; `retryDelaysMs` shortens the deliveries' schedule. */
   relay?: boolean | { retryDelaysMs?: number[] };
   /**
@@ -73,6 +78,7 @@ export function useSuite(options: SuiteOptions = {}): Suite {
     },
   });
   const stops: (() => Promise<void>)[] = [];
+  const shipments = typeof options.worker === 'object' && options.worker.shipments;
 
   beforeAll(async () => {
     Object.assign(db, await createTestDatabase());
@@ -82,7 +88,7 @@ export function useSuite(options: SuiteOptions = {}): Suite {
       stops.push(receiver.close);
     }
     if (options.worker) {
-      Object.assign(temporal, await startTestWorker({ sql: db.app, policy: testOutboundPolicy() }));
+      Object.assign(temporal, await startTestWorker({ sql: db.app, policy: testOutboundPolicy(), shipments }));
       stops.push(temporal.shutdown);
     }
     if (options.chat) {
@@ -96,6 +102,7 @@ export function useSuite(options: SuiteOptions = {}): Suite {
         await startTestApi(db.app, routes && ((app) => routes(app, db)), {
           ...apiOptions,
           taskQueue: options.worker ? temporal.taskQueue : undefined,
+          shipmentWorker: shipments && apiOptions.shipmentWorker !== false,
           ...(options.chat
             ? { chatPlatformUrl: chat.url, chatWebhook: { appSecret: DEFAULT_APP_SECRET, ...(options.chat === true ? {} : options.chat) } }
             : {}),

@@ -31,9 +31,9 @@ export interface TestTemporal {
   taskQueue: string;
   /** Starts deliveries on this worker's task queue, sealed with TEST_WORKFLOW_SEAL_KEY. */
   deliveries: DeliveryStarter;
-  /** The worker of the main queue; `shipmentWorker` polls the shipments' queue (shipmentTaskQueue). */
+  /** The worker of the main queue; `shipmentWorker`, when asked for, polls the shipments' queue (shipmentTaskQueue). */
   worker: Worker;
-  shipmentWorker: Worker;
+  shipmentWorker: Worker | undefined;
   shutdown: () => Promise<void>;
 }
 
@@ -60,20 +60,20 @@ export async function testWorkerOptions(options: {
 }
 
 /**
- * Shopflow's workers (the main queue and the shipments') on a task queue of their own of the real
- * Temporal server that `npm test` started, with the workflow bundle the worker processes keep (built
- * once per version of workflows/), and a client.
+ * Shopflow's workers (the main queue, and the shipments' unless `shipments` is false) on a task queue of
+ * their own of the real Temporal server that `npm test` started, with the workflow bundle the worker
+ * processes keep (built once per version of workflows/), and a client.
  */
-export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy }): Promise<TestTemporal> {
+export async function startTestWorker(options: { sql: Sql; policy: OutboundPolicy; shipments?: boolean }): Promise<TestTemporal> {
   const address = testEnv('TEMPORAL_ADDRESS');
   const taskQueue = `test-${randomUUID()}`;
   const [nativeConnection, connection] = await Promise.all([NativeConnection.connect({ address }), Connection.connect({ address })]);
   const workerOptions = await testWorkerOptions({ ...options, connection: nativeConnection, taskQueue });
   const [worker, shipmentWorker] = await Promise.all([
     createShopflowWorker(workerOptions),
-    createShopflowWorker({ ...workerOptions, queue: 'shipments' }),
+    options.shipments === false ? undefined : createShopflowWorker({ ...workerOptions, queue: 'shipments' }),
   ]);
-  const running = Promise.all([worker.run(), shipmentWorker.run()]);
+  const running = Promise.all([worker.run(), shipmentWorker?.run()]);
   const client = testTemporalClient(connection);
   return {
     client,
@@ -84,7 +84,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
     shipmentWorker,
     shutdown: async () => {
       worker.shutdown();
-      shipmentWorker.shutdown();
+      shipmentWorker?.shutdown();
       await running;
       await Promise.all([nativeConnection.close(), connection.close()]);
     },

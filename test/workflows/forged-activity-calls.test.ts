@@ -26,7 +26,7 @@ import type { forgedActivityCall } from './attacker/forged-activity-call.js';
  * from another run. Every activity the workers register, on both queues, refuses before it acts; the
  * two that take nothing act only within the worker's own settings.
  */
-const suite = useSuite({ worker: true, shop: true, receiver: true });
+const suite = useSuite({ worker: { shipments: true }, shop: true, receiver: true });
 const { db, shop, temporal, receiver } = suite;
 
 let carrier: CarrierB;
@@ -164,7 +164,7 @@ describe('activities scheduled from outside Shopflow', () => {
     };
     const queues = [
       { queue: temporal.taskQueue, names: [...temporal.worker.options.activities.keys()] },
-      { queue: shipmentTaskQueue(temporal.taskQueue), names: [...temporal.shipmentWorker.options.activities.keys()] },
+      { queue: shipmentTaskQueue(temporal.taskQueue), names: [...temporal.shipmentWorker!.options.activities.keys()] },
     ];
     // Every activity a worker registers has its forgery here: one added later cannot slip past.
     expect(new Set(queues.flatMap(({ names }) => names))).toEqual(new Set(Object.keys(forgeries)));
