@@ -4,6 +4,7 @@ import { constants } from 'node:os';
 import { join, relative } from 'node:path';
 import { z } from 'zod';
 import { bootstrap, bootstrapTemporal, type Services } from './bootstrap/index.js';
+import type { FileDurations } from './file-durations-reporter.js';
 import { TEMPORAL_ENGINE_VARIABLE, temporalEngine } from './bootstrap/temporal-cluster.js';
 import { dataDir, projectRoot } from './bootstrap/paths.js';
 import { say, step } from './bootstrap/progress.js';
@@ -109,9 +110,13 @@ export async function runSuite(
   const reports = results.filter((file) => existsSync(file)).map((file) => vitestReport.parse(JSON.parse(readFileSync(file, 'utf8'))));
   const durations = results.map((file, pass) => ({
     pass: pass === 0 ? '' : ' (cluster)',
-    seconds: existsSync(durationsFile(file)) ? (JSON.parse(readFileSync(durationsFile(file), 'utf8')) as Record<string, number>) : {},
+    ...(existsSync(durationsFile(file))
+      ? (JSON.parse(readFileSync(durationsFile(file), 'utf8')) as FileDurations)
+      : { seconds: {}, cpuSeconds: {} }),
   }));
   for (const line of slowestFiles(durations)) console.log(line);
+  const cpu = durations.map(({ pass, cpuSeconds }) => ({ pass, seconds: cpuSeconds }));
+  for (const line of slowestFiles(cpu, { title: 'files that took the most CPU (theirs and their child processes’)' })) console.log(line);
   for (const line of failedTests(reports)) console.log(line);
   if (reports.length > 0) {
     const sum = (key: 'numPassedTests' | 'numFailedTests' | 'numPendingTests') => reports.reduce((total, report) => total + report[key], 0);
@@ -135,17 +140,20 @@ const vitestReport = z.object({
   ),
 });
 
-/** The ten files of either pass that took longest, slowest first: where the suite's minutes go. */
-export function slowestFiles(passes: { pass: string; seconds: Record<string, number> }[], count = 10): string[] {
+/**
+ * The ten files of either pass that took longest, slowest first: where the suite's minutes go (or,
+ * given the seconds of CPU and their `title`, what each file cost the others on a CPU-bound machine).
+ */
+export function slowestFiles(
+  passes: { pass: string; seconds: Record<string, number> }[],
+  { count = 10, title = 'slowest files (set-up and hooks included)' } = {},
+): string[] {
   const files = passes.flatMap(({ pass, seconds }) =>
     Object.entries(seconds).map(([file, taken]) => ({ name: `${relative(projectRoot, file)}${pass}`, taken })),
   );
   if (files.length === 0) return [];
   const slowest = files.sort((a, b) => b.taken - a.taken).slice(0, count);
-  return [
-    `The ${slowest.length} slowest files (set-up and hooks included):`,
-    ...slowest.map(({ name, taken }) => `${taken.toFixed(1).padStart(7)} s  ${name}`),
-  ];
+  return [`The ${slowest.length} ${title}:`, ...slowest.map(({ name, taken }) => `${taken.toFixed(1).padStart(7)} s  ${name}`)];
 }
 
 /**

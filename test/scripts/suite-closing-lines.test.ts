@@ -66,5 +66,11 @@ describe("the suite's closing lines", () => {
     ]);
     expect(lines.at(-1)).toBe('    3.0 s  test/dev-3.test.ts');
     expect(slowestFiles([{ pass: '', seconds: {} }])).toEqual([]);
+    // The same list of the files' seconds of CPU, under its own title.
+    expect(slowestFiles([{ pass: '', seconds: dev }], { count: 2, title: 'files that took the most CPU' })).toEqual([
+      'The 2 files that took the most CPU:',
+      '   11.0 s  test/dev-11.test.ts',
+      '   10.0 s  test/dev-10.test.ts',
+    ]);
   });
 });
