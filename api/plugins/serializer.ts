@@ -4,7 +4,7 @@ import { serializerCompiler as zodSerializerCompiler } from 'fastify-type-provid
 
 /**
  * Each schema's writer, kept for the process: a pure function of the schema, and about 1 s of CPU for
- * the whole API, which the test suite builds once per file (docs/running.md).
+ * the whole API, which the test suite builds once per file (docs/capacity.md, "The test suite").
  */
 const compiled = new WeakMap<z.ZodType, (data: unknown) => string>();
 
