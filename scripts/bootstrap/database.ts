@@ -49,21 +49,26 @@ export async function bootstrapDatabase(database: string, stopPostgres: () => Pr
  */
 export async function prepareDatabase(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
   // A session's advisory lock, on the server's own database: released when the connection ends, however the work ends.
-  const lock = postgres(serverAdminUrl, { max: 1, onnotice: () => {} });
+  const server = postgres(serverAdminUrl, { max: 1, onnotice: () => {} });
   try {
-    await lock`select pg_advisory_lock(hashtext(${`shopflow prepare ${database}`}))`;
-    return await prepareUnlocked(serverAdminUrl, database);
+    await server`select pg_advisory_lock(hashtext(${`shopflow prepare ${database}`}))`;
+    return await prepareLocked(server, serverAdminUrl, database);
   } finally {
-    await lock.end();
+    await server.end();
   }
 }
 
-async function prepareUnlocked(serverAdminUrl: string, database: string): Promise<{ adminUrl: string; appUrl: string }> {
+/** The work of `prepareDatabase`, with `server` the connection that holds its lock. */
+async function prepareLocked(
+  server: postgres.Sql,
+  serverAdminUrl: string,
+  database: string,
+): Promise<{ adminUrl: string; appUrl: string }> {
   const applied = await migrate(serverAdminUrl, database);
   if (applied > 0) process.stderr.write(`✓ applied ${applied} migration(s) to ${database}\n`);
   // The clone's own password unless one is given: no fixed word a second local user could try.
   const password = process.env.APP_DB_PASSWORD ?? localPassword(join(dataDir, 'credentials', `${APP_ROLE}.password`));
-  await setAppRolePassword(serverAdminUrl, password);
+  await setAppRolePassword(server, password);
   const adminUrl = withDatabase(serverAdminUrl, database);
   // Reference data (Vietnamese geography), written as the owner: the application role only reads it.
   const owner = createSql(adminUrl, { max: 1, applicationName: 'shopflow-bootstrap' });

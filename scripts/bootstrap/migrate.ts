@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
-import postgres from 'postgres';
+import type postgres from 'postgres';
 import { projectRoot } from './paths.js';
 import { runCommand } from './run-command.js';
 import { findPostgresBinaries, withDatabase } from './postgres.js';
@@ -74,13 +74,8 @@ export async function dumpSchema(url: string): Promise<string> {
 }
 
 /** The application role logs in with a password so that external servers work the same as the local cluster. */
-export async function setAppRolePassword(adminUrl: string, password: string): Promise<void> {
-  const sql = postgres(adminUrl, { max: 1, onnotice: () => {} });
-  try {
-    await sql.unsafe(`alter role ${APP_ROLE} with login password '${password.replaceAll("'", "''")}'`);
-  } finally {
-    await sql.end();
-  }
+export async function setAppRolePassword(server: postgres.Sql, password: string): Promise<void> {
+  await server.unsafe(`alter role ${APP_ROLE} with login password '${password.replaceAll("'", "''")}'`);
 }
 
 /**
