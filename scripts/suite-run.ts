@@ -114,9 +114,9 @@ export async function runSuite(
       ? (JSON.parse(readFileSync(durationsFile(file), 'utf8')) as FileDurations)
       : { seconds: {}, cpuSeconds: {} }),
   }));
-  for (const line of slowestFiles(durations)) console.log(line);
+  for (const line of topFiles(durations, 'slowest files (set-up and hooks included)')) console.log(line);
   const cpu = durations.map(({ pass, cpuSeconds }) => ({ pass, seconds: cpuSeconds }));
-  for (const line of slowestFiles(cpu, { title: 'files that took the most CPU (theirs and their child processes’)' })) console.log(line);
+  for (const line of topFiles(cpu, 'files that took the most CPU (theirs and their child processes’)')) console.log(line);
   for (const line of failedTests(reports)) console.log(line);
   if (reports.length > 0) {
     const sum = (key: 'numPassedTests' | 'numFailedTests' | 'numPendingTests') => reports.reduce((total, report) => total + report[key], 0);
@@ -141,19 +141,16 @@ const vitestReport = z.object({
 });
 
 /**
- * The ten files of either pass that took longest, slowest first: where the suite's minutes go (or,
- * given the seconds of CPU and their `title`, what each file cost the others on a CPU-bound machine).
+ * The ten files of either pass with the most seconds, most first, under `title`: of wall time, where
+ * the suite's minutes go; of CPU, what each file cost the others on a CPU-bound machine.
  */
-export function slowestFiles(
-  passes: { pass: string; seconds: Record<string, number> }[],
-  { count = 10, title = 'slowest files (set-up and hooks included)' } = {},
-): string[] {
+export function topFiles(passes: { pass: string; seconds: Record<string, number> }[], title: string, count = 10): string[] {
   const files = passes.flatMap(({ pass, seconds }) =>
     Object.entries(seconds).map(([file, taken]) => ({ name: `${relative(projectRoot, file)}${pass}`, taken })),
   );
   if (files.length === 0) return [];
-  const slowest = files.sort((a, b) => b.taken - a.taken).slice(0, count);
-  return [`The ${slowest.length} ${title}:`, ...slowest.map(({ name, taken }) => `${taken.toFixed(1).padStart(7)} s  ${name}`)];
+  const top = files.sort((a, b) => b.taken - a.taken).slice(0, count);
+  return [`The ${top.length} ${title}:`, ...top.map(({ name, taken }) => `${taken.toFixed(1).padStart(7)} s  ${name}`)];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { failedTests, slowestFiles } from '../../scripts/suite-run.js';
+import { failedTests, topFiles } from '../../scripts/suite-run.js';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
 
 const report = (testResults: Parameters<typeof failedTests>[0][number]['testResults']) => ({
@@ -53,10 +53,13 @@ describe("the suite's closing lines", () => {
   it('list the ten slowest files of both passes, slowest first, the cluster pass named', () => {
     const file = (name: string) => join(projectRoot, 'test', `${name}.test.ts`);
     const dev = Object.fromEntries(Array.from({ length: 12 }, (_, index) => [file(`dev-${index}`), index + 0.04]));
-    const lines = slowestFiles([
-      { pass: '', seconds: dev },
-      { pass: ' (cluster)', seconds: { [file('flows/delivery')]: 30 } },
-    ]);
+    const lines = topFiles(
+      [
+        { pass: '', seconds: dev },
+        { pass: ' (cluster)', seconds: { [file('flows/delivery')]: 30 } },
+      ],
+      'slowest files (set-up and hooks included)',
+    );
     expect(lines).toHaveLength(11);
     expect(lines.slice(0, 4)).toEqual([
       'The 10 slowest files (set-up and hooks included):',
@@ -65,9 +68,9 @@ describe("the suite's closing lines", () => {
       '   10.0 s  test/dev-10.test.ts',
     ]);
     expect(lines.at(-1)).toBe('    3.0 s  test/dev-3.test.ts');
-    expect(slowestFiles([{ pass: '', seconds: {} }])).toEqual([]);
+    expect(topFiles([{ pass: '', seconds: {} }], 'slowest files')).toEqual([]);
     // The same list of the files' seconds of CPU, under its own title.
-    expect(slowestFiles([{ pass: '', seconds: dev }], { count: 2, title: 'files that took the most CPU' })).toEqual([
+    expect(topFiles([{ pass: '', seconds: dev }], 'files that took the most CPU', 2)).toEqual([
       'The 2 files that took the most CPU:',
       '   11.0 s  test/dev-11.test.ts',
       '   10.0 s  test/dev-10.test.ts',
