@@ -1,5 +1,6 @@
 import { freePort, waitFor } from '../scripts/bootstrap/ports.js';
 import { ProcessGroup } from '../scripts/processes.js';
+import { startBenchProcess } from './built-platform.js';
 
 export interface BenchContext {
   /** API keys spread over several shops and applications, so no key runs out of its per-minute budget. */
@@ -26,7 +27,7 @@ export function createBenchContext(options: {
     connections: options.connections,
     startServer: async (name, entry, env = {}) => {
       const port = await freePort(4100);
-      group.startTs(name, entry, {
+      startBenchProcess(group, name, entry, {
         ...options.env,
         ...env,
         PORT: String(port),

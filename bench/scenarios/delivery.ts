@@ -13,6 +13,7 @@ import { createShop } from '../../domain/access/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { ensureDevCertificate, readCertificate } from '../../scripts/bootstrap/certificates.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { startBenchProcess } from '../built-platform.js';
 import { WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
 import { atSteadyRate } from '../load.js';
@@ -127,7 +128,7 @@ export async function deliveryScenario(options: DeliveryScenarioOptions): Promis
     const launched = new Map(
       (options.pair ? ['worker-1', 'worker-2', 'relay-1', 'relay-2'] : ['worker', 'relay']).map((name) => [
         name,
-        group.startTs(name, `workers/${name.split('-')[0]!}.ts`, env),
+        startBenchProcess(group, name, `workers/${name.split('-')[0]!}.ts`, env),
       ]),
     );
     await Promise.all(

@@ -14,6 +14,7 @@ import { ensureDevCertificate } from '../../scripts/bootstrap/certificates.js';
 import { freePort, freePorts, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { ReceiverProcess } from '../receiver-process.js';
+import { startBenchProcess } from '../built-platform.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { atSteadyRate, eachAtMost } from '../load.js';
@@ -138,8 +139,10 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       Math.ceil(PUSH_RATE * options.seconds) * 2 + 2,
     );
 
-    const processes = (['worker', 'relay'] as const).map((name) => [name, group.startTs(name, `workers/${name}.ts`, env)] as const);
-    group.startTs('api', 'api/server.ts', env);
+    const processes = (['worker', 'relay'] as const).map(
+      (name) => [name, startBenchProcess(group, name, `workers/${name}.ts`, env)] as const,
+    );
+    startBenchProcess(group, 'api', 'api/server.ts', env);
     const noisyShopProcess = group.startTs('noisy-shop', 'bench/noisy-shop.ts', {
       NOISY_SHOP_PLAN: JSON.stringify({
         appUrl: options.appUrl,

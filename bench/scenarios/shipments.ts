@@ -11,6 +11,7 @@ import { HANOI_RECIPIENT, newShop } from '../../scripts/fixtures/index.js';
 import { shippingFixture, SIMULATOR_ENDPOINTS } from '../shipping-fixture.js';
 import { DEMO_PICK_UP } from '../../scripts/seed/demo-carriers.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { startBenchProcess } from '../built-platform.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import type { BenchContext } from '../context.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu } from '../cpu-usage.js';
@@ -123,7 +124,7 @@ export async function shipmentsScenario(context: BenchContext, sql: Sql, service
     const apiUrl = await context.startServer('api', 'api/server.ts', env);
     // The same API without its shipments' worker (docs/behaviour/shipments.md): pushes alone alternate between the two.
     const serverWayUrl = await context.startServer('api-off', 'api/server.ts', { ...env, SHIPMENT_WORKER: 'off' });
-    const worker = workers.startTs('worker', 'workers/worker.ts', {
+    const worker = startBenchProcess(workers, 'worker', 'workers/worker.ts', {
       ...env,
       APP_DATABASE_URL: services.appUrl,
       NODE_ENV: 'test',

@@ -3,6 +3,7 @@ import { createWriteStream, type WriteStream } from 'node:fs';
 import { crashLocalTemporal, ensureTemporal } from '../../scripts/bootstrap/temporal.js';
 import { freePort, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
+import { startBenchProcess } from '../built-platform.js';
 
 /** The soak's processes, each twice as a deployment runs them, and the local Temporal server (dev or cluster). */
 export type Component = 'api-a' | 'api-b' | 'worker-a' | 'worker-b' | 'relay-a' | 'relay-b' | 'temporal';
@@ -67,14 +68,14 @@ export class SoakStack {
       if (address !== this.temporalAddress) throw new Error(`Temporal came back on ${address}, not ${this.temporalAddress}`);
       return;
     }
-    if (component.startsWith('worker')) return this.ready(this.startTs(component, 'workers/worker.ts'), /worker polling task queue/);
-    if (component.startsWith('relay')) return this.ready(this.startTs(component, 'workers/relay.ts'), /outbox relay started/);
+    if (component.startsWith('worker')) return this.ready(this.startProcess(component, 'workers/worker.ts'), /worker polling task queue/);
+    if (component.startsWith('relay')) return this.ready(this.startProcess(component, 'workers/relay.ts'), /outbox relay started/);
     const url = this.apiUrls[component as 'api-a' | 'api-b'];
-    this.startTs(component, 'api/server.ts', { PORT: new URL(url).port });
+    this.startProcess(component, 'api/server.ts', { PORT: new URL(url).port });
     await waitFor(component, async () => (await fetch(`${url}/healthz`).catch(() => undefined))?.ok === true, READY_MS);
   }
 
-  /** SIGKILL (the process group: tsx and the program it runs), then down for `downMs`. */
+  /** SIGKILL (the whole process group), then down for `downMs`. */
   async kill(component: Component, downMs: number): Promise<void> {
     if (component === 'temporal') {
       if (!(await crashLocalTemporal())) throw new Error('no local Temporal server to kill');
@@ -90,8 +91,8 @@ export class SoakStack {
     await new Promise((resolve) => this.log.end(resolve));
   }
 
-  private startTs(name: Component, entry: string, extra: Record<string, string> = {}): ChildProcess {
-    return this.group.startTs(name, entry, { ...this.env, ...extra });
+  private startProcess(name: Component, entry: string, extra: Record<string, string> = {}): ChildProcess {
+    return startBenchProcess(this.group, name, entry, { ...this.env, ...extra });
   }
 
   private ready(child: ChildProcess, line: RegExp): Promise<void> {

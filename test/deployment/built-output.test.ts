@@ -1,23 +1,12 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import postgres from 'postgres';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { buildCopy } from '../../scripts/built-copy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
@@ -79,20 +68,8 @@ function productionModules(root: string): void {
 }
 
 beforeAll(async () => {
-  copy = mkdtempSync(join(tmpdir(), 'shopflow-built-'));
-  // The build context: the clone's files that git keeps (.data/, node_modules and the like stay out).
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectRoot })
-    .toString()
-    .split('\0')
-    .filter((file) => file && existsSync(join(projectRoot, file)));
-  for (const file of files) {
-    mkdirSync(dirname(join(copy, file)), { recursive: true });
-    copyFileSync(join(projectRoot, file), join(copy, file));
-  }
   // The first stage: every dependency, and the build.
-  symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
-  const build = spawnSync(process.execPath, ['--import', 'tsx', join(copy, 'scripts', 'build.ts')], { cwd: copy, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
+  copy = buildCopy();
   // The second: production dependencies only.
   rmSync(join(copy, 'node_modules'));
   productionModules(copy);

@@ -1,0 +1,28 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { projectRoot } from './bootstrap/paths.js';
+
+/**
+ * What the image builds (Dockerfile's first stage), made without Docker: the clone's files that git
+ * keeps copied to a new temporary folder as the build context (.data/, node_modules and the like stay
+ * out), this clone's node_modules linked in, and `npm run build` run there. Answers the folder; the
+ * caller removes it. Built in a copy because the build compiles beside the sources, and tsx would
+ * then load those `.js` files in place of the `.ts` ones a developer edits.
+ */
+export function buildCopy(): string {
+  const copy = mkdtempSync(join(tmpdir(), 'shopflow-built-'));
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectRoot })
+    .toString()
+    .split('\0')
+    .filter((file) => file && existsSync(join(projectRoot, file)));
+  for (const file of files) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true });
+    copyFileSync(join(projectRoot, file), join(copy, file));
+  }
+  symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
+  const build = spawnSync(process.execPath, ['--import', 'tsx', join(copy, 'scripts', 'build.ts')], { cwd: copy, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
+  return copy;
+}
