@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Gauge, register } from 'prom-client';
 
 export interface QueueState {
   /** Events waiting for their deliveries to start. */
@@ -9,33 +9,39 @@ export interface QueueState {
   setAside: number;
 }
 
+/** Each gauge of the queue: its name, its help, and its value in a reading. */
+const QUEUE_GAUGES: readonly [name: string, help: string, value: (state: QueueState) => number][] = [
+  ['shopflow_relay_queued_events', 'Events in the outbox queue, waiting for their deliveries to start.', (state) => state.queued],
+  [
+    'shopflow_relay_oldest_queued_event_age_seconds',
+    "Age of the oldest event waiting in the outbox queue (0 when none waits): the relay's lag.",
+    (state) => state.oldestSeconds,
+  ],
+  [
+    'shopflow_relay_set_aside_events',
+    'Events set aside because matching them to flows kept failing; each waits for an operator (admin events:set-aside).',
+    (state) => state.setAside,
+  ],
+];
+
 /**
  * The outbox queue's depth, the age of its oldest event and the events set aside, read when
  * Prometheus scrapes: the relay's lag and what needs an operator, whether a relay runs or not.
+ * Answers the end of the watch: the gauges leave the registry (a test's database ends with it).
  */
-export function watchEventQueue(read: () => Promise<QueueState>): void {
+export function watchEventQueue(read: () => Promise<QueueState>): () => void {
   let reading: Promise<QueueState> | undefined;
-  // Both gauges of one scrape share one read.
+  // The gauges of one scrape share one read.
   const current = () => (reading ??= read().finally(() => setImmediate(() => (reading = undefined))));
-  new Gauge({
-    name: 'shopflow_relay_queued_events',
-    help: 'Events in the outbox queue, waiting for their deliveries to start.',
-    async collect() {
-      this.set((await current()).queued);
-    },
-  });
-  new Gauge({
-    name: 'shopflow_relay_oldest_queued_event_age_seconds',
-    help: "Age of the oldest event waiting in the outbox queue (0 when none waits): the relay's lag.",
-    async collect() {
-      this.set((await current()).oldestSeconds);
-    },
-  });
-  new Gauge({
-    name: 'shopflow_relay_set_aside_events',
-    help: 'Events set aside because matching them to flows kept failing; each waits for an operator (admin events:set-aside).',
-    async collect() {
-      this.set((await current()).setAside);
-    },
-  });
+  for (const [name, help, value] of QUEUE_GAUGES)
+    new Gauge({
+      name,
+      help,
+      async collect() {
+        this.set(value(await current()));
+      },
+    });
+  return () => {
+    for (const [name] of QUEUE_GAUGES) register.removeSingleMetric(name);
+  };
 }

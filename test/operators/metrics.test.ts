@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { createFlow } from '../../domain/flows/flows.js';
 import {
   claimQueuedEvents,
@@ -115,7 +115,9 @@ describe('chat platform metrics', () => {
 
 describe('relay lag', () => {
   it("reports the outbox queue's depth, the age of its oldest event and the events set aside", async () => {
-    watchEventQueue(() => db.app.begin((tx) => eventQueueState(tx)));
+    // Ended with the test: the process's registry outlives this file and its database (vitest's isolate: false).
+    const unwatch = watchEventQueue(() => db.app.begin((tx) => eventQueueState(tx)));
+    onTestFinished(unwatch);
     const gauges = async () => {
       const samples = await ownSamples();
       return {
@@ -152,5 +154,8 @@ describe('relay lag', () => {
       claimed.map((queued) => queued.eventId),
     );
     expect(await gauges()).toEqual({ queued: 0, age: 0, setAside: 0 });
+    // The watch ended, the registry reads nothing of this database again (its files after this one share the process).
+    unwatch();
+    expect((await ownSamples()).filter((sample) => sample.name.startsWith('shopflow_relay_'))).toEqual([]);
   });
 });
