@@ -60,7 +60,7 @@ export async function testWorkerOptions(options: {
 }
 
 /**
- * Shopflow's workers (the main queue, and the shipments' unless `shipments` is false) on a task queue of
+ * Shopflow's workers (the main queue, and the shipments' when `shipments` asks) on a task queue of
  * their own of the real Temporal server that `npm test` started, with the workflow bundle the worker
  * processes keep (built once per version of workflows/), and a client.
  */
@@ -71,7 +71,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
   const workerOptions = await testWorkerOptions({ ...options, connection: nativeConnection, taskQueue });
   const [worker, shipmentWorker] = await Promise.all([
     createShopflowWorker(workerOptions),
-    options.shipments === false ? undefined : createShopflowWorker({ ...workerOptions, queue: 'shipments' }),
+    options.shipments ? createShopflowWorker({ ...workerOptions, queue: 'shipments' }) : undefined,
   ]);
   const running = Promise.all([worker.run(), shipmentWorker?.run()]);
   const client = testTemporalClient(connection);
