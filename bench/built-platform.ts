@@ -18,7 +18,7 @@ let built: string | undefined;
 export function startBenchProcess(group: ProcessGroup, name: string, entry: string, env: Record<string, string>): ChildProcess {
   if (!PLATFORM_ENTRIES.has(entry)) return group.startTs(name, entry, env);
   built ??= build();
-  return group.startBuilt(name, built, entry.replace(/\.ts$/, '.js'), env);
+  return group.startBuilt(name, built, entry, env);
 }
 
 function build(): string {

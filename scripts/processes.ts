@@ -39,9 +39,9 @@ export class ProcessGroup {
     return this.startCommand(name, process.execPath, ['--import', 'tsx', join(projectRoot, entry)], projectRoot, env);
   }
 
-  /** Runs compiled JavaScript (`npm run build`'s output in `root`, as the image does) with this Node. */
+  /** Runs a TypeScript entry point's JavaScript from `npm run build`'s output in `root`, as the image does. */
   startBuilt(name: string, root: string, entry: string, env: Record<string, string>): ChildProcess {
-    return this.startCommand(name, process.execPath, [join(root, entry)], root, env);
+    return this.startCommand(name, process.execPath, [join(root, entry.replace(/\.ts$/, '.js'))], root, env);
   }
 
   private startCommand(name: string, command: string, args: string[], cwd: string, env: Record<string, string>): ChildProcess {

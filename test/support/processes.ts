@@ -29,7 +29,7 @@ export async function startApiWorkerRelay(group: ProcessGroup, env: Record<strin
   const apiUrl = `http://127.0.0.1:${env.PORT}`;
   // From the sources with tsx, or from `npm run build`'s output in `built`, with node alone.
   const start = (name: string, entry: string, processEnv: Record<string, string>) =>
-    built ? group.startBuilt(name, built, entry.replace(/\.ts$/, '.js'), processEnv) : group.startTs(name, entry, processEnv);
+    built ? group.startBuilt(name, built, entry, processEnv) : group.startTs(name, entry, processEnv);
   const worker = start('worker', 'workers/worker.ts', env);
   const relay = start('relay', 'workers/relay.ts', env);
   const api = start('api', 'api/server.ts', { ...env, LOG_LEVEL: 'info' });
