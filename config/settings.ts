@@ -7,10 +7,11 @@ export const APP_ROLE = 'shopflow_app';
 /** The password the bootstrap gives the role unless `APP_DB_PASSWORD` says otherwise; never accepted in production. */
 export const DEVELOPMENT_APP_DB_PASSWORD = 'shopflow_app';
 
-const booleanFlag = z
-  .enum(['true', 'false', '1', '0', ''])
-  .default('false')
-  .transform((value) => value === 'true' || value === '1');
+const flag = (byDefault: 'true' | 'false') =>
+  z
+    .enum(['true', 'false', '1', '0', ''])
+    .default(byDefault)
+    .transform((value) => value === 'true' || value === '1');
 
 /**
  * Fastify's `trustProxy`: empty or `false` trusts no proxy (the socket address is the client), `true`
@@ -77,6 +78,8 @@ const schema = z.object({
   RELAY_METRICS_PORT: z.coerce.number().int().min(0).max(65535).default(9466),
   // Each shop's events a second through one relay while other shops have events too (ShopPace).
   RELAY_SHOP_EVENTS_PER_SECOND: z.coerce.number().int().min(1).default(10),
+  // A shop's backlog paced lower while the machine is busy (ShopPace, workers/setup/machine-load.ts).
+  RELAY_PACE_FOLLOWS_LOAD: flag('true'),
   PUBLIC_BASE_URL: z.url().optional(),
   // An OpenTelemetry collector's OTLP/HTTP base address (telemetry/tracing.ts); no traces without it.
   OTEL_EXPORTER_OTLP_ENDPOINT: z.preprocess((value) => (value === '' ? undefined : value), z.url().optional()),
@@ -137,7 +140,7 @@ const schema = z.object({
   // How long a tracked shipment's callbacks may be silent before the carrier's status endpoint is asked.
   SHIPMENT_POLL_MS: z.coerce.number().int().min(1000).default(900_000),
   // Development and tests only: webhooks, carrier connections and the chat platform may reach loopback (the simulators).
-  OUTBOUND_ALLOW_LOOPBACK: booleanFlag,
+  OUTBOUND_ALLOW_LOOPBACK: flag('false'),
   // The hosts a carrier connection may point at (https only): GHN's and GHTK's APIs unless told otherwise.
   CARRIER_A_HOSTS: hostList(OFFICIAL_CARRIER_HOSTS.carrier_a),
   CARRIER_B_HOSTS: hostList(OFFICIAL_CARRIER_HOSTS.carrier_b),

@@ -1,9 +1,10 @@
 import { OutboxRelay } from '../workflows/deliveries/delivery-relay.js';
 import { ShopPace } from '../workflows/deliveries/shop-pace.js';
 import { prepareWorkerProcess, WORKFLOW_TASK_SLOTS } from './setup/create-worker.js';
+import { machineBusyReader } from './setup/machine-load.js';
 import { deliveryStarter } from '../workflows/deliveries/delivery-starter.js';
 import { eventQueueState } from '../domain/events/index.js';
-import { watchEventQueue } from '../telemetry/relay-metrics.js';
+import { watchBacklogPace, watchEventQueue } from '../telemetry/relay-metrics.js';
 
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
@@ -11,11 +12,15 @@ import { watchEventQueue } from '../telemetry/relay-metrics.js';
 // the rest: retries, test-runs, resends, and whatever this worker has no free slot for.
 const { settings, sql, connection, worker, metrics, tracing } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
 watchEventQueue(() => sql.begin((tx) => eventQueueState(tx)));
+const pace = new ShopPace(settings.RELAY_SHOP_EVENTS_PER_SECOND, undefined, {
+  machineBusy: settings.RELAY_PACE_FOLLOWS_LOAD ? machineBusyReader() : undefined,
+});
+watchBacklogPace(() => pace.backlogPerSecond);
 const relay = new OutboxRelay({
   sql,
   deliveries: deliveryStarter(connection, settings),
   eagerStart: true,
-  pace: new ShopPace(settings.RELAY_SHOP_EVENTS_PER_SECOND),
+  pace,
   room: () => {
     const status = worker.getStatus();
     return WORKFLOW_TASK_SLOTS - status.numInFlightWorkflowActivations - status.numInFlightLocalActivities;

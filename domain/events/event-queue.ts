@@ -9,6 +9,8 @@ export interface QueuedEvent {
   shopId: string;
   /** How many times matching it to flows has failed so far. */
   failures: number;
+  /** How long it waited in the queue until this claim, in milliseconds (the database's clock). */
+  waitedMs: number;
 }
 
 /**
@@ -80,7 +82,8 @@ export async function claimQueuedEvents(
       update event_queue q set claimed_until = now() + make_interval(secs => ${CLAIM_SECONDS})
       from claimed where q.event_id = claimed.event_id
       returning q.event_id, q.shop_id, q.created_at, q.failures)
-    select event_id, shop_id, failures from taken order by created_at`;
+    select event_id, shop_id, failures, (extract(epoch from clock_timestamp() - created_at) * 1000)::int as waited_ms
+    from taken order by created_at`;
 }
 
 /** Takes events off the queue once every delivery they need has started. */

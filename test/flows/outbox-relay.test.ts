@@ -10,7 +10,6 @@ import { newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { claimQueuedEvents } from '../../domain/events/event-queue.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
-import { ShopPace } from '../../workflows/deliveries/shop-pace.js';
 import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import { testTemporalClient } from '../support/temporal.js';
 
@@ -348,58 +347,6 @@ describe('outbox relay', () => {
     expect([byFirst.length, bySecond.length]).toEqual([6, 6]);
     // The first claim rolled back: its events can be claimed again; the second's are held for a while.
     expect(await unclaimed()).toBe(10);
-    await db.admin`delete from event_queue`;
-  });
-
-  it('paces a shop with a backlog while another shop has events, and leaves a shop alone unpaced and owing nothing', async () => {
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await db.admin`delete from event_queue`;
-    let clock = 1_000_000;
-    const relay = new OutboxRelay({
-      sql: db.app,
-      deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) },
-      pace: new ShopPace(25, 50, () => clock),
-    });
-    const taken = async (shopId: string) =>
-      (
-        await db.admin<{ count: number }[]>`
-        select count(*)::int as count from events e where e.shop_id = ${shopId}
-          and not exists (select 1 from event_queue q where q.event_id = e.id)`
-      )[0]!.count;
-
-    // Alone, a backlog takes whole batches, however many.
-    const alone = await createShopFixture(db.app);
-    await backlog(alone.shopId, 300);
-    for (let batch = 0; batch < 3; batch++) expect(await relay.relayBatch(100)).toBe(100);
-
-    // Beside a shop with events lately (none queued now): a newcomer's backlog starts with one event,
-    // not the batch, then waits for its tokens; another newcomer's first event goes out at once.
-    const [noisy, quiet] = [await createShopFixture(db.app), await createShopFixture(db.app)];
-    await backlog(noisy.shopId, 300);
-    expect(await relay.relayBatch(100)).toBe(1);
-    expect(await relay.relayBatch(100)).toBe(0);
-    await backlog(quiet.shopId, 1);
-    expect(await relay.relayBatch(100)).toBe(1);
-    expect([await taken(noisy.shopId), await taken(quiet.shopId)]).toEqual([1, 1]);
-    // A second later: 25 tokens back, and the backlog is served again, never past its tokens. The shop
-    // that had the relay to itself owes nothing for its 300 (no debt of 250): its next event goes too.
-    clock += 1_000;
-    await backlog(alone.shopId, 1);
-    expect(await relay.relayBatch(20)).toBe(11);
-    expect([await taken(noisy.shopId), await taken(alone.shopId)]).toEqual([11, 301]);
-    expect(await relay.relayBatch(20)).toBe(15);
-    // Out of tokens again: held until they come back.
-    expect(await relay.relayBatch(20)).toBe(0);
-    expect(await taken(noisy.shopId)).toBe(26);
-    // Still beside the other shop half a minute after its last event (a shop with an event now and
-    // then counts): paced, its bucket full again at its burst.
-    clock += 30_000;
-    expect(await relay.relayBatch(100)).toBe(50);
-    // Back after a quiet minute beside the backlog, a shop begins again from one token.
-    clock += 31_000;
-    await backlog(quiet.shopId, 2);
-    expect(await relay.relayBatch(100)).toBe(51);
-    expect(await taken(quiet.shopId)).toBe(2);
     await db.admin`delete from event_queue`;
   });
 

@@ -157,6 +157,9 @@ describe('/metrics of each process', () => {
     const relay = parseExposition(await scrape('relay'));
     expect(sumOf(relay, 'shopflow_relay_queued_events')).toBe(0);
     expect(sumOf(relay, 'shopflow_relay_oldest_queued_event_age_seconds')).toBe(0);
+    // A backlog's pace: the configured 10 a second, or down to 1 while this machine is busy.
+    expect(sumOf(relay, 'shopflow_relay_backlog_pace_events_per_second')).toBeGreaterThanOrEqual(1);
+    expect(sumOf(relay, 'shopflow_relay_backlog_pace_events_per_second')).toBeLessThanOrEqual(10);
     expect(exits).toEqual([]);
   });
 });

@@ -3,6 +3,29 @@ import { TokenBuckets } from '../../domain/kernel/index.js';
 
 /** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
 const STARTING_TOKENS = 1;
+/** A shop whose claimed events waited this long in the outbox has more than its pace lets through: a backlog. */
+export const BACKLOG_WAIT_MS = 1_000;
+/**
+ * The machine's busy share above which a backlog's pace falls (by BACKING_OFF each second), and below
+ * which it rises again (by one event a second each second); between them it holds. The gap keeps the
+ * pace from swinging on every reading.
+ */
+export const BUSY_ABOVE = 0.7;
+export const CALM_BELOW = 0.5;
+const BACKING_OFF = 0.5;
+/** The slowest a backlog is paced, however busy the machine: it is served, more slowly. */
+export const SLOWEST_PER_SECOND = 1;
+
+export interface ShopPaceOptions {
+  now?: () => number;
+  /** How long after its last event another shop still counts as having events. */
+  contendedForMs?: number;
+  /**
+   * The share of the machine's CPU time busy since the last reading, 0 to 1 (workers/setup/machine-load.ts).
+   * With it, a backlog's pace follows the machine's load; without it, it stays at `perSecond`.
+   */
+  machineBusy?: () => number;
+}
 
 /**
  * Each shop's pace through the relay while other shops have events too: at most `perSecond` events a
@@ -13,18 +36,43 @@ const STARTING_TOKENS = 1;
  * starts with one token and gains its rate from there: its first second's starts come one by one,
  * not ten at once. The rest wait in the outbox: a shop's burst of thousands can neither saturate the
  * machine under the others nor fill a batch that their events wait behind.
+ *
+ * A shop with a backlog (its claimed events had waited BACKLOG_WAIT_MS) is paced by the machine's
+ * load as well: while the machine is busier than BUSY_ABOVE its pace falls, down to
+ * SLOWEST_PER_SECOND, and it rises back to `perSecond` once the machine is calmer than CALM_BELOW.
+ * A fixed pace is a share of one machine: on a slower one the same 10 events a second, and the
+ * retries they bring, take both cores, and the other shops' deliveries wait on the CPU. A shop that
+ * keeps up with its own events (every other shop, at its own rate) is never held to the lower pace.
  */
 export class ShopPace {
   /** Each shop with events lately: forgotten after a quiet `contendedForMs`, to begin again from one token. */
   readonly #buckets: TokenBuckets;
+  readonly #now: () => number;
+  readonly #machineBusy: (() => number) | undefined;
+  /** The shops with a backlog, and the tokens each has at the backlog's pace as of `at`. */
+  readonly #backlogs = new Map<string, { tokens: number; at: number }>();
+  #backlogPerSecond: number;
+  #readAt: number;
 
   constructor(
     readonly perSecond = 10,
     readonly burst = 10,
-    now: () => number = Date.now,
-    contendedForMs = 60_000,
+    options: ShopPaceOptions = {},
   ) {
-    this.#buckets = new TokenBuckets(perSecond, burst, { startTokens: STARTING_TOKENS, forgetAfterMs: contendedForMs, now });
+    this.#now = options.now ?? Date.now;
+    this.#machineBusy = options.machineBusy;
+    this.#buckets = new TokenBuckets(perSecond, burst, {
+      startTokens: STARTING_TOKENS,
+      forgetAfterMs: options.contendedForMs ?? 60_000,
+      now: this.#now,
+    });
+    this.#backlogPerSecond = perSecond;
+    this.#readAt = this.#now();
+  }
+
+  /** A backlog's pace now, in events a second: `perSecond`, or less while the machine is busy. */
+  get backlogPerSecond(): number {
+    return this.#backlogPerSecond;
   }
 
   /**
@@ -34,26 +82,60 @@ export class ShopPace {
    * the others' events happen to be all out at that moment.
    */
   allowances(): ClaimAllowances {
+    this.#followLoad();
     const seen = this.#buckets.keys();
+    for (const shopId of this.#backlogs.keys()) if (!seen.includes(shopId)) this.#backlogs.delete(shopId);
     if (seen.length === 0) return { byShop: new Map() };
     if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: STARTING_TOKENS };
     return {
-      byShop: new Map(seen.map((shopId) => [shopId, Math.floor(this.#buckets.tokens(shopId))])),
+      byShop: new Map(seen.map((shopId) => [shopId, Math.floor(Math.min(this.#buckets.tokens(shopId), this.#backlogTokens(shopId)))])),
       others: STARTING_TOKENS,
     };
   }
 
   /** How long until a shop out of tokens has one again (0 when none is out). */
   nextTokenInMs(): number {
-    return [...this.allowances().byShop.values()].includes(0) ? Math.ceil(1_000 / this.perSecond) : 0;
+    if (![...this.allowances().byShop.values()].includes(0)) return 0;
+    return Math.ceil(1_000 / (this.#backlogs.size > 0 ? this.#backlogPerSecond : this.perSecond));
   }
 
   /**
    * A batch was claimed: each event takes a token of its shop, and marks the shop as having events.
    * A bucket stops at empty: what a shop took unpaced (alone, or in its first claim) is no debt that
-   * would hold its events back for long once another shop comes.
+   * would hold its events back for long once another shop comes. A shop's claimed events tell whether
+   * it has a backlog: any that waited BACKLOG_WAIT_MS, or none.
    */
-  took(events: readonly { shopId: string }[]): void {
-    for (const { shopId } of events) this.#buckets.spend(shopId);
+  took(events: readonly { shopId: string; waitedMs: number }[]): void {
+    const waited = new Map<string, number>();
+    for (const { shopId, waitedMs } of events) {
+      this.#buckets.spend(shopId);
+      waited.set(shopId, Math.max(waited.get(shopId) ?? 0, waitedMs));
+    }
+    for (const [shopId, longest] of waited) {
+      if (longest < BACKLOG_WAIT_MS) this.#backlogs.delete(shopId);
+      else if (!this.#backlogs.has(shopId)) this.#backlogs.set(shopId, { tokens: STARTING_TOKENS, at: this.#now() });
+    }
+    for (const { shopId } of events) {
+      const backlog = this.#backlogs.get(shopId);
+      if (backlog) this.#backlogs.set(shopId, { tokens: Math.max(0, this.#backlogTokens(shopId) - 1), at: this.#now() });
+    }
+  }
+
+  /** A shop's tokens at the backlog's pace (no bound for a shop without a backlog, or without a reading of the machine). */
+  #backlogTokens(shopId: string): number {
+    const backlog = this.#backlogs.get(shopId);
+    if (!backlog || !this.#machineBusy) return Infinity;
+    const pace = this.#backlogPerSecond;
+    return Math.min(Math.max(1, pace), backlog.tokens + ((this.#now() - backlog.at) * pace) / 1_000);
+  }
+
+  /** At most once a second: the backlog's pace falls while the machine is busy and rises while it is calm. */
+  #followLoad(): void {
+    const now = this.#now();
+    if (!this.#machineBusy || now - this.#readAt < 1_000) return;
+    this.#readAt = now;
+    const busy = this.#machineBusy();
+    if (busy > BUSY_ABOVE) this.#backlogPerSecond = Math.max(SLOWEST_PER_SECOND, this.#backlogPerSecond * BACKING_OFF);
+    else if (busy < CALM_BELOW) this.#backlogPerSecond = Math.min(this.perSecond, this.#backlogPerSecond + 1);
   }
 }
