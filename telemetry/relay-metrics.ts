@@ -47,15 +47,15 @@ export function watchEventQueue(read: () => Promise<QueueState>): () => void {
 }
 
 /**
- * The pace the relay gives a shop with a backlog while others have events (ShopPace): its configured
- * pace, or less while the machine is busy. Low for long: the machine is short of CPU for its shops.
- * Answers the end of the watch, as `watchEventQueue`.
+ * The slowest pace the relay gives a shop with a backlog while others have events (ShopPace): from one
+ * event a second up to the configured pace as the machine has room. Low for long: the machine is
+ * short of CPU for its shops. Answers the end of the watch, as `watchEventQueue`.
  */
 export function watchBacklogPace(read: () => number): () => void {
   const name = 'shopflow_relay_backlog_pace_events_per_second';
   new Gauge({
     name,
-    help: "Events a second the relay gives a shop with a backlog while other shops have events: the configured pace, less while the machine's CPU is busy.",
+    help: "The slowest pace, in events a second, the relay gives a shop with a backlog while other shops have events: from 1 up to the configured pace as the machine's CPU has room.",
     collect() {
       this.set(read());
     },

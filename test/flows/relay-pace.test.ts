@@ -85,43 +85,49 @@ describe('the relay’s pace of each shop', () => {
     await db.admin`delete from event_queue`;
   });
 
-  it('paces a backlog lower while the machine is busy, never a shop that keeps up with its events, and back up once calm', async () => {
+  it('paces a backlog from one event a second up while the machine is calm, halves it while busy, and never holds a shop that keeps up', async () => {
     let clock = 2_000_000;
-    let busy = 0.95;
+    let busy = 0.4;
     const pace = new ShopPace(10, 10, { now: () => clock, machineBusy: () => busy });
     const relay = relayPacedBy(pace);
     const [noisy, steady] = [await createShopFixture(db.app), await createShopFixture(db.app)];
     await backlog(steady.shopId, 1);
     expect(await relay.relayBatch(100)).toBe(1);
-    // Events that have waited a minute in the outbox: a backlog. It begins from one token.
+    // Events that have waited a minute in the outbox: a backlog. It begins at one event a second.
     await backlog(noisy.shopId, 100);
     await db.admin`update event_queue set created_at = created_at - interval '1 minute' where shop_id = ${noisy.shopId}`;
     expect(await relay.relayBatch(100)).toBe(1);
+    expect(pace.backlogPerSecond).toBe(1);
 
-    // Each busy second, the backlog's pace halves: 5, then 2.5 events a second.
-    clock += 1_000;
-    expect(await relay.relayBatch(100)).toBe(5);
-    clock += 1_000;
-    expect(await relay.relayBatch(100)).toBe(2);
-    expect(pace.backlogPerSecond).toBe(2.5);
+    // Calm: one event a second more each second, up to the shop's pace of 10 and no higher; each
+    // second's claim takes what the second before earned.
+    const claims: number[] = [];
+    const paces: number[] = [];
+    const seconds = async (count: number) => {
+      for (let second = 0; second < count; second++) {
+        clock += 1_000;
+        claims.push(await relay.relayBatch(100));
+        paces.push(pace.backlogPerSecond);
+      }
+    };
+    await seconds(9);
+    expect(paces).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    expect(claims).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+
+    // Busy: halved each second, down to one a second, what a shop may take at once with it.
+    busy = 0.95;
+    claims.length = paces.length = 0;
+    await seconds(3);
+    expect(paces).toEqual([5, 2.5, 1.25]);
+    expect(claims).toEqual([5, 2, 1]);
     // The steady shop's events, fresh, are claimed whole at its own pace, the machine as busy.
     await backlog(steady.shopId, 8);
     expect(await relay.relayBatch(100)).toBe(8);
-    expect([await taken(noisy.shopId), await taken(steady.shopId)]).toEqual([8, 9]);
-    clock += 1_000;
-    expect(await relay.relayBatch(100)).toBe(1);
-
-    // Calm: one event a second more each second, back to the shop's pace of 10 and no higher.
-    busy = 0.4;
-    const paces: number[] = [];
-    for (let second = 0; second < 9; second++) {
-      clock += 1_000;
-      await relay.relayBatch(100);
-      paces.push(Math.round(pace.backlogPerSecond * 100) / 100);
-    }
-    expect(paces).toEqual([2.25, 3.25, 4.25, 5.25, 6.25, 7.25, 8.25, 9.25, 10]);
-    clock += 1_000;
-    expect(await relay.relayBatch(100)).toBe(10);
+    expect([await taken(noisy.shopId), await taken(steady.shopId)]).toEqual([54, 9]);
+    claims.length = paces.length = 0;
+    await seconds(2);
+    expect(paces).toEqual([1, 1]);
+    expect(claims).toEqual([1, 1]);
     await db.admin`delete from event_queue`;
   });
 

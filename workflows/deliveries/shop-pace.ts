@@ -37,21 +37,21 @@ export interface ShopPaceOptions {
  * not ten at once. The rest wait in the outbox: a shop's burst of thousands can neither saturate the
  * machine under the others nor fill a batch that their events wait behind.
  *
- * A shop with a backlog (its claimed events had waited BACKLOG_WAIT_MS) is paced by the machine's
- * load as well: while the machine is busier than BUSY_ABOVE its pace falls, down to
- * SLOWEST_PER_SECOND, and it rises back to `perSecond` once the machine is calmer than CALM_BELOW.
- * A fixed pace is a share of one machine: on a slower one the same 10 events a second, and the
- * retries they bring, take both cores, and the other shops' deliveries wait on the CPU. A shop that
- * keeps up with its own events (every other shop, at its own rate) is never held to the lower pace.
+ * A shop with a backlog (its claimed events had waited BACKLOG_WAIT_MS) is held to a pace of its own
+ * that follows the machine's load as well: it begins at SLOWEST_PER_SECOND, rises by one event a
+ * second each second the machine is calmer than CALM_BELOW, up to `perSecond`, and halves each second
+ * it is busier than BUSY_ABOVE. A fixed pace is a share of one machine: on a slower one the same 10
+ * events a second, and the retries they bring, take both cores, and the other shops' deliveries wait
+ * for CPU; a backlog that begins slowly adds its load as the machine shows room for it. A shop that
+ * keeps up with its own events (every other shop, at its own rate) is never held to it.
  */
 export class ShopPace {
   /** Each shop with events lately: forgotten after a quiet `contendedForMs`, to begin again from one token. */
   readonly #buckets: TokenBuckets;
   readonly #now: () => number;
   readonly #machineBusy: (() => number) | undefined;
-  /** The shops with a backlog, and the tokens each has at the backlog's pace as of `at`. */
-  readonly #backlogs = new Map<string, { tokens: number; at: number }>();
-  #backlogPerSecond: number;
+  /** The shops with a backlog (only with a reading of the machine): each one's pace, and its tokens at that pace as of `at`. */
+  readonly #backlogs = new Map<string, { perSecond: number; tokens: number; at: number }>();
   #readAt: number;
 
   constructor(
@@ -66,13 +66,12 @@ export class ShopPace {
       forgetAfterMs: options.contendedForMs ?? 60_000,
       now: this.#now,
     });
-    this.#backlogPerSecond = perSecond;
     this.#readAt = this.#now();
   }
 
-  /** A backlog's pace now, in events a second: `perSecond`, or less while the machine is busy. */
+  /** The slowest pace of a shop with a backlog now, in events a second (`perSecond` when none has one). */
   get backlogPerSecond(): number {
-    return this.#backlogPerSecond;
+    return Math.min(this.perSecond, ...[...this.#backlogs.values()].map((backlog) => backlog.perSecond));
   }
 
   /**
@@ -93,10 +92,10 @@ export class ShopPace {
     };
   }
 
-  /** How long until a shop out of tokens has one again (0 when none is out). */
+  /** How long until the first shop out of tokens has one again (0 when none is out). */
   nextTokenInMs(): number {
-    if (![...this.allowances().byShop.values()].includes(0)) return 0;
-    return Math.ceil(1_000 / (this.#backlogs.size > 0 ? this.#backlogPerSecond : this.perSecond));
+    const out = [...this.allowances().byShop].filter(([, allowed]) => allowed === 0).map(([shopId]) => this.#msToToken(shopId));
+    return out.length === 0 ? 0 : Math.max(1, Math.min(...out));
   }
 
   /**
@@ -111,31 +110,44 @@ export class ShopPace {
       this.#buckets.spend(shopId);
       waited.set(shopId, Math.max(waited.get(shopId) ?? 0, waitedMs));
     }
+    if (!this.#machineBusy) return;
     for (const [shopId, longest] of waited) {
       if (longest < BACKLOG_WAIT_MS) this.#backlogs.delete(shopId);
-      else if (!this.#backlogs.has(shopId)) this.#backlogs.set(shopId, { tokens: STARTING_TOKENS, at: this.#now() });
+      else if (!this.#backlogs.has(shopId))
+        this.#backlogs.set(shopId, { perSecond: SLOWEST_PER_SECOND, tokens: STARTING_TOKENS, at: this.#now() });
     }
     for (const { shopId } of events) {
       const backlog = this.#backlogs.get(shopId);
-      if (backlog) this.#backlogs.set(shopId, { tokens: Math.max(0, this.#backlogTokens(shopId) - 1), at: this.#now() });
+      if (backlog) Object.assign(backlog, { tokens: Math.max(0, this.#backlogTokens(shopId) - 1), at: this.#now() });
     }
   }
 
-  /** A shop's tokens at the backlog's pace (no bound for a shop without a backlog, or without a reading of the machine). */
+  /** A shop's tokens at its backlog's pace (no bound for a shop without a backlog). */
   #backlogTokens(shopId: string): number {
     const backlog = this.#backlogs.get(shopId);
-    if (!backlog || !this.#machineBusy) return Infinity;
-    const pace = this.#backlogPerSecond;
-    return Math.min(Math.max(1, pace), backlog.tokens + ((this.#now() - backlog.at) * pace) / 1_000);
+    if (!backlog) return Infinity;
+    return Math.min(Math.max(1, backlog.perSecond), backlog.tokens + ((this.#now() - backlog.at) * backlog.perSecond) / 1_000);
   }
 
-  /** At most once a second: the backlog's pace falls while the machine is busy and rises while it is calm. */
+  /** Milliseconds until a shop has a whole token at its pace and, with a backlog, at its backlog's. */
+  #msToToken(shopId: string): number {
+    const backlog = this.#backlogs.get(shopId);
+    const atPace = ((1 - this.#buckets.tokens(shopId)) * 1_000) / this.perSecond;
+    const atBacklog = backlog ? ((1 - this.#backlogTokens(shopId)) * 1_000) / backlog.perSecond : 0;
+    return Math.ceil(Math.max(0, atPace, atBacklog));
+  }
+
+  /** At most once a second: each backlog's pace halves while the machine is busy and rises while it is calm. */
   #followLoad(): void {
     const now = this.#now();
     if (!this.#machineBusy || now - this.#readAt < 1_000) return;
     this.#readAt = now;
     const busy = this.#machineBusy();
-    if (busy > BUSY_ABOVE) this.#backlogPerSecond = Math.max(SLOWEST_PER_SECOND, this.#backlogPerSecond * BACKING_OFF);
-    else if (busy < CALM_BELOW) this.#backlogPerSecond = Math.min(this.perSecond, this.#backlogPerSecond + 1);
+    for (const [shopId, backlog] of this.#backlogs) {
+      // Its tokens so far at the pace it had, then the new pace from now.
+      Object.assign(backlog, { tokens: this.#backlogTokens(shopId), at: now });
+      if (busy > BUSY_ABOVE) backlog.perSecond = Math.max(SLOWEST_PER_SECOND, backlog.perSecond * BACKING_OFF);
+      else if (busy < CALM_BELOW) backlog.perSecond = Math.min(this.perSecond, backlog.perSecond + 1);
+    }
   }
 }
