@@ -11,7 +11,8 @@ import {
   writeEvent,
 } from '../../domain/events/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { watchEventQueue } from '../../telemetry/relay-metrics.js';
+import { watchBacklogPace, watchEventQueue } from '../../telemetry/relay-metrics.js';
+import { ShopPace } from '../../workflows/deliveries/shop-pace.js';
 import { chatKey, simulatorPage } from '../chat/chat-fixtures.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { deliverAnswered } from '../support/deliveries.js';
@@ -155,6 +156,26 @@ describe('relay lag', () => {
     );
     expect(await gauges()).toEqual({ queued: 0, age: 0, setAside: 0 });
     // The watch ended, the registry reads nothing of this database again (its files after this one share the process).
+    unwatch();
+    expect((await ownSamples()).filter((sample) => sample.name.startsWith('shopflow_relay_'))).toEqual([]);
+  });
+
+  it("reports the slowest pace the relay gives a shop's backlog: the configured one with none, from one as the machine has room", async () => {
+    let clock = 0;
+    const pace = new ShopPace(10, 10, { now: () => clock, machineBusy: () => 0.4 });
+    const unwatch = watchBacklogPace(() => pace.backlogPerSecond);
+    onTestFinished(unwatch);
+    const gauge = async () => sumOf(await ownSamples(), 'shopflow_relay_backlog_pace_events_per_second');
+    expect(await gauge()).toBe(10);
+    // A claim of a shop's events that had waited five seconds: a backlog, at one a second.
+    pace.took([{ shopId: randomUUID(), waitedMs: 5_000 }]);
+    expect(await gauge()).toBe(1);
+    // Three seconds of a machine 40 % busy: one more each.
+    for (let second = 0; second < 3; second++) {
+      clock += 1_000;
+      pace.allowances();
+    }
+    expect(await gauge()).toBe(4);
     unwatch();
     expect((await ownSamples()).filter((sample) => sample.name.startsWith('shopflow_relay_'))).toEqual([]);
   });
