@@ -45,10 +45,10 @@ export class TokenBuckets {
     return true;
   }
 
-  /** Uses a token of the key whether it has one or not (an empty bucket stays at empty), and counts the key as used now. */
-  spend(key: string): void {
+  /** Uses `count` tokens of the key (one by default) whether it has them or not (an empty bucket stays at empty), and counts the key as used now. */
+  spend(key: string, count = 1): void {
     const now = this.#now();
-    this.#buckets.set(key, { tokens: Math.max(0, this.tokens(key) - 1), at: now });
+    this.#buckets.set(key, { tokens: Math.max(0, this.tokens(key) - count), at: now });
     // At most once per `forgetAfterMs`, so a take costs a map write and no walk over every key.
     if (now - this.#prunedAt > this.#forgetAfterMs) {
       for (const [other, bucket] of this.#buckets) if (this.#forgotten(bucket, now)) this.#buckets.delete(other);

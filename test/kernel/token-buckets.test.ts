@@ -19,6 +19,14 @@ describe('token buckets', () => {
     expect(buckets.take('b')).toBe(true);
   });
 
+  it('spends several tokens at once, down to empty and no further', () => {
+    const buckets = new TokenBuckets(1, 5, { now: () => 0 });
+    buckets.spend('a', 3);
+    expect(buckets.tokens('a')).toBe(2);
+    buckets.spend('a', 2.5);
+    expect(buckets.tokens('a')).toBe(0);
+  });
+
   it('forgets a key untouched for a while, which then begins again from its start, whether or not its keys were listed', () => {
     let clock = 0;
     const buckets = new TokenBuckets(10, 10, { startTokens: 1, forgetAfterMs: 60_000, now: () => clock });

@@ -4,17 +4,16 @@ import { TokenBuckets } from '../../domain/kernel/index.js';
 /** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
 const STARTING_TOKENS = 1;
 /** A shop whose claimed events waited this long in the outbox has more than its pace lets through: a backlog. */
-export const BACKLOG_WAIT_MS = 1_000;
+const BACKLOG_WAIT_MS = 1_000;
 /**
- * The machine's busy share above which a backlog's pace falls (by BACKING_OFF each second), and below
- * which it rises again (by one event a second each second); between them it holds. The gap keeps the
- * pace from swinging on every reading.
+ * The machine's busy share above which a backlog's pace halves each second, and below which it rises
+ * by one event a second each second; between them it holds. The gap keeps the pace from swinging on
+ * every reading.
  */
-export const BUSY_ABOVE = 0.7;
-export const CALM_BELOW = 0.5;
-const BACKING_OFF = 0.5;
+const BUSY_ABOVE = 0.7;
+const CALM_BELOW = 0.5;
 /** The slowest a backlog is paced, however busy the machine: it is served, more slowly. */
-export const SLOWEST_PER_SECOND = 1;
+const SLOWEST_PER_SECOND = 1;
 
 export interface ShopPaceOptions {
   now?: () => number;
@@ -50,8 +49,11 @@ export class ShopPace {
   readonly #buckets: TokenBuckets;
   readonly #now: () => number;
   readonly #machineBusy: (() => number) | undefined;
-  /** The shops with a backlog (only with a reading of the machine): each one's pace, and its tokens at that pace as of `at`. */
-  readonly #backlogs = new Map<string, { perSecond: number; tokens: number; at: number }>();
+  /**
+   * The shops with a backlog (only with a reading of the machine), each at its pace in events a
+   * second: an event of theirs costs `perSecond / pace` tokens of the shop's bucket.
+   */
+  readonly #backlogs = new Map<string, number>();
   #readAt: number;
 
   constructor(
@@ -71,7 +73,7 @@ export class ShopPace {
 
   /** The slowest pace of a shop with a backlog now, in events a second (`perSecond` when none has one). */
   get backlogPerSecond(): number {
-    return Math.min(this.perSecond, ...[...this.#backlogs.values()].map((backlog) => backlog.perSecond));
+    return Math.min(this.perSecond, ...this.#backlogs.values());
   }
 
   /**
@@ -83,58 +85,43 @@ export class ShopPace {
   allowances(): ClaimAllowances {
     this.#followLoad();
     const seen = this.#buckets.keys();
-    for (const shopId of this.#backlogs.keys()) if (!seen.includes(shopId)) this.#backlogs.delete(shopId);
     if (seen.length === 0) return { byShop: new Map() };
     if (seen.length === 1) return { byShop: new Map([[seen[0]!, null]]), others: STARTING_TOKENS };
     return {
-      byShop: new Map(seen.map((shopId) => [shopId, Math.floor(Math.min(this.#buckets.tokens(shopId), this.#backlogTokens(shopId)))])),
+      byShop: new Map(seen.map((shopId) => [shopId, Math.floor((this.#buckets.tokens(shopId) * this.#pace(shopId)) / this.perSecond)])),
       others: STARTING_TOKENS,
     };
   }
 
-  /** How long until the first shop out of tokens has one again (0 when none is out). */
+  /** How long until the first shop out of tokens has one event's worth again (0 when none is out). */
   nextTokenInMs(): number {
-    const out = [...this.allowances().byShop].filter(([, allowed]) => allowed === 0).map(([shopId]) => this.#msToToken(shopId));
-    return out.length === 0 ? 0 : Math.max(1, Math.min(...out));
+    const out = [...this.allowances().byShop]
+      .filter(([, allowed]) => allowed === 0)
+      .map(([shopId]) => ((this.perSecond / this.#pace(shopId) - this.#buckets.tokens(shopId)) * 1_000) / this.perSecond);
+    return out.length === 0 ? 0 : Math.max(1, Math.ceil(Math.min(...out)));
   }
 
   /**
-   * A batch was claimed: each event takes a token of its shop, and marks the shop as having events.
-   * A bucket stops at empty: what a shop took unpaced (alone, or in its first claim) is no debt that
-   * would hold its events back for long once another shop comes. A shop's claimed events tell whether
-   * it has a backlog: any that waited BACKLOG_WAIT_MS, or none.
+   * A batch was claimed: each event takes its shop's tokens (one, more for a backlog), and marks the
+   * shop as having events. A bucket stops at empty: what a shop took unpaced (alone, or in its first
+   * claim) is no debt that would hold its events back for long once another shop comes. A shop's
+   * claimed events tell whether it has a backlog: any that waited BACKLOG_WAIT_MS, or none.
    */
   took(events: readonly { shopId: string; waitedMs: number }[]): void {
-    const waited = new Map<string, number>();
-    for (const { shopId, waitedMs } of events) {
-      this.#buckets.spend(shopId);
-      waited.set(shopId, Math.max(waited.get(shopId) ?? 0, waitedMs));
+    if (this.#machineBusy) {
+      const waited = new Map<string, number>();
+      for (const { shopId, waitedMs } of events) waited.set(shopId, Math.max(waited.get(shopId) ?? 0, waitedMs));
+      for (const [shopId, longest] of waited) {
+        if (longest < BACKLOG_WAIT_MS) this.#backlogs.delete(shopId);
+        else if (!this.#backlogs.has(shopId)) this.#backlogs.set(shopId, SLOWEST_PER_SECOND);
+      }
     }
-    if (!this.#machineBusy) return;
-    for (const [shopId, longest] of waited) {
-      if (longest < BACKLOG_WAIT_MS) this.#backlogs.delete(shopId);
-      else if (!this.#backlogs.has(shopId))
-        this.#backlogs.set(shopId, { perSecond: SLOWEST_PER_SECOND, tokens: STARTING_TOKENS, at: this.#now() });
-    }
-    for (const { shopId } of events) {
-      const backlog = this.#backlogs.get(shopId);
-      if (backlog) Object.assign(backlog, { tokens: Math.max(0, this.#backlogTokens(shopId) - 1), at: this.#now() });
-    }
+    for (const { shopId } of events) this.#buckets.spend(shopId, this.perSecond / this.#pace(shopId));
   }
 
-  /** A shop's tokens at its backlog's pace (no bound for a shop without a backlog). */
-  #backlogTokens(shopId: string): number {
-    const backlog = this.#backlogs.get(shopId);
-    if (!backlog) return Infinity;
-    return Math.min(Math.max(1, backlog.perSecond), backlog.tokens + ((this.#now() - backlog.at) * backlog.perSecond) / 1_000);
-  }
-
-  /** Milliseconds until a shop has a whole token at its pace and, with a backlog, at its backlog's. */
-  #msToToken(shopId: string): number {
-    const backlog = this.#backlogs.get(shopId);
-    const atPace = ((1 - this.#buckets.tokens(shopId)) * 1_000) / this.perSecond;
-    const atBacklog = backlog ? ((1 - this.#backlogTokens(shopId)) * 1_000) / backlog.perSecond : 0;
-    return Math.ceil(Math.max(0, atPace, atBacklog));
+  /** A shop's pace in events a second: its backlog's, or `perSecond`. An event costs `perSecond / pace` tokens. */
+  #pace(shopId: string): number {
+    return this.#backlogs.get(shopId) ?? this.perSecond;
   }
 
   /** At most once a second: each backlog's pace halves while the machine is busy and rises while it is calm. */
@@ -143,11 +130,11 @@ export class ShopPace {
     if (!this.#machineBusy || now - this.#readAt < 1_000) return;
     this.#readAt = now;
     const busy = this.#machineBusy();
-    for (const [shopId, backlog] of this.#backlogs) {
-      // Its tokens so far at the pace it had, then the new pace from now.
-      Object.assign(backlog, { tokens: this.#backlogTokens(shopId), at: now });
-      if (busy > BUSY_ABOVE) backlog.perSecond = Math.max(SLOWEST_PER_SECOND, backlog.perSecond * BACKING_OFF);
-      else if (busy < CALM_BELOW) backlog.perSecond = Math.min(this.perSecond, backlog.perSecond + 1);
+    const seen = new Set(this.#buckets.keys());
+    for (const [shopId, pace] of this.#backlogs) {
+      if (!seen.has(shopId)) this.#backlogs.delete(shopId);
+      else if (busy > BUSY_ABOVE) this.#backlogs.set(shopId, Math.max(SLOWEST_PER_SECOND, pace / 2));
+      else if (busy < CALM_BELOW) this.#backlogs.set(shopId, Math.min(this.perSecond, pace + 1));
     }
   }
 }
