@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { checkFormatting } from './bootstrap/format-check.js';
 import { lintCache, keepLintCaches, seedLintCaches } from './bootstrap/lint-caches.js';
 import { projectRoot } from './bootstrap/paths.js';
 import { buildWebApp } from './bootstrap/web-build.js';
@@ -18,10 +19,11 @@ const lint = () =>
     ? Promise.resolve()
     : step('lint and type-check', async () => {
         seedLintCaches();
-        const cached = (tool: 'eslint' | 'prettier') => ['--cache', '--cache-strategy', 'content', '--cache-location', lintCache(tool)];
         await Promise.all([
-          runCommand(bin('eslint'), ['.', ...cached('eslint')], { cwd: projectRoot }),
-          runCommand(bin('prettier'), ['--check', '.', ...cached('prettier')], { cwd: projectRoot }),
+          runCommand(bin('eslint'), ['.', '--cache', '--cache-strategy', 'content', '--cache-location', lintCache('eslint')], {
+            cwd: projectRoot,
+          }),
+          checkFormatting(projectRoot, lintCache('prettier')),
           runCommand(bin('tsc'), ['--noEmit', '--incremental', '--tsBuildInfoFile', lintCache('tsc')], { cwd: projectRoot }),
           runCommand(bin('tsc'), ['--noEmit', '-p', 'web', '--incremental', '--tsBuildInfoFile', lintCache('tscWeb')], {
             cwd: projectRoot,

@@ -4,13 +4,19 @@ import { keepWhole } from './machine-cache.js';
 import { cacheDir, dataDir, projectRoot } from './paths.js';
 
 /**
- * The caches of `npm test`'s lint and type-check (ESLint, Prettier: a file's result kept while its
- * content and the config are the same; tsc: its incremental build info), so that a second run checks
- * only what changed: about 8 s of CPU against 50. Kept in the clone's `.data/lint/`; a clone without
- * them (a fresh one) starts from the last run's of this machine. ESLint and Prettier name each file by
- * its absolute path, so their caches are carried over with that run's root changed to this one's.
+ * The caches of `npm test`'s lint and type-check (ESLint's and Prettier's (format-check.ts): a file's
+ * result kept while its content and the config are the same; tsc: its incremental build info), so
+ * that a second run checks only what changed: about 8 s of CPU against 50. Kept in the clone's
+ * `.data/lint/`; a clone without them (a fresh one) starts from the last run's of this machine.
+ * ESLint's and tsc's name each file by its path, so they are carried over with that run's root
+ * changed to this one's; Prettier's holds no path.
  */
-const CACHES = { eslint: 'eslint.json', prettier: 'prettier.json', tsc: 'tsc.tsbuildinfo', tscWeb: 'tsc-web.tsbuildinfo' } as const;
+const CACHES = {
+  eslint: 'eslint.json',
+  prettier: 'prettier-formatted.json',
+  tsc: 'tsc.tsbuildinfo',
+  tscWeb: 'tsc-web.tsbuildinfo',
+} as const;
 const here = join(dataDir, 'lint');
 const machine = join(cacheDir, 'lint');
 const rootFile = 'root';
