@@ -12,11 +12,17 @@ import type { DevCertificate } from '../scripts/bootstrap/certificates.js';
  * answers the other shop's flood and writes its events.
  */
 export class ReceiverProcess {
+  readonly port: number;
+  private readonly dispatcher: Agent;
+
   private constructor(
-    readonly port: number,
+    port: number,
     /** Trusts the development certificate the receiver answers with. */
-    private readonly dispatcher: Agent,
-  ) {}
+    dispatcher: Agent,
+  ) {
+    this.port = port;
+    this.dispatcher = dispatcher;
+  }
 
   static async start(group: ProcessGroup, name: string, certificate: DevCertificate): Promise<ReceiverProcess> {
     const port = await freePort(3450);

@@ -28,7 +28,11 @@ const textOf = (value: Uint8Array | null | undefined) => (value ? Buffer.from(va
  * recorded before the codec (no encryption metadata) pass through unchanged.
  */
 export class AesGcmPayloadCodec implements PayloadCodec {
-  constructor(private readonly keys: readonly [CodecKey, ...CodecKey[]]) {}
+  private readonly keys: readonly [CodecKey, ...CodecKey[]];
+
+  constructor(keys: readonly [CodecKey, ...CodecKey[]]) {
+    this.keys = keys;
+  }
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     const [current] = this.keys;

@@ -2,14 +2,14 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { projectRoot } from './bootstrap/paths.js';
+import { projectRoot, typescriptImports } from './bootstrap/paths.js';
 
 /**
  * What the image builds (Dockerfile's first stage), made without Docker: the clone's files that git
  * keeps copied to a new temporary folder as the build context (.data/, node_modules and the like stay
  * out), this clone's node_modules linked in, and `npm run build` run there. Answers the folder; the
- * caller removes it. Built in a copy because the build compiles beside the sources, and tsx would
- * then load those `.js` files in place of the `.ts` ones a developer edits.
+ * caller removes it. Built in a copy because the build compiles beside the sources, and a developer's
+ * folder would then hold a second, stale copy of every module.
  */
 export function buildCopy(): string {
   const copy = mkdtempSync(join(tmpdir(), 'shopflow-built-'));
@@ -22,7 +22,7 @@ export function buildCopy(): string {
     copyFileSync(join(projectRoot, file), join(copy, file));
   }
   symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
-  const build = spawnSync(process.execPath, ['--import', 'tsx', join(copy, 'scripts', 'build.ts')], { cwd: copy, encoding: 'utf8' });
+  const build = spawnSync(process.execPath, [...typescriptImports, join(copy, 'scripts', 'build.ts')], { cwd: copy, encoding: 'utf8' });
   if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal}):\n${build.stdout}\n${build.stderr}`);
   return copy;
 }

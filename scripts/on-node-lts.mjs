@@ -53,11 +53,11 @@ if (!entry) {
   process.exit(2);
 }
 const node = ltsNode();
-const child = spawn(node, ['--import', 'tsx', entry, ...args], {
+const child = spawn(node, ['--import', new URL('typescript-imports.mjs', import.meta.url).href, entry, ...args], {
   stdio: 'inherit',
   env: {
     ...process.env,
-    // First on PATH, so that every process started below (tsx, npx, node) runs on it too.
+    // First on PATH, so that every process started below (npx, node) runs on it too.
     PATH: `${dirname(node)}:${process.env.PATH ?? ''}`,
     // V8's compiled code of every module kept on disk: each process below (a test file's API, worker
     // and relay, the dev run's servers, vitest's own) compiles its dependencies once per machine.

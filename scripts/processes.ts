@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { join } from 'node:path';
-import { projectRoot } from './bootstrap/paths.js';
+import { projectRoot, typescriptImports } from './bootstrap/paths.js';
 
 /** Each process's metrics listener (config/settings.ts) on any free port. */
 const ANY_FREE_METRICS_PORTS = { API_METRICS_PORT: '0', WORKER_METRICS_PORT: '0', RELAY_METRICS_PORT: '0' };
@@ -22,21 +22,25 @@ export class ProcessGroup {
   private stopping = false;
 
   /** `output` takes every line of the children's output (prefixed); stdout by default. */
+  private readonly onUnexpectedExit: (name: string, code: number | null) => void;
+  private readonly output: (line: string) => void;
+
   constructor(
-    private readonly onUnexpectedExit: (name: string, code: number | null) => void,
-    private readonly output: (line: string) => void = (line) => process.stdout.write(line),
+    onUnexpectedExit: (name: string, code: number | null) => void,
+    output: (line: string) => void = (line) => process.stdout.write(line),
   ) {
+    this.onUnexpectedExit = onUnexpectedExit;
+    this.output = output;
     liveGroups.add(this);
   }
 
   /**
-   * Runs a TypeScript entry point of this project on this Node with tsx's loader (one process; the
-   * `tsx` command would start a second, about 0.3 s a start). Its `/metrics` listener takes any free
+   * Runs a TypeScript entry point of this project on this Node (scripts/typescript-imports.mjs). Its `/metrics` listener takes any free
    * port unless `env` names one (tests and the bench start many processes side by side; `npm run
    * dev` names each).
    */
   startTs(name: string, entry: string, env: Record<string, string>): ChildProcess {
-    return this.startCommand(name, process.execPath, ['--import', 'tsx', join(projectRoot, entry)], projectRoot, env);
+    return this.startCommand(name, process.execPath, [...typescriptImports, join(projectRoot, entry)], projectRoot, env);
   }
 
   /** Runs a TypeScript entry point's JavaScript from `npm run build`'s output in `root`, as the image does. */

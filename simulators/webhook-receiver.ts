@@ -28,7 +28,11 @@ export class WebhookReceiver {
   private readonly scripts = new Map<string, ScriptedResponse[]>();
   private readonly waiters = new Set<() => void>();
 
-  private constructor(private readonly server: Server) {}
+  private readonly server: Server;
+
+  private constructor(server: Server) {
+    this.server = server;
+  }
 
   static async start(options: { cert: string; key: string; port?: number; host?: string }): Promise<WebhookReceiver> {
     const server = createServer({ cert: options.cert, key: options.key }, (request, response) => {

@@ -24,13 +24,18 @@ export const problemCodeOfCarrierError = {
 export class CarrierError extends Error {
   override readonly name = 'CarrierError';
 
+  readonly kind: CarrierErrorKind;
+  readonly reason: string;
+
   constructor(
-    readonly kind: CarrierErrorKind,
+    kind: CarrierErrorKind,
     /** The carrier's own words (the rejection reason), or ours when it said nothing. */
-    readonly reason: string,
+    reason: string,
     options?: { cause?: unknown },
   ) {
     super(`${kind}: ${reason}`, options);
+    this.kind = kind;
+    this.reason = reason;
   }
 }
 

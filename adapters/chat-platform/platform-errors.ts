@@ -14,10 +14,19 @@ import { Problem, type ProblemCode } from '../../domain/kernel/index.js';
 export type ChatPlatformErrorKind = 'window-closed' | 'page-not-connected' | 'not-replyable' | 'unavailable' | 'invalid';
 
 export class ChatPlatformError extends Error {
+  readonly kind: ChatPlatformErrorKind;
+  readonly details: {
+    httpStatus?: number;
+    code?: number;
+    subcode?: number;
+    /** No answer came after the request was sent (time-out, connection closed): the platform may have done it. */
+    outcomeUnknown?: boolean;
+  };
+
   constructor(
-    readonly kind: ChatPlatformErrorKind,
+    kind: ChatPlatformErrorKind,
     message: string,
-    readonly details: {
+    details: {
       httpStatus?: number;
       code?: number;
       subcode?: number;
@@ -26,6 +35,8 @@ export class ChatPlatformError extends Error {
     } = {},
   ) {
     super(message);
+    this.kind = kind;
+    this.details = details;
     this.name = 'ChatPlatformError';
   }
 }

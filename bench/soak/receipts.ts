@@ -20,10 +20,13 @@ export class Receipts {
   mismatchedIds = 0;
   total = 0;
 
-  constructor(
-    private readonly receiver: WebhookReceiver,
-    private readonly inbox: string,
-  ) {}
+  private readonly receiver: WebhookReceiver;
+  private readonly inbox: string;
+
+  constructor(receiver: WebhookReceiver, inbox: string) {
+    this.receiver = receiver;
+    this.inbox = inbox;
+  }
 
   scan(): this {
     const requests = this.receiver.received(this.inbox);

@@ -27,13 +27,24 @@ export class SoakStack {
   private readonly group: ProcessGroup;
   private stopping = false;
 
+  private readonly env: Record<string, string>;
+  readonly apiUrls: Record<'api-a' | 'api-b', string>;
+  private readonly temporalAddress: string;
+  private readonly startedAt: number;
+  private readonly log: WriteStream;
+
   private constructor(
-    private readonly env: Record<string, string>,
-    readonly apiUrls: Record<'api-a' | 'api-b', string>,
-    private readonly temporalAddress: string,
-    private readonly startedAt: number,
-    private readonly log: WriteStream,
+    env: Record<string, string>,
+    apiUrls: Record<'api-a' | 'api-b', string>,
+    temporalAddress: string,
+    startedAt: number,
+    log: WriteStream,
   ) {
+    this.env = env;
+    this.apiUrls = apiUrls;
+    this.temporalAddress = temporalAddress;
+    this.startedAt = startedAt;
+    this.log = log;
     this.group = new ProcessGroup(
       (name, code) => {
         if (this.stopping) return;

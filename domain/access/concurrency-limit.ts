@@ -9,10 +9,13 @@ export class ConcurrencyLimit {
   /** Hands a freed slot to the next in line. */
   readonly #line: (() => void)[] = [];
 
-  constructor(
-    readonly size: number,
-    readonly maxWaitMs = 2_000,
-  ) {}
+  readonly size: number;
+  readonly maxWaitMs: number;
+
+  constructor(size: number, maxWaitMs = 2_000) {
+    this.size = size;
+    this.maxWaitMs = maxWaitMs;
+  }
 
   /** The slot's release function (calling it twice is harmless), or undefined when refused. */
   async acquire(key: string): Promise<(() => void) | undefined> {

@@ -19,7 +19,11 @@ export class SessionMisses {
   readonly #misses = new Map<string, { count: number; since: number }>();
   readonly #valid = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
+  }
 
   /** Seconds until `address` may present unknown tokens again, or 0 when `token` may be looked up now. */
   refusal(address: string, token: string): number {

@@ -62,8 +62,11 @@ export const CONDITION_BUDGET = 150_000;
 
 /** A condition's evaluation went past CONDITION_BUDGET: the event is not matched (the relay retries it, then sets it aside). */
 export class ConditionBudgetExceeded extends Error {
-  constructor(readonly tests: number) {
+  readonly tests: number;
+
+  constructor(tests: number) {
     super(`the condition would test ${tests} values of the event, more than its budget of ${CONDITION_BUDGET}`);
+    this.tests = tests;
   }
 }
 
@@ -88,7 +91,11 @@ class PathValues {
   private decimalsRead: (Decimal | undefined)[] | undefined;
   private keysRead: (string | undefined)[] | undefined;
   private keySetRead: Set<string | undefined> | undefined;
-  constructor(readonly values: unknown[]) {}
+  readonly values: unknown[];
+
+  constructor(values: unknown[]) {
+    this.values = values;
+  }
   get decimals(): (Decimal | undefined)[] {
     return (this.decimalsRead ??= this.values.map(asDecimal));
   }
@@ -108,7 +115,11 @@ class PathValues {
  */
 export class ConditionReading {
   private readonly found = new Map<string, PathValues>();
-  constructor(private readonly subject: ConditionSubject) {}
+  private readonly subject: ConditionSubject;
+
+  constructor(subject: ConditionSubject) {
+    this.subject = subject;
+  }
 
   /** Every value at `path`: through arrays, their elements (an array at the end too); absent and null left out. */
   at(path: string): PathValues {

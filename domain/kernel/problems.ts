@@ -62,12 +62,19 @@ export class Problem extends Error {
   readonly status: number;
   readonly title: string;
 
+  readonly code: ProblemCode;
+  readonly detail: string;
+  readonly options: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string> };
+
   constructor(
-    readonly code: ProblemCode,
-    readonly detail: string,
-    readonly options: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    code: ProblemCode,
+    detail: string,
+    options: { errors?: FieldError[]; extra?: Record<string, unknown>; headers?: Record<string, string> } = {},
   ) {
     super(detail);
+    this.code = code;
+    this.detail = detail;
+    this.options = options;
     this.status = PROBLEMS[code].status;
     this.title = PROBLEMS[code].title;
   }

@@ -13,11 +13,12 @@ export class TokenBuckets {
   /** When the map was last rid of its forgotten keys. */
   #prunedAt: number;
 
-  constructor(
-    readonly perSecond: number,
-    readonly burst: number,
-    options: { startTokens?: number; forgetAfterMs?: number; now?: () => number } = {},
-  ) {
+  readonly perSecond: number;
+  readonly burst: number;
+
+  constructor(perSecond: number, burst: number, options: { startTokens?: number; forgetAfterMs?: number; now?: () => number } = {}) {
+    this.perSecond = perSecond;
+    this.burst = burst;
     this.#startTokens = options.startTokens ?? burst;
     this.#forgetAfterMs = options.forgetAfterMs ?? 60_000;
     this.#now = options.now ?? Date.now;

@@ -18,13 +18,20 @@ export interface Problem {
 }
 
 export class ProblemError extends Error {
+  readonly status: number;
+  readonly problem: Problem;
+  readonly retryAfter: string | null;
+
   constructor(
-    readonly status: number,
-    readonly problem: Problem,
+    status: number,
+    problem: Problem,
     /** The `Retry-After` header: seconds to wait (429, and 409 `idempotency-key-in-progress`). */
-    readonly retryAfter: string | null,
+    retryAfter: string | null,
   ) {
     super(`${status} ${problem.code}: ${problem.detail}`);
+    this.status = status;
+    this.problem = problem;
+    this.retryAfter = retryAfter;
   }
 }
 

@@ -32,7 +32,11 @@ const SCHEMA = `
  * upsert when the delivery or page comes again, and the newer version still wins.
  */
 export class LocalCopy {
-  private constructor(private readonly db: DatabaseSync) {}
+  private readonly db: DatabaseSync;
+
+  private constructor(db: DatabaseSync) {
+    this.db = db;
+  }
 
   static open(file: string): LocalCopy {
     const db = new DatabaseSync(file);

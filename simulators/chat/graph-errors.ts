@@ -7,15 +7,18 @@ import { randomBytes } from 'node:crypto';
  * one; where it is vague the choice is recorded in docs/behaviour/chat.md.
  */
 export class GraphError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    readonly code: number,
-    message: string,
-    readonly subcode?: number,
-    /** Graph marks throttling and outages as transient: the same call may succeed later. */
-    readonly isTransient = false,
-  ) {
+  readonly httpStatus: number;
+  readonly code: number;
+  readonly subcode?: number;
+  /** Graph marks throttling and outages as transient: the same call may succeed later. */
+  readonly isTransient: boolean;
+
+  constructor(httpStatus: number, code: number, message: string, subcode?: number, isTransient = false) {
     super(message);
+    this.httpStatus = httpStatus;
+    this.code = code;
+    this.subcode = subcode;
+    this.isTransient = isTransient;
   }
 
   body(): { error: Record<string, unknown> } {
@@ -83,10 +86,10 @@ function sessionTime(at: Date): string {
 
 /** A refusal of a control call (`/_control/...`): plain `{ error: { message } }` with an HTTP status. */
 export class ControlError extends Error {
-  constructor(
-    readonly httpStatus: number,
-    message: string,
-  ) {
+  readonly httpStatus: number;
+
+  constructor(httpStatus: number, message: string) {
     super(message);
+    this.httpStatus = httpStatus;
   }
 }

@@ -53,10 +53,12 @@ export class WebhookSender {
   private readonly running = new Set<Promise<void>>();
   private readonly stopping = new AbortController();
 
-  constructor(
-    private readonly options: WebhookSenderOptions,
-    private readonly clock: SimulatorClock,
-  ) {
+  private readonly options: WebhookSenderOptions;
+  private readonly clock: SimulatorClock;
+
+  constructor(options: WebhookSenderOptions, clock: SimulatorClock) {
+    this.options = options;
+    this.clock = clock;
     // Every delivery in flight listens to the one stop signal: hundreds at once under load are expected.
     setMaxListeners(0, this.stopping.signal);
   }

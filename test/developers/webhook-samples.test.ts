@@ -59,7 +59,7 @@ function startReceiver(command: string, args: string[], secret: string): Promise
 }
 
 const SAMPLES: Record<string, (secret: string) => Promise<Receiver>> = {
-  TypeScript: (secret) => startReceiver(process.execPath, ['--import', 'tsx', 'examples/developer-site/webhook-receiver.ts'], secret),
+  TypeScript: (secret) => startReceiver(process.execPath, ['examples/developer-site/webhook-receiver.ts'], secret),
   Python: (secret) => startReceiver(venvPython, ['examples/developer-site/webhook_receiver.py'], secret),
   Go: (secret) => startReceiver(goReceiver, [], secret),
 };

@@ -37,10 +37,13 @@ let key: string;
 class DatabaseProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
-  constructor(
-    readonly port: number,
-    private readonly target: number,
-  ) {}
+  readonly port: number;
+  private readonly target: number;
+
+  constructor(port: number, target: number) {
+    this.port = port;
+    this.target = target;
+  }
   async open(): Promise<void> {
     this.server = createServer((client) => {
       const upstream = connect(this.target, '127.0.0.1');

@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { projectRoot, typescriptImports } from '../../scripts/bootstrap/paths.js';
 import { outputMatches } from '../../scripts/processes.js';
 import { joinRun } from '../../scripts/bootstrap/shared-services.js';
 
@@ -94,7 +94,7 @@ describe('ports of overlapping runs', () => {
       const { freePorts } = await import(${JSON.stringify(join(projectRoot, 'scripts', 'bootstrap', 'ports.ts'))});
       console.log('ports ' + JSON.stringify(await freePorts(${JSON.stringify(preferred)})));
       setInterval(() => undefined, 1000);`;
-    const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    const child = spawn(process.execPath, [...typescriptImports, '--input-type=module', '-e', script], {
       cwd: projectRoot,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

@@ -17,7 +17,11 @@ export class CallbackInbox {
   private readonly received = new Map<string, ReceivedCallback[]>();
   private readonly scripted = new Map<string, number[]>();
 
-  private constructor(private readonly server: Server) {}
+  private readonly server: Server;
+
+  private constructor(server: Server) {
+    this.server = server;
+  }
 
   static async start(): Promise<CallbackInbox> {
     const server = createServer((incoming, response) => {

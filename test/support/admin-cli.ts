@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { projectRoot, typescriptImports } from '../../scripts/bootstrap/paths.js';
 import { runAdmin } from '../../scripts/admin/cli.js';
 
 export interface CliResult {
@@ -35,10 +35,9 @@ export async function runAdminCli(appUrl: string, args: string[], env: Record<st
 /** Runs `npm run -s admin -- …` as a script would, in a process of its own. */
 export function runAdminProcess(appUrl: string, args: string[]): Promise<CliResult> {
   return new Promise((resolve) => {
-    // On this Node with tsx's loader: one process (the `tsx` command would start a second).
     execFile(
       process.execPath,
-      ['--import', 'tsx', join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
+      [...typescriptImports, join(projectRoot, 'scripts', 'admin', 'main.ts'), ...args],
       { cwd: projectRoot, env: { ...process.env, APP_DATABASE_URL: appUrl } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code) : 0, stdout, stderr }),
     );

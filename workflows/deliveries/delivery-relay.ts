@@ -85,7 +85,10 @@ export class OutboxRelay {
   /** Events claimed whose deliveries have not started yet (their batches are still in hand). */
   private inHand = 0;
 
-  constructor(private readonly options: RelayOptions) {
+  private readonly options: RelayOptions;
+
+  constructor(options: RelayOptions) {
+    this.options = options;
     this.pace = options.pace ?? new ShopPace();
     this.batchSize = options.batchSize ?? 100;
     this.window = this.batchSize;

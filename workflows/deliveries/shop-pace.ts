@@ -56,11 +56,12 @@ export class ShopPace {
   readonly #backlogs = new Map<string, number>();
   #readAt: number;
 
-  constructor(
-    readonly perSecond = 10,
-    readonly burst = 10,
-    options: ShopPaceOptions = {},
-  ) {
+  readonly perSecond: number;
+  readonly burst: number;
+
+  constructor(perSecond = 10, burst = 10, options: ShopPaceOptions = {}) {
+    this.perSecond = perSecond;
+    this.burst = burst;
     this.#now = options.now ?? Date.now;
     this.#machineBusy = options.machineBusy;
     this.#buckets = new TokenBuckets(perSecond, burst, {

@@ -1,6 +1,10 @@
 /** Markup already escaped: what `html` returns and interpolates as is. */
 export class Html {
-  constructor(readonly text: string) {}
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
   toString(): string {
     return this.text;
   }

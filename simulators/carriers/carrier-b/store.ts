@@ -47,7 +47,10 @@ export class CarrierBStore {
   private readonly shops = new Map<string, CarrierBShop>();
   readonly orders: OrderBook<CarrierBStatusId, CarrierBOrder>;
 
-  constructor(private readonly onChange: (order: CarrierBOrder, step: StatusStep<CarrierBStatusId>) => void) {
+  private readonly onChange: (order: CarrierBOrder, step: StatusStep<CarrierBStatusId>) => void;
+
+  constructor(onChange: (order: CarrierBOrder, step: StatusStep<CarrierBStatusId>) => void) {
+    this.onChange = onChange;
     this.orders = new OrderBook(carrierBGraph, onChange);
   }
 

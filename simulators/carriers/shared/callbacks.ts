@@ -51,10 +51,10 @@ export class CallbackDispatcher {
   private reorderGroup = 0;
   private late = { count: 0, delayMs: 0 };
 
-  constructor(
-    private readonly userAgent: string,
-    retry: Partial<RetryPolicy> = {},
-  ) {
+  private readonly userAgent: string;
+
+  constructor(userAgent: string, retry: Partial<RetryPolicy> = {}) {
+    this.userAgent = userAgent;
     this.retry = { ...defaultRetryPolicy, ...retry };
   }
 

@@ -2,11 +2,11 @@ import type { z } from 'zod';
 
 /** A refusal by a simulator control or state machine, with the HTTP status its control route answers. */
 export class SimulatorError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
+  readonly status: number;
+
+  constructor(status: number, message: string) {
     super(message);
+    this.status = status;
   }
 }
 

@@ -35,10 +35,13 @@ export class OrderBook<Status extends string | number, Order extends TrackedOrde
   private readonly byCode = new Map<string, Order>();
   private readonly byClientRef = new Map<string, Order>();
 
-  constructor(
-    readonly graph: StatusGraph<Status>,
-    private readonly onChange: (order: Order, step: StatusStep<Status>) => void,
-  ) {}
+  readonly graph: StatusGraph<Status>;
+  private readonly onChange: (order: Order, step: StatusStep<Status>) => void;
+
+  constructor(graph: StatusGraph<Status>, onChange: (order: Order, step: StatusStep<Status>) => void) {
+    this.graph = graph;
+    this.onChange = onChange;
+  }
 
   add(order: Order): Order {
     this.byCode.set(order.code, order);

@@ -5,7 +5,11 @@
 export class RateLimiter {
   private readonly windows = new Map<string, { startedAt: number; count: number }>();
 
-  constructor(private perSecond: number | null) {}
+  private perSecond: number | null;
+
+  constructor(perSecond: number | null) {
+    this.perSecond = perSecond;
+  }
 
   get limit(): number | null {
     return this.perSecond;

@@ -53,11 +53,10 @@ export abstract class CarrierSimulator<FaultKind extends string, Status extends 
   protected readonly app: FastifyInstance = createCarrierServer();
   private baseUrl: string | null = null;
 
-  protected constructor(
-    options: CarrierStartOptions,
-    protected readonly dialect: CarrierDialect,
-    userAgent: string,
-  ) {
+  protected readonly dialect: CarrierDialect;
+
+  protected constructor(options: CarrierStartOptions, dialect: CarrierDialect, userAgent: string) {
+    this.dialect = dialect;
     this.rateLimiter = new RateLimiter(options.rateLimitPerSecond === undefined ? 20 : options.rateLimitPerSecond);
     this.callbacks = new CallbackDispatcher(userAgent, options.callbackRetry);
   }
