@@ -14,7 +14,9 @@ import { workflowsPath } from '../workers/setup/create-worker.js';
  */
 const run = (script: string, args: string[]) =>
   execFileSync(process.execPath, [join(projectRoot, 'node_modules', script), ...args], { cwd: projectRoot, stdio: 'inherit' });
-run('typescript/bin/tsc', ['-p', join(projectRoot, 'tsconfig.build.json')]);
+// Emit only: `npm test`'s lint type-checks these files with the rest of the project, and checking them
+// again here was two thirds of the build's CPU (19.6 s against 7.9 s here; the output is the same).
+run('typescript/bin/tsc', ['-p', join(projectRoot, 'tsconfig.build.json'), '--noCheck']);
 run('vite/bin/vite.js', ['build', 'web', '--logLevel', 'warn']);
 const { built } = await cachedWorkflowBundle(workflowsPath, { logger: new DefaultLogger('WARN') });
 process.stderr.write(`✓ compiled; the workflow bundle ${built ? 'built' : 'was already there'}\n`);
