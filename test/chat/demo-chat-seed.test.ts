@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHAT_WEBHOOK_PATH } from '../../api/routes/chat/chat-webhook.js';
@@ -8,12 +6,13 @@ import { seedDemoShop } from '../../scripts/seed/demo-shop.js';
 import { startChatPlatform } from '../../simulators/chat/index.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 const { db, api, chat, request } = useSuite({ api: true, chat: true });
 
 describe('the demo chat of npm run dev', () => {
   it('links both demo pages with a few conversations, and a second run on a fresh simulator records nothing twice', async () => {
-    const demo = await seedDemoShop(db.app, join(mkdtempSync(join(tmpdir(), 'shopflow-chat-seed-')), 'demo-api-key'));
+    const demo = await seedDemoShop(db.app, join(temporaryDir('shopflow-chat-seed'), 'demo-api-key'));
     // The first run's simulator; then the API's own, as a restarted `npm run dev` would have.
     const earlier = await startChatPlatform({ callbackUrl: `${api.baseUrl}${CHAT_WEBHOOK_PATH}` });
     try {

@@ -1,9 +1,9 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSettings } from '../../config/settings.js';
 import { temporalConnectionOptions } from '../../config/temporal-connection.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /** What a careful production deployment sets; each test below removes or spoils one part of it. */
 const production = {
@@ -115,7 +115,7 @@ describe('settings: production unless told otherwise', () => {
 
 describe('the Temporal connection', () => {
   const files = () => {
-    const folder = mkdtempSync(join(tmpdir(), 'temporal-tls-'));
+    const folder = temporaryDir('temporal-tls');
     const write = (name: string) => {
       const path = join(folder, name);
       writeFileSync(path, `-----BEGIN ${name}-----`);

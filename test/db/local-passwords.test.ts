@@ -1,10 +1,10 @@
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { describe, expect, it } from 'vitest';
 import { localPassword } from '../../scripts/bootstrap/credentials.js';
 import { testEnv } from '../support/environment.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * Development defaults a second local user could walk into (issue 47, item 5): the clone's cluster
@@ -46,7 +46,7 @@ describe("the clone's PostgreSQL", () => {
   });
 
   it("keeps each password in a file only the clone's user reads, made once", () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'shopflow-credentials-')), 'credentials', 'role.password');
+    const file = join(temporaryDir('shopflow-credentials'), 'credentials', 'role.password');
     const first = localPassword(file);
     expect(first).toMatch(/^[A-Za-z0-9_-]{32}$/);
     expect(localPassword(file)).toBe(first);

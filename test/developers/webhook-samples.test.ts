@@ -1,6 +1,4 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * The developer site's three receivers (TypeScript, Python, Go, each with its language's Standard
@@ -78,7 +77,7 @@ const replay = (url: string, body = delivery.body) =>
   });
 
 beforeAll(async () => {
-  const build = join(mkdtempSync(join(tmpdir(), 'webhook-receiver-go-')), 'webhook-receiver');
+  const build = join(temporaryDir('webhook-receiver-go'), 'webhook-receiver');
   // Built as an integrator builds it: its go.mod and go.sum, the library from the Go module proxy.
   const building = run('go', ['build', '-o', build, '.'], {
     cwd: 'examples/developer-site/go',

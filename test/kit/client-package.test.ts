@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -8,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useSuite } from '../support/suite.js';
 import { kitShop, type KitShop } from './kit-shop.js';
 import { npm, packedClient } from './packed-client.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * `@shopflow/client` as published (issue 30): `npm pack` of its folder alone, installed into an empty
@@ -59,7 +59,7 @@ const readmeExamples = (withFastify: boolean) =>
 beforeAll(async () => {
   ready = await kitShop(db, shop, 1);
   tarball = await packedClient();
-  project = mkdtempSync(join(tmpdir(), 'client-consumer-'));
+  project = temporaryDir('client-consumer');
   writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
   const tools = ['typescript', '@types/node'].map((name) => `${name}@${rootPackage.devDependencies[name]}`);
   await npm(['install', tarball, ...tools], project);

@@ -1,7 +1,6 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, lstatSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { kitShop, type KitShop } from './kit-shop.js';
 import { installedExample } from './packed-client.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 // Deliveries missed while the example is down are retried for about 25 s.
 const { db, api, shop, request } = useSuite({
@@ -22,7 +22,7 @@ const { db, api, shop, request } = useSuite({
   worker: true,
   relay: { retryDelaysMs: [500, 1000, 2000, 4000, 8000, 10000] },
 });
-const dbFile = join(mkdtempSync(join(tmpdir(), 'order-sync-')), 'orders.sqlite');
+const dbFile = join(temporaryDir('order-sync'), 'orders.sqlite');
 let ready: KitShop;
 let example: ChildProcess | undefined;
 let port = 0;

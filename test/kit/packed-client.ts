@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { promisify } from 'node:util';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * `@shopflow/client` as an integrator gets it: the package's folder copied alone (nothing of the
@@ -84,7 +85,7 @@ export async function packedClient(): Promise<string> {
  */
 export async function installedExample(): Promise<string> {
   const tarball = await packedClient();
-  const root = mkdtempSync(join(tmpdir(), 'order-sync-'));
+  const root = temporaryDir('order-sync');
   mkdirSync(join(root, 'clients', 'typescript'), { recursive: true });
   copyFileSync(tarball, join(root, 'clients', 'typescript', basename(tarball)));
   const example = join(root, 'examples', 'order-sync');

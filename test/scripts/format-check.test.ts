@@ -1,23 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkFormatting } from '../../scripts/bootstrap/format-check.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * `npm test`'s Prettier check (scripts/bootstrap/format-check.ts) on a project of two files: it names
  * an unformatted file, and a clone elsewhere with the first one's cache checks no file again.
  */
-const made: string[] = [];
-afterAll(() => made.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
-
-function temporaryDir(name: string): string {
-  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
-  made.push(dir);
-  return dir;
-}
-
 function project(): string {
   const root = temporaryDir('format-check');
   writeFileSync(join(root, '.prettierrc.json'), '{ "singleQuote": true }\n');

@@ -1,6 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { request } from 'undici';
 import type { Browser } from 'playwright-core';
@@ -10,6 +7,7 @@ import { DEMO_OWNER, DEMO_SHOP_SLUG } from '../../scripts/seed/demo-shop.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
 import { devReady, endDevRuns, interrupt, startDev, type DevRun } from '../support/dev-runs.js';
 import { testOutboundPolicy } from '../support/receiver.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * `npm run dev` as a newcomer and a developer meet it, one run started for both tests (a run is about
@@ -79,7 +77,7 @@ let browser: Browser | undefined;
 let first: DevRun;
 let firstAt: Record<Server, URL>;
 beforeAll(async () => {
-  first = startDev({ ...PREFERRED, SHOPFLOW_VITE_CACHE_DIR: mkdtempSync(join(tmpdir(), 'shopflow-vite-')) });
+  first = startDev({ ...PREFERRED, SHOPFLOW_VITE_CACHE_DIR: temporaryDir('shopflow-vite') });
   firstAt = await ready(first);
 }, 300_000);
 // A run a failed test left: Ctrl-C, then whatever is still there.

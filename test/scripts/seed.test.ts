@@ -1,5 +1,3 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
@@ -13,12 +11,13 @@ import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { orderRequest } from '../shipments/carrier-order-request.js';
 import { testCarrierOptions, testConnectionKeys } from '../support/carriers.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 const { db, api } = useSuite({ api: true });
 
 describe('the demo shop of npm run dev', () => {
   it('is seeded once, keeps its key across runs, and answers every list at once', async () => {
-    const keyFile = join(mkdtempSync(join(tmpdir(), 'shopflow-seed-')), 'demo-api-key');
+    const keyFile = join(temporaryDir('shopflow-seed'), 'demo-api-key');
     const first = await seedDemoShop(db.app, keyFile);
     const second = await seedDemoShop(db.app, keyFile);
     expect(second).toEqual(first);
@@ -45,7 +44,7 @@ describe('the demo shop of npm run dev', () => {
 
 describe('the demo shop’s carriers (npm run dev)', () => {
   it('connects both simulators once, replaces a credential-less row, and registers the account again after a simulator restart', async () => {
-    const { shopId } = await seedDemoShop(db.app, join(mkdtempSync(join(tmpdir(), 'shopflow-seed-')), 'demo-api-key'));
+    const { shopId } = await seedDemoShop(db.app, join(temporaryDir('shopflow-seed'), 'demo-api-key'));
     const [legacy] = await withShop(
       db.app,
       shopId,

@@ -1,19 +1,18 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { typescriptImports } from '../../scripts/bootstrap/paths.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * How the project's processes run their TypeScript (scripts/typescript-imports.mjs, decision 0265):
  * Node erases the types, and an import of `./x.js` loads `./x.ts`, even beside a compiled `x.js`.
  */
-const dir = mkdtempSync(join(tmpdir(), 'typescript-imports-'));
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe("the project's TypeScript on Node", () => {
   it('runs an entry point whose imports name the compiled files, loading the sources', () => {
+    const dir = temporaryDir('typescript-imports');
     writeFileSync(join(dir, 'main.ts'), "import { answer } from './answer.js';\nconst shown: string = answer();\nconsole.log(shown);\n");
     writeFileSync(join(dir, 'answer.ts'), "export function answer(): string {\n  return 'from the source';\n}\n");
     writeFileSync(join(dir, 'answer.js'), "export function answer() {\n  return 'from a stale build';\n}\n");
