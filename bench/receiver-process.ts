@@ -13,13 +13,10 @@ import type { DevCertificate } from '../scripts/bootstrap/certificates.js';
  */
 export class ReceiverProcess {
   readonly port: number;
+  /** Trusts the development certificate the receiver answers with. */
   private readonly dispatcher: Agent;
 
-  private constructor(
-    port: number,
-    /** Trusts the development certificate the receiver answers with. */
-    dispatcher: Agent,
-  ) {
+  private constructor(port: number, dispatcher: Agent) {
     this.port = port;
     this.dispatcher = dispatcher;
   }

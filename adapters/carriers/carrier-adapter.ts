@@ -25,14 +25,10 @@ export class CarrierError extends Error {
   override readonly name = 'CarrierError';
 
   readonly kind: CarrierErrorKind;
+  /** The carrier's own words (the rejection reason), or ours when it said nothing. */
   readonly reason: string;
 
-  constructor(
-    kind: CarrierErrorKind,
-    /** The carrier's own words (the rejection reason), or ours when it said nothing. */
-    reason: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(kind: CarrierErrorKind, reason: string, options?: { cause?: unknown }) {
     super(`${kind}: ${reason}`, options);
     this.kind = kind;
     this.reason = reason;

@@ -20,14 +20,10 @@ export interface Problem {
 export class ProblemError extends Error {
   readonly status: number;
   readonly problem: Problem;
+  /** The `Retry-After` header: seconds to wait (429, and 409 `idempotency-key-in-progress`). */
   readonly retryAfter: string | null;
 
-  constructor(
-    status: number,
-    problem: Problem,
-    /** The `Retry-After` header: seconds to wait (429, and 409 `idempotency-key-in-progress`). */
-    retryAfter: string | null,
-  ) {
+  constructor(status: number, problem: Problem, retryAfter: string | null) {
     super(`${status} ${problem.code}: ${problem.detail}`);
     this.status = status;
     this.problem = problem;
