@@ -1,8 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { projectRoot, typescriptImports } from './bootstrap/paths.js';
+import { projectFiles } from './bootstrap/project-files.js';
 
 /**
  * What the image builds (Dockerfile's first stage), made without Docker: the clone's files that git
@@ -13,11 +14,7 @@ import { projectRoot, typescriptImports } from './bootstrap/paths.js';
  */
 export function buildCopy(): string {
   const copy = mkdtempSync(join(tmpdir(), 'shopflow-built-'));
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: projectRoot })
-    .toString()
-    .split('\0')
-    .filter((file) => file && existsSync(join(projectRoot, file)));
-  for (const file of files) {
+  for (const file of projectFiles(projectRoot)) {
     mkdirSync(dirname(join(copy, file)), { recursive: true });
     copyFileSync(join(projectRoot, file), join(copy, file));
   }

@@ -1,16 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { check, getFileInfo, resolveConfig, version } from 'prettier';
+import { projectFiles } from './project-files.js';
 
 /**
  * `prettier --check .` for `npm test`, with a cache a fresh clone can use. Prettier's own `--cache`
  * keys each result by a hash of the file's options, which hold its absolute path, so a clone anywhere
  * else misses every entry (about 24 s of CPU a fresh run). This one keeps, for each file found
  * formatted, a hash of Prettier's version, its path in the project, its options and its content.
- * The files are Prettier's: git's (tracked, and new ones it does not ignore) less what Prettier
- * ignores or cannot parse. Answers how many files are formatted, and how many of them were checked
+ * The files are Prettier's: the project's (project-files.ts) less what Prettier ignores or cannot
+ * parse. Answers how many files are formatted, and how many of them were checked
  * anew.
  */
 export async function checkFormatting(root: string, cacheFile: string): Promise<{ files: number; checked: number }> {
@@ -18,13 +18,7 @@ export async function checkFormatting(root: string, cacheFile: string): Promise<
   const formatted: string[] = [];
   const unformatted: string[] = [];
   let checked = 0;
-  const files = execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '-z'], {
-    cwd: root,
-    encoding: 'utf8',
-  })
-    .split('\0')
-    .filter((file) => file && existsSync(join(root, file)));
-  for (const file of files) {
+  for (const file of projectFiles(root)) {
     const filepath = join(root, file);
     const info = await getFileInfo(filepath, { ignorePath: [join(root, '.gitignore'), join(root, '.prettierignore')] });
     if (info.ignored || !info.inferredParser) continue;
