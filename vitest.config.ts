@@ -23,7 +23,8 @@ export default defineConfig({
     // A poll waits on real services (a save, a workflow): a loaded machine needs more than the 1 s default.
     expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
-    // Each file's seconds of CPU, for the closing lines of `npm test` (scripts/suite-run.ts); its temporary folders removed.
+    // Each file's seconds of CPU, for the closing lines of `npm test` (scripts/suite-run.ts), and its
+    // temporary folders removed when it ends.
     setupFiles: ['test/support/file-cpu.ts', 'test/support/remove-temporary-dirs.ts'],
   },
 });

@@ -21,10 +21,10 @@ export class ProcessGroup {
   private readonly managed: Managed[] = [];
   private stopping = false;
 
-  /** `output` takes every line of the children's output (prefixed); stdout by default. */
   private readonly onUnexpectedExit: (name: string, code: number | null) => void;
   private readonly output: (line: string) => void;
 
+  /** `output` takes every line of the children's output (prefixed); stdout by default. */
   constructor(
     onUnexpectedExit: (name: string, code: number | null) => void,
     output: (line: string) => void = (line) => process.stdout.write(line),
@@ -35,9 +35,9 @@ export class ProcessGroup {
   }
 
   /**
-   * Runs a TypeScript entry point of this project on this Node (scripts/typescript-imports.mjs). Its `/metrics` listener takes any free
-   * port unless `env` names one (tests and the bench start many processes side by side; `npm run
-   * dev` names each).
+   * Runs a TypeScript entry point of this project on this Node (scripts/typescript-imports.mjs). Its
+   * `/metrics` listener takes any free port unless `env` names one (tests and the bench start many
+   * processes side by side; `npm run dev` names each).
    */
   startTs(name: string, entry: string, env: Record<string, string>): ChildProcess {
     return this.startCommand(name, process.execPath, [...typescriptImports, join(projectRoot, entry)], projectRoot, env);

@@ -46,7 +46,10 @@ export class TokenBuckets {
     return true;
   }
 
-  /** Uses `count` tokens of the key (one by default) whether it has them or not (an empty bucket stays at empty), and counts the key as used now. */
+  /**
+   * Uses `count` tokens of the key (one by default) whether it has them or not (an empty bucket stays
+   * at empty), and counts the key as used now.
+   */
   spend(key: string, count = 1): void {
     const now = this.#now();
     this.#buckets.set(key, { tokens: Math.max(0, this.tokens(key) - count), at: now });

@@ -9,7 +9,6 @@ import { temporaryDir } from '../support/temporary-dirs.js';
  * How the project's processes run their TypeScript (scripts/typescript-imports.mjs, decision 0265):
  * Node erases the types, and an import of `./x.js` loads `./x.ts`, even beside a compiled `x.js`.
  */
-
 describe("the project's TypeScript on Node", () => {
   it('runs an entry point whose imports name the compiled files, loading the sources', () => {
     const dir = temporaryDir('typescript-imports');
