@@ -20,10 +20,13 @@ export {
   claimQueuedEvents,
   type ClaimAllowances,
   completeQueuedEvents,
+  diffSnapshots,
   eventDataOf,
   eventQueueState,
   MATCHING_ATTEMPTS,
+  newEventId,
   recordMatchingFailure,
+  recordUpdate,
   releaseQueuedEvents,
   requeueSetAsideEvents,
   setAsideEvents,
@@ -31,6 +34,6 @@ export {
   type QueuedEvent,
   type RelayedEvent,
   type SetAsideEvent,
-} from './event-queue.js';
+  writeEvent,
+} from './outbox.js';
 export { purgeOldEvents } from './event-purge.js';
-export { diffSnapshots, newEventId, recordUpdate, writeEvent } from './outbox.js';

@@ -8,7 +8,7 @@ import { useSuite } from '../support/suite.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
-import { CLAIM_SECONDS } from '../../domain/events/event-queue.js';
+import { CLAIM_SECONDS } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { housekeepingScheduleId, removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';

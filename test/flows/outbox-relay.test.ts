@@ -7,7 +7,7 @@ import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
 import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
 import { newEventId, writeEvent } from '../../domain/events/outbox.js';
-import { claimQueuedEvents } from '../../domain/events/event-queue.js';
+import { claimQueuedEvents } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
 import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
