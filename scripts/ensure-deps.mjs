@@ -4,7 +4,7 @@
 // Plain JavaScript with no dependencies: it runs before anything is installed.
 import { createHash } from 'node:crypto';
 import { readFileSync, readdirSync, writeFileSync, existsSync, mkdirSync, renameSync, rmSync, statSync, utimesSync } from 'node:fs';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { homedir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
@@ -27,7 +27,29 @@ const cached = join(cacheRoot, lockHash);
 /** Kept installs: the newest of each lock a branch may come back to, never unbounded. */
 const CACHED_INSTALLS = 3;
 
-const copy = (from, to) => spawnSync('cp', ['-a', from, to], { stdio: ['ignore', 'ignore', 'inherit'] }).status === 0;
+/** Copies at once: a copy of some 37,000 files waits on the disk more than on a core (one `cp` of it: 10 s in CI, four: half). */
+const COPIES_AT_ONCE = 4;
+
+/** `from` copied whole to `to` (which must not exist), its entries COPIES_AT_ONCE at a time; false when any copy failed. */
+async function copy(from, to) {
+  mkdirSync(to);
+  const entries = readdirSync(from);
+  const copyEntry = (name) =>
+    new Promise((resolve) => {
+      const child = spawn('cp', ['-a', join(from, name), to], { stdio: ['ignore', 'ignore', 'inherit'] });
+      child.once('error', () => resolve(false));
+      child.once('close', (code) => resolve(code === 0));
+    });
+  let next = 0;
+  const copied = await Promise.all(
+    Array.from({ length: COPIES_AT_ONCE }, async () => {
+      let ok = true;
+      while (next < entries.length) ok = (await copyEntry(entries[next++])) && ok;
+      return ok;
+    }),
+  );
+  return copied.every(Boolean);
+}
 
 if (installed !== lockHash) {
   const started = Date.now();
@@ -36,7 +58,7 @@ if (installed !== lockHash) {
   if (existsSync(join(cached, '.shopflow-lock-hash'))) {
     console.error(`› copying npm dependencies from ${cached}…`);
     rmSync(nodeModules, { recursive: true, force: true });
-    if (copy(cached, nodeModules)) {
+    if (await copy(cached, nodeModules)) {
       const now = new Date();
       utimesSync(cached, now, now); // recently used: the last to be pruned
       console.error(`✓ npm dependencies copied in ${seconds()} s`);
@@ -46,7 +68,7 @@ if (installed !== lockHash) {
     }
   } else {
     install(seconds);
-    keepForNextClone();
+    await keepForNextClone();
   }
 }
 
@@ -65,12 +87,12 @@ function install(seconds) {
 }
 
 /** The fresh install copied into the machine's cache, whole or not at all (another run saving the same lock wins the rename). */
-function keepForNextClone() {
+async function keepForNextClone() {
   try {
     mkdirSync(cacheRoot, { recursive: true });
     const work = join(cacheRoot, `.saving-${process.pid}`);
     rmSync(work, { recursive: true, force: true });
-    if (!copy(nodeModules, work)) return rmSync(work, { recursive: true, force: true });
+    if (!(await copy(nodeModules, work))) return rmSync(work, { recursive: true, force: true });
     try {
       renameSync(work, cached);
     } catch {
