@@ -1,13 +1,13 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { API_PREFIX } from '../../api/app.js';
 import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { addOrder, addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 import { createShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 import {
   generateGoClient,
   generatePythonClient,
@@ -54,17 +54,13 @@ beforeAll(async () => {
   const response = await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`);
   expect(response.status).toBe(200);
   const text = await response.text();
-  workDir = mkdtempSync(join(tmpdir(), 'shopflow-generated-clients-'));
+  workDir = temporaryDir('shopflow-generated-clients');
   documentFile = join(workDir, 'openapi.json');
   writeFileSync(documentFile, text);
   document = JSON.parse(text) as Document;
   // The paths are relative to the server URL; its path (if any) goes on the test API's origin.
   serverPath = new URL(document.servers?.[0]?.url ?? '/', api.baseUrl).pathname.replace(/\/$/, '');
   target = { baseUrl: `${api.baseUrl}${serverPath}`, key, limit: LIMIT };
-});
-
-afterAll(() => {
-  if (workDir) rmSync(workDir, { recursive: true, force: true });
 });
 
 /** The shop's name, and every order exactly once across pages of at most LIMIT. */

@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { OPEN_API_DOCUMENT } from '../../api/routes/open-api.js';
 import { useSuite } from '../support/suite.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * The public document as a standard OpenAPI linter reads it: Redocly CLI's `recommended` rules, and
@@ -39,7 +39,7 @@ let document: {
 };
 
 beforeAll(async () => {
-  folder = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+  folder = temporaryDir('openapi-lint');
   const response = await fetch(`${api.baseUrl}${OPEN_API_DOCUMENT}`);
   expect(response.status).toBe(200);
   const text = await response.text();
@@ -47,8 +47,6 @@ beforeAll(async () => {
   writeFileSync(join(folder, 'openapi.json'), text);
   writeFileSync(join(folder, 'redocly.yaml'), CONFIG);
 });
-
-afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 async function lint(): Promise<LintProblem[]> {
   const run = promisify(execFile);

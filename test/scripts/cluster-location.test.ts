@@ -1,10 +1,11 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir, userInfo } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clusterLocation, OUTSIDE_CLUSTERS_ROOT, pruneStaleClusters } from '../../scripts/bootstrap/cluster-location.js';
 import { startLocalCluster, stopLocalPostgres } from '../../scripts/bootstrap/postgres.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 // The bootstrap runs PostgreSQL as the `postgres` user only when it runs as root; otherwise the cluster
 // is always the clone's own `.data/postgres`, run as the user who runs the bootstrap.
@@ -17,8 +18,7 @@ afterAll(async () => {
 
 /** A clone's `.data` inside a `mktemp -d` folder (mode 0700), with a space in the clone's name. */
 function closedClone(): string {
-  const closed = mkdtempSync(join(tmpdir(), 'shopflow-closed-'));
-  cleanups.push(() => rmSync(closed, { recursive: true, force: true }));
+  const closed = temporaryDir('shopflow-closed');
   const data = join(closed, 'shop flow', '.data');
   mkdirSync(data, { recursive: true });
   return data;
@@ -26,8 +26,7 @@ function closedClone(): string {
 
 describe('where the local PostgreSQL cluster goes', () => {
   it('is the clone’s own .data/postgres when the postgres user can enter it (or the bootstrap is not root)', () => {
-    const open = mkdtempSync(join(tmpdir(), 'shopflow-open-'));
-    cleanups.push(() => rmSync(open, { recursive: true, force: true }));
+    const open = temporaryDir('shopflow-open');
     chmodSync(open, 0o755);
     const data = join(open, '.data');
     expect(clusterLocation(data)).toMatchObject({ dir: join(data, 'postgres'), portFile: join(data, 'postgres.port') });
@@ -78,10 +77,7 @@ describe('where the local PostgreSQL cluster goes', () => {
   });
 
   it('removes the outside clusters of deleted clones, and keeps those of clones still there or still running', () => {
-    const root = mkdtempSync(join(tmpdir(), 'shopflow-clusters-'));
-    cleanups.push(() => rmSync(root, { recursive: true, force: true }));
-    const live = mkdtempSync(join(tmpdir(), 'shopflow-live-clone-'));
-    cleanups.push(() => rmSync(live, { recursive: true, force: true }));
+    const [root, live] = [temporaryDir('shopflow-clusters'), temporaryDir('shopflow-live-clone')];
     const slot = (name: string, checkout: string, running = false) => {
       mkdirSync(join(root, name, 'postgres'), { recursive: true });
       writeFileSync(join(root, name, 'checkout'), `${checkout}\n`);

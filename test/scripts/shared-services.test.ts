@@ -1,18 +1,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { projectRoot, typescriptImports } from '../../scripts/bootstrap/paths.js';
 import { outputMatches } from '../../scripts/processes.js';
 import { joinRun } from '../../scripts/bootstrap/shared-services.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 // Real processes: two runs (`npm run dev`, `npm test`) and a service one of them started.
 const children: ChildProcess[] = [];
-const dirs: string[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
 function processAlive(): ChildProcess {
@@ -23,8 +21,7 @@ function processAlive(): ChildProcess {
 const isRunning = (child: ChildProcess) => child.exitCode === null && child.signalCode === null;
 
 function setting() {
-  const dir = mkdtempSync(join(tmpdir(), 'shopflow-runs-'));
-  dirs.push(dir);
+  const dir = temporaryDir('shopflow-runs');
   const service = processAlive();
   const stopped = new Promise<void>((resolve) => service.once('exit', () => resolve()));
   const stops = {

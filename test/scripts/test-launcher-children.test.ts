@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
 import { markedProcesses as marked } from '../support/marked-processes.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 // `npm test` itself, run from a copy of this clone so that its lint, type-check and web build work on
 // the copy's files, against a PostgreSQL and a Temporal that take connections and never answer: the
@@ -17,7 +17,7 @@ let silent: Server;
 const sockets = new Set<Socket>();
 
 beforeAll(async () => {
-  copy = mkdtempSync(join(tmpdir(), 'shopflow-launcher-'));
+  copy = temporaryDir('shopflow-launcher');
   const skipped = new Set(['node_modules', '.data', '.git', join('web', 'dist')]);
   cpSync(projectRoot, copy, { recursive: true, filter: (source) => !skipped.has(relative(projectRoot, source)) });
   symlinkSync(join(projectRoot, 'node_modules'), join(copy, 'node_modules'));
@@ -32,7 +32,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const socket of sockets) socket.destroy();
   await new Promise((resolve) => silent.close(resolve));
-  rmSync(copy, { recursive: true, force: true });
 });
 
 /**

@@ -1,15 +1,14 @@
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DefaultLogger, Worker } from '@temporalio/worker';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { workflowsPath } from '../../workers/setup/create-worker.js';
 import { cachedWorkflowBundle, workflowBundleKey } from '../../workers/setup/workflow-bundle.js';
+import { temporaryDir } from '../support/temporary-dirs.js';
 
 const logger = new DefaultLogger('WARN');
-const scratch = mkdtempSync(join(tmpdir(), 'shopflow-bundles-'));
-afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const scratch = temporaryDir('shopflow-bundles');
 
 const delivered = {
   workflowId: 'delivery-delivered-at-once',
