@@ -10,8 +10,7 @@ import { projectFiles } from './project-files.js';
  * else misses every entry (about 24 s of CPU a fresh run). This one keeps, for each file found
  * formatted, a hash of Prettier's version, its path in the project, its options and its content.
  * The files are Prettier's: the project's (project-files.ts) less what Prettier ignores or cannot
- * parse. Answers how many files are formatted, and how many of them were checked
- * anew.
+ * parse. Answers how many files are formatted, and how many of them were checked anew.
  */
 export async function checkFormatting(root: string, cacheFile: string): Promise<{ files: number; checked: number }> {
   const known = new Set<string>(existsSync(cacheFile) ? (JSON.parse(readFileSync(cacheFile, 'utf8')) as string[]) : []);
