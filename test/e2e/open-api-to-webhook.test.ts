@@ -8,6 +8,7 @@ import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryOutcome, deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import type { DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
+import { envelopeId } from '../support/deliveries.js';
 
 // The production schedule waits 5 s, then 5 min…; this suite's relay asks for 300 ms steps.
 const { db, temporal, receiver, shop, request } = useSuite({
@@ -128,7 +129,7 @@ describe('from the Open API to a signed webhook', () => {
     });
     expect(receiver.received(inbox)).toHaveLength(4);
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
-    expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id)).size).toBe(1);
+    expect(new Set(requests.map(envelopeId)).size).toBe(1);
   });
 
   it('switches the flow’s HTTP-send block off at 410 Gone, and sends nothing more', async () => {

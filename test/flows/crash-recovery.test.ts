@@ -5,6 +5,7 @@ import { Webhook } from 'standardwebhooks';
 import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
+import { envelopeId } from '../support/deliveries.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
 import { CLAIM_SECONDS, writeEvent } from '../../domain/events/outbox.js';
@@ -56,7 +57,6 @@ async function startWorkerAndRelay(): Promise<ProcessGroup> {
   return group;
 }
 
-const envelopeId = (request: ReceivedRequest) => (JSON.parse(request.body) as { id: string }).id;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function until(what: string, check: () => Promise<boolean> | boolean, timeoutMs: number): Promise<void> {

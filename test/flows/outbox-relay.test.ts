@@ -11,6 +11,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
 import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import { testTemporalClient } from '../support/temporal.js';
+import { envelopeId, whenEventsArrived } from '../support/deliveries.js';
 
 const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 let relays: OutboxRelay[];
@@ -158,7 +159,7 @@ describe('outbox relay', () => {
     const after = await productEvent('after');
     await receiver.waitFor(inbox, 1);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const sent = receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id);
+    const sent = receiver.received(inbox).map(envelopeId);
     expect(sent).toEqual([after]);
     expect(sent).not.toContain(before);
   });
@@ -169,12 +170,12 @@ describe('outbox relay', () => {
     const { flowId } = await flow({ inbox });
     const ids = await Promise.all(Array.from({ length: 60 }, (_, index) => productEvent(`item ${index}`)));
     // Every event arrives, each as one delivery (one webhook-id). A delivery's own second attempt, after
-    // a first that a stalled machine let time out, is the same delivery, which its receiver dedupes: so
-    // sixty requests are not yet sixty events (once, on the cluster, the 60th was a second attempt).
-    const byEvent = () => Map.groupBy(receiver.received(inbox), (request) => (JSON.parse(request.body) as { id: string }).id);
-    await expect.poll(() => new Set(byEvent().keys()), { timeout: 120_000 }).toEqual(new Set(ids));
+    // a first that a stalled machine let time out, is the same delivery, which its receiver dedupes.
+    await whenEventsArrived(receiver, inbox, ids);
     await new Promise((resolve) => setTimeout(resolve, 500));
-    for (const requests of byEvent().values()) expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
+    const byEvent = Map.groupBy(receiver.received(inbox), envelopeId);
+    expect(new Set(byEvent.keys())).toEqual(new Set(ids));
+    for (const requests of byEvent.values()) expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(new Set(receiver.received(inbox).map((request) => request.headers['webhook-id'])).size).toBe(60);
     // Each delivery's workflow started once: one run per event, whichever relay claimed it.
     await expect
@@ -189,8 +190,7 @@ describe('outbox relay', () => {
     const eagerRelay = await startEagerRelayAlone();
     try {
       const ids = await Promise.all(Array.from({ length: 10 }, (_, index) => productEvent(`eager ${index}`)));
-      const requests = await receiver.waitFor(inbox, 10);
-      expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+      expect(new Set((await whenEventsArrived(receiver, inbox, ids)).keys())).toEqual(new Set(ids));
       // An eager start may deliver before the relay's transaction that dequeues the events commits.
       await expect.poll(queueLength).toBe(0);
     } finally {
@@ -209,8 +209,7 @@ describe('outbox relay', () => {
       expect(receiver.received(inbox)).toHaveLength(0);
       expect(await queueLength()).toBe(5);
       room = 2;
-      const requests = await receiver.waitFor(inbox, 5);
-      expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+      expect(new Set((await whenEventsArrived(receiver, inbox, ids)).keys())).toEqual(new Set(ids));
       await expect.poll(queueLength).toBe(0);
     } finally {
       await eagerRelay.stop();
@@ -256,8 +255,7 @@ describe('outbox relay', () => {
     const working = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) } });
     expect(await working.relayBatch()).toBe(2);
     expect(await queueLength()).toBe(0);
-    const requests = await receiver.waitFor(inbox, 2);
-    expect(new Set(requests.map((request) => (JSON.parse(request.body) as { id: string }).id))).toEqual(new Set(ids));
+    expect(new Set((await whenEventsArrived(receiver, inbox, ids)).keys())).toEqual(new Set(ids));
   });
 
   it("serves every shop in each batch: another shop's first event starts in the first batch, behind no backlog", async () => {

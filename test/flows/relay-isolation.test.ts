@@ -9,6 +9,7 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { EVENT_EXAMPLES } from '../../domain/flows/event-samples.js';
 import { createFlow } from '../../domain/flows/flows.js';
+import { envelopeId } from '../support/deliveries.js';
 
 /**
  * Issue 46: what one shop's flows cost the relay stays that shop's. A condition is refused on save
@@ -55,7 +56,7 @@ const pricesCondition = (hit?: number) => ({
   })),
 });
 
-const envelopeIds = (inbox: string) => receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id);
+const envelopeIds = (inbox: string) => receiver.received(inbox).map(envelopeId);
 
 describe('the relay, shared by every shop', () => {
   it('refuses on save a condition whose worst case is past the budget, saying which rule and why, and saves nothing', async () => {

@@ -9,6 +9,7 @@ import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { bearer, testSecretsKey } from '../support/fixtures.js';
 import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
+import { envelopeId } from '../support/deliveries.js';
 
 /**
  * Issue 46: the API, the worker and the relay, as `npm run dev` runs them, outlive their database
@@ -110,7 +111,7 @@ const emit = () =>
     }),
   );
 const products = () => fetch(`${apiUrl}/api/open/v1/products?limit=5`, { headers: bearer(key) }).then((answer) => answer.status);
-const delivered = () => new Set(receiver.received(inbox).map((request) => (JSON.parse(request.body) as { id: string }).id));
+const delivered = () => new Set(receiver.received(inbox).map(envelopeId));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Terminates every backend of the three processes (the API's, the worker's, the relay's, LISTEN included); returns how many. */

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ulid } from 'ulidx';
-import type { WebhookReceiver } from '../../simulators/webhook-receiver.js';
+import { expect } from 'vitest';
+import type { ReceivedRequest, WebhookReceiver } from '../../simulators/webhook-receiver.js';
 import {
   deliveryOutcome,
   deliveryWorkflowId,
@@ -38,4 +39,23 @@ export async function deliverAnswered(
     ...input,
   });
   return deliveryOutcome(parts.temporal.client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)));
+}
+
+/** The id of the event envelope a receiver got. */
+export const envelopeId = (request: ReceivedRequest): string => (JSON.parse(request.body) as { id: string }).id;
+
+/**
+ * The requests `inbox` got, grouped by event, once every event of `ids` is among them. A delivery's own
+ * second attempt (after a first that a loaded machine let time out) is one more request of the same
+ * event, so n requests are not yet n events: waiting for a count of requests can end one event short.
+ */
+export async function whenEventsArrived(
+  receiver: WebhookReceiver,
+  inbox: string,
+  ids: readonly string[],
+  timeoutMs = 120_000,
+): Promise<Map<string, ReceivedRequest[]>> {
+  const byEvent = () => Map.groupBy(receiver.received(inbox), envelopeId);
+  await expect.poll(() => ids.filter((id) => !byEvent().has(id)), { timeout: timeoutMs }).toEqual([]);
+  return byEvent();
 }
