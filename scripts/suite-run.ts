@@ -11,6 +11,7 @@ import { say, step } from './bootstrap/progress.js';
 import { stopCommands } from './bootstrap/run-command.js';
 import { ensureOapiCodegen } from './bootstrap/oapi-codegen.js';
 import { ensurePythonTools } from './bootstrap/python-tools.js';
+import { ensureScratchTablespace, runTemporaryDir } from './bootstrap/memory-scratch.js';
 import { startTestContainers, testServicesChoice, type TestContainers, type TestServicesChoice } from './test-services.js';
 
 export const bin = (tool: string) => join(projectRoot, 'node_modules', '.bin', tool);
@@ -68,6 +69,8 @@ export async function runSuite(
   work.catch(() => undefined);
   // Said explicitly: without it every process (and the bootstrap's own settings) assumes production.
   process.env.NODE_ENV = 'test';
+  // The clone's own cluster (not a given server, not a container's), where a tablespace can be put in memory.
+  const ownCluster = choice === 'local' && !process.env.DATABASE_URL;
   if (choice === 'containers') {
     containers = await step('starting PostgreSQL and Temporal containers (testcontainers)', startTestContainers).catch((error: unknown) =>
       end(1, undefined, error),
@@ -78,12 +81,18 @@ export async function runSuite(
   const services = await bootstrap('shopflow_test_template').catch((error: unknown) => end(1, undefined, error));
   await work.catch((error: unknown) => end(1, services, error));
   if (interrupted) await end(1, services);
+  const tablespace = ownCluster
+    ? await ensureScratchTablespace(services.adminUrl).catch((error: unknown) => end(1, services, error))
+    : undefined;
+  const scratch = runTemporaryDir();
   say(`› services ready in ${((Date.now() - started) / 1000).toFixed(1)} s; running the suite`);
 
   const env = {
     ...process.env,
     ...services.env,
     ...options.env,
+    ...(tablespace ? { SHOPFLOW_TEST_TABLESPACE: tablespace } : {}),
+    ...(scratch ? { TMPDIR: scratch.dir } : {}),
     NODE_ENV: 'test',
     SIMULATOR_TLS_CERT_FILE: services.certificate.certFile,
     SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
@@ -106,6 +115,7 @@ export async function runSuite(
   }
   await services.stop();
   await containers?.stop();
+  scratch?.remove();
   // The plain closing lines CI reads: each failed test (a CI log keeps only its tail), then "N passed, N failed" (both passes).
   const reports = results.filter((file) => existsSync(file)).map((file) => vitestReport.parse(JSON.parse(readFileSync(file, 'utf8'))));
   const durations = results.map((file, pass) => ({

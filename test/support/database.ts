@@ -25,10 +25,12 @@ const OBJECT_IN_USE = '55006';
  * copy of this template against 79-240, and every test file makes one.
  */
 function copyTemplate(maintenance: postgres.Sql, name: string, template: string): Promise<void> {
+  // In memory when the suite made a tablespace there (scripts/bootstrap/memory-scratch.ts).
+  const tablespace = process.env.SHOPFLOW_TEST_TABLESPACE ? ` tablespace ${process.env.SHOPFLOW_TEST_TABLESPACE}` : '';
   return waitFor(
     `a copy of ${template}`,
     () =>
-      maintenance.unsafe(`create database ${name} template ${template} strategy file_copy`).then(
+      maintenance.unsafe(`create database ${name} template ${template} strategy file_copy${tablespace}`).then(
         () => true,
         (error: { code?: string }) => {
           if (error.code === OBJECT_IN_USE) return false;
