@@ -41,7 +41,15 @@ export function runTemporaryDir(): { dir: string; remove: () => void } | undefin
   mkdirSync(runs, { recursive: true });
   for (const pid of readdirSync(runs)) if (!isAlive(Number(pid))) rmSync(join(runs, pid), { recursive: true, force: true });
   const dir = join(runs, String(process.pid));
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  mkdirSync(dir);
+  // As open as /tmp (sticky, writable by all), and the folders above it enterable, whatever root's
+  // umask: the postgres user and the tests' other users reach into it as into /tmp.
+  for (const [folder, mode] of [
+    [memory, 0o755],
+    [runs, 0o755],
+    [dir, 0o1777],
+  ] as const)
+    chmodSync(folder, mode);
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -65,6 +65,8 @@ describe.skipIf(!memory)('what the suite throws away, in memory', () => {
     const run = runTemporaryDir()!;
     expect(existsSync(left)).toBe(false);
     expect(existsSync(run.dir)).toBe(true);
+    // As open as /tmp: the postgres user reaches into the folders the tests make there.
+    expect(statSync(run.dir).mode & 0o7777).toBe(0o1777);
     // The launcher's own folder (this process's TMPDIR) stays: its run is alive.
     expect(existsSync(tmpdir())).toBe(true);
     run.remove();
