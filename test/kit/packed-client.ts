@@ -1,17 +1,17 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { basename, join, relative } from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../../scripts/bootstrap/paths.js';
+import { cacheDir, projectRoot } from '../../scripts/bootstrap/paths.js';
 import { temporaryDir } from '../support/temporary-dirs.js';
 
 /**
  * `@shopflow/client` as an integrator gets it: the package's folder copied alone (nothing of the
  * repository around it), its dev dependencies installed from its own lock file (`npm ci`), then
- * `npm pack`, which builds it. Packed once per content of the folder, kept in the temporary directory,
- * so the test files that install it, and reruns, share one tarball. The npm registry must be reachable.
+ * `npm pack`, which builds it. Packed once per content of the folder, kept in the machine's cache
+ * (the suite's temporary folder goes with its run), so the test files that install it, reruns and
+ * fresh clones share one tarball. The npm registry must be reachable.
  */
 
 const run = promisify(execFile);
@@ -59,10 +59,11 @@ export function tarballName(): string {
 export async function packedClient(): Promise<string> {
   const hash = createHash('sha256');
   for (const file of packFiles(CLIENT)) hash.update(relative(CLIENT, file)).update('\0').update(readFileSync(file)).update('\0');
-  const dir = join(tmpdir(), 'shopflow-client-packs', hash.digest('hex').slice(0, 16));
+  const packs = join(cacheDir, 'client-packs');
+  const dir = join(packs, hash.digest('hex').slice(0, 16));
   const tarball = join(dir, 'clients', 'typescript', tarballName());
   if (existsSync(tarball)) return tarball;
-  mkdirSync(join(tmpdir(), 'shopflow-client-packs'), { recursive: true });
+  mkdirSync(packs, { recursive: true });
   const work = mkdtempSync(`${dir}.building-`);
   const copy = join(work, 'clients', 'typescript');
   cpSync(CLIENT, copy, { recursive: true, filter: (source) => source === CLIENT || isPackFile(source.split(/[\\/]/).pop()!) });
