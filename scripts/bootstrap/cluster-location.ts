@@ -34,7 +34,7 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
   if (!owner) return { dir: inside, portFile, label: relativeToProject(inside) };
   mkdirSync(data, { recursive: true });
   if (postgresCanEnter(data)) return { dir: inside, portFile, owner, label: relativeToProject(inside) };
-  const slot = join(outsideRoot, createHash('sha256').update(realpathSync(data)).digest('hex').slice(0, 16));
+  const slot = join(outsideRoot, cloneName(data));
   const dir = join(slot, 'postgres');
   return {
     dir,
@@ -43,6 +43,11 @@ export function clusterLocation(data = dataDir, outsideRoot = OUTSIDE_CLUSTERS_R
     label: `${dir} (the postgres user cannot enter ${data})`,
     prepare: () => prepareOutsideSlot(slot, data),
   };
+}
+
+/** A name of this machine's for the clone whose `.data` is `data`: a hash of its real path. */
+export function cloneName(data = dataDir): string {
+  return createHash('sha256').update(realpathSync(data)).digest('hex').slice(0, 16);
 }
 
 /**

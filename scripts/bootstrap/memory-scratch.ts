@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, realpathSync, rmSync, statfsSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, readdirSync, rmSync, statfsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import postgres from 'postgres';
-import { clusterLocation } from './cluster-location.js';
-import { dataDir } from './paths.js';
+import { cloneName, clusterOwner } from './cluster-location.js';
 import { isAlive } from './shared-services.js';
 
 /**
@@ -27,7 +25,7 @@ export function memoryDir(): string | undefined {
   } catch {
     return undefined;
   }
-  return join(SHM, `shopflow-${createHash('sha256').update(realpathSync(dataDir)).digest('hex').slice(0, 12)}`);
+  return join(SHM, `shopflow-${cloneName()}`);
 }
 
 /**
@@ -75,14 +73,15 @@ export async function ensureScratchTablespace(
       // The folders above it open to the server's user (root's umask may close them), its own closed.
       mkdirSync(dirname(dir), { recursive: true });
       chmodSync(dirname(dir), 0o755);
-      ownedByServer(dir);
+      const owner = clusterOwner();
+      ownedBy(owner, dir);
       // A restart emptied it: the folder named for the server's version, which PostgreSQL makes only
       // when the tablespace is created, holds its databases.
       if (known) {
         const [version] = await sql<{ folder: string }[]>`
           select 'PG_' || current_setting('server_version_num')::int / 10000 || '_' || catalog_version_no as folder
           from pg_control_system()`;
-        ownedByServer(join(dir, version!.folder));
+        ownedBy(owner, join(dir, version!.folder));
       }
     }
     if (!known) await sql.unsafe(`create tablespace ${name} location '${dir.replaceAll("'", "''")}'`);
@@ -92,9 +91,8 @@ export async function ensureScratchTablespace(
   }
 }
 
-/** A new folder of the PostgreSQL server's user, closed to others. */
-function ownedByServer(dir: string): void {
+/** A new folder of the PostgreSQL server's user (`owner` as root; else this one), closed to others. */
+function ownedBy(owner: ReturnType<typeof clusterOwner>, dir: string): void {
   mkdirSync(dir, { mode: 0o700 });
-  const owner = clusterLocation().owner;
   if (owner) chownSync(dir, owner.uid, owner.gid);
 }
