@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { keepWhole } from './machine-cache.js';
+import { keepNewest, keepWhole } from './machine-cache.js';
 import { cacheDir, projectRoot } from './paths.js';
 import { runCommand } from './run-command.js';
 
@@ -29,10 +29,7 @@ export async function buildWebApp(vite: string): Promise<void> {
   await runCommand(vite, ['build', 'web', '--logLevel', 'warn'], { cwd: projectRoot });
   writeFileSync(stampFile, hash);
   keepWhole(dist, cached);
-  const kept = readdirSync(builds)
-    .filter((name) => /^[0-9a-f]{64}$/.test(name))
-    .sort((a, b) => statSync(join(builds, b)).mtimeMs - statSync(join(builds, a)).mtimeMs);
-  for (const old of kept.slice(KEPT_BUILDS)) rmSync(join(builds, old), { recursive: true, force: true });
+  keepNewest(builds, KEPT_BUILDS, /^[0-9a-f]{64}$/);
 }
 
 /** Every file the build reads of `web/` (not its output or packages), by path and content, and the lock. */

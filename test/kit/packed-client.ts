@@ -1,8 +1,9 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { basename, join, relative } from 'node:path';
 import { promisify } from 'node:util';
+import { keepNewest, keepWhole } from '../../scripts/bootstrap/machine-cache.js';
 import { cacheDir, projectRoot } from '../../scripts/bootstrap/paths.js';
 import { temporaryDir } from '../support/temporary-dirs.js';
 
@@ -16,6 +17,8 @@ import { temporaryDir } from '../support/temporary-dirs.js';
 
 const run = promisify(execFile);
 const CLIENT = join(projectRoot, 'clients', 'typescript');
+/** Packs of other contents kept in the machine's cache (a branch may come back to one). */
+const KEPT_PACKS = 3;
 /** Never copied: what an install, a build or a pack leaves in the folder. */
 const LEFT_OUT = new Set(['node_modules', 'dist']);
 const isPackFile = (name: string) => !LEFT_OUT.has(name) && !name.endsWith('.tgz');
@@ -63,19 +66,15 @@ export async function packedClient(): Promise<string> {
   const dir = join(packs, hash.digest('hex').slice(0, 16));
   const tarball = join(dir, 'clients', 'typescript', tarballName());
   if (existsSync(tarball)) return tarball;
-  mkdirSync(packs, { recursive: true });
-  const work = mkdtempSync(`${dir}.building-`);
+  const work = temporaryDir('client-pack');
   const copy = join(work, 'clients', 'typescript');
   cpSync(CLIENT, copy, { recursive: true, filter: (source) => source === CLIENT || isPackFile(source.split(/[\\/]/).pop()!) });
   await npm(['ci'], copy);
   await npm(['pack'], copy);
   rmSync(join(copy, 'node_modules'), { recursive: true, force: true });
-  try {
-    renameSync(work, dir);
-  } catch {
-    // Another run packed the same content meanwhile: its tarball serves.
-    rmSync(work, { recursive: true, force: true });
-  }
+  // Another run that packed the same content meanwhile keeps its own: either tarball serves.
+  keepWhole(work, dir);
+  keepNewest(packs, KEPT_PACKS, /^[0-9a-f]{16}$/);
   return tarball;
 }
 
