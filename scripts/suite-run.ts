@@ -25,8 +25,8 @@ const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
  * and the services' environment, then the plain closing line CI reads. A failure or a signal stops
  * every command it started and leaves the services. Exits.
  *
- * `clusterPass`: test files run a second time, on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster),
- * after a whole run (no `vitestArgs`) on the dev server with this machine's services.
+ * `clusterPass`: test files a whole run (no `vitestArgs`, the dev server, this machine's services) takes
+ * on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster) after the others, and only there.
  */
 export async function runSuite(
   command: string,
@@ -98,10 +98,12 @@ export async function runSuite(
     SIMULATOR_TLS_KEY_FILE: services.certificate.keyFile,
   };
   const resultsFile = join(dataDir, 'test-results.json');
-  let code = await runVitest(vitestArgs, env, resultsFile);
+  let code = await runVitest(firstPassArguments(vitestArgs, clusterPass), env, resultsFile);
   const results = [resultsFile];
   if (clusterPass.length > 0 && !interrupted) {
-    say(`\n› the workflow, delivery, shipment and housekeeping tests again, on the Temporal cluster (${TEMPORAL_ENGINE_VARIABLE}=cluster)`);
+    say(
+      `\n› the engine's own tests (workflows, deliveries, shipments, housekeeping), on the Temporal cluster (${TEMPORAL_ENGINE_VARIABLE}=cluster)`,
+    );
     const cluster = await bootstrapTemporal('cluster').catch((error: unknown) => end(1, services, error));
     const clusterResults = join(dataDir, 'test-results-cluster.json');
     const clusterCode = await runVitest(
@@ -149,6 +151,11 @@ const vitestReport = z.object({
     }),
   ),
 });
+
+/** The first pass's vitest arguments: each test once, so the cluster pass's files are left out of it. */
+export function firstPassArguments(vitestArgs: string[], clusterPass: string[]): string[] {
+  return clusterPass.length > 0 ? clusterPass.flatMap((file) => ['--exclude', file]) : vitestArgs;
+}
 
 /**
  * The ten files of either pass with the most seconds, most first, under `title`: of wall time, where

@@ -36,10 +36,11 @@ const webBuild = () => step('build the admin web app', () => buildWebApp(bin('vi
 /**
  * The tests of what the engine itself does (its persistence across crashes, timers, schedules,
  * signals and updates, eager start, fairness, the operators' search queries on the SQL visibility
- * store): a whole run takes them a second time on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster),
- * the engine a deployment runs. Files that vary the business on the same workflows (test-runs,
- * conditions, cash on delivery, the new geography, the admin API's flows) run once, as does
- * test/workflows, which replays recorded histories and bundles the workflow code without a server.
+ * store): a whole run takes them on the Temporal cluster (SHOPFLOW_TEMPORAL=cluster), the engine a
+ * deployment runs, and not again on the dev server, whose engine the other files' workflows exercise
+ * (test-runs, conditions, cash on delivery, the new geography, the end-to-end files). Run alone
+ * (`npm test -- <files>`) they take the dev server. test/workflows replays recorded histories and
+ * bundles the workflow code without a server.
  */
 const CLUSTER_PASS = [
   'test/flows/admin-flows-readable.test.ts',
