@@ -21,6 +21,9 @@ export function startBenchProcess(group: ProcessGroup, name: string, entry: stri
   return group.startBuilt(name, built, entry, env);
 }
 
+/** The build copy the platform's processes run from, once the run has made it (bench/cpu-usage.ts counts them by it). */
+export const builtPlatformRoot = (): string | undefined => built;
+
 function build(): string {
   say('› building the API, the worker and the relay as the image does (npm run build, in a copy)…');
   const started = Date.now();

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { projectRoot } from '../scripts/bootstrap/paths.js';
+import { builtPlatformRoot } from './built-platform.js';
 
 /** CPU time per process group, read from Linux's `/proc` (the bench's "where did the time go"). */
 export type CpuGroups = Record<string, number>;
@@ -10,14 +11,18 @@ const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().
 /**
  * Only this clone's processes count: other clones on the machine run workers, relays and servers with
  * the same command names. Ours name the clone's folder in their command line (entry points, the
- * Temporal database file) or run in it (PostgreSQL's backends run in their data directory).
+ * Temporal database file) or run in it (PostgreSQL's backends run in their data directory); the API,
+ * the worker and the relay run from the run's build copy (bench/built-platform.ts), in it.
  */
 function classify(pid: number, commandLine: string): string | undefined {
   if (pid === process.pid) return 'bench';
-  if (!commandLine.includes(projectRoot) && !`${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(projectRoot)) return undefined;
-  if (commandLine.includes('workers/worker.ts')) return 'worker';
-  if (commandLine.includes('workers/relay.ts')) return 'relay';
-  if (commandLine.includes('api/server.ts')) return 'api';
+  const runsIn = (root: string | undefined) =>
+    root !== undefined && (commandLine.includes(root) || `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(root));
+  const ours = runsIn(projectRoot) || runsIn(builtPlatformRoot());
+  if (!ours) return undefined;
+  if (/workers\/worker\.[jt]s/.test(commandLine)) return 'worker';
+  if (/workers\/relay\.[jt]s/.test(commandLine)) return 'relay';
+  if (/api\/server\.[jt]s/.test(commandLine)) return 'api';
   if (commandLine.includes('chat-simulator-server.ts')) return 'chat-simulator';
   if (commandLine.includes('bare-chat-server.ts')) return 'bare-chat';
   if (commandLine.includes('relay-chat-server.ts')) return 'relay-chat';
