@@ -154,7 +154,7 @@ const vitestReport = z.object({
 
 /** The first pass's vitest arguments: each test once, so the cluster pass's files are left out of it. */
 export function firstPassArguments(vitestArgs: string[], clusterPass: string[]): string[] {
-  return clusterPass.length > 0 ? clusterPass.flatMap((file) => ['--exclude', file]) : vitestArgs;
+  return [...vitestArgs, ...clusterPass.flatMap((file) => ['--exclude', file])];
 }
 
 /**
