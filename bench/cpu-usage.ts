@@ -16,10 +16,11 @@ const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().
  */
 function classify(pid: number, commandLine: string): string | undefined {
   if (pid === process.pid) return 'bench';
-  const runsIn = (root: string | undefined) =>
-    root !== undefined && (commandLine.includes(root) || `${readlinkSync(`/proc/${pid}/cwd`)}/`.startsWith(root));
-  const ours = runsIn(projectRoot) || runsIn(builtPlatformRoot());
-  if (!ours) return undefined;
+  const roots = [projectRoot, builtPlatformRoot()].filter((root) => root !== undefined);
+  if (!roots.some((root) => commandLine.includes(root))) {
+    const cwd = `${readlinkSync(`/proc/${pid}/cwd`)}/`;
+    if (!roots.some((root) => cwd.startsWith(root))) return undefined;
+  }
   if (/workers\/worker\.[jt]s/.test(commandLine)) return 'worker';
   if (/workers\/relay\.[jt]s/.test(commandLine)) return 'relay';
   if (/api\/server\.[jt]s/.test(commandLine)) return 'api';

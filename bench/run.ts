@@ -130,7 +130,19 @@ if (selected('orders')) {
   results.orders = await orderScenarios(ordersContext, orders);
 }
 
-/** Runs `work` on the Temporal dev server (started when none runs), with the delivery scenario's common options. */
+/**
+ * Before a scenario that starts a relay: what earlier scenarios and runs left queued (the orders,
+ * shipments and flow-matching shops' events, which no relay takes there; an interrupted run's) would be
+ * relayed beside the scenario's shops as other shops, which would then be paced
+ * (docs/behaviour/events.md): 8 receipts a second at 20/s in the delivery scenario, neighbours' B
+ * behind its own set-up for a minute (p50 2.2-2.9 s).
+ */
+const emptyEventQueue = () => ownerSql`delete from event_queue`.then(() => undefined);
+
+/**
+ * Runs `work` on the Temporal dev server (started when none runs), from an empty event queue, with the
+ * delivery scenario's common options.
+ */
 async function onTemporal<T>(
   work: (
     temporal: { address: string },
@@ -138,10 +150,7 @@ async function onTemporal<T>(
   ) => Promise<T>,
 ): Promise<T> {
   const temporal = await bootstrapTemporal();
-  // What earlier scenarios and runs left queued (the orders and shipments shops' events, which no relay
-  // takes) would be relayed beside the scenario's shop, which would then be paced as one shop among
-  // others (docs/behaviour/events.md) rather than measured alone.
-  await ownerSql`delete from event_queue`;
+  await emptyEventQueue();
   try {
     const secondsPerRate = Number(process.env.BENCH_DELIVERY_SECONDS ?? 10);
     return await work(temporal, {
@@ -186,6 +195,7 @@ if (only?.includes('engines')) {
   // The dev server against the cluster (SHOPFLOW_TEMPORAL=cluster's server): the ceiling and saturated deliveries on each.
   // BENCH_ENGINES_RATE (events/s per phase, default "150": above both); BENCH_DELIVERY_SECONDS. Only when named: it builds the cluster.
   say('\n== The Temporal dev server against the cluster on PostgreSQL: the ceiling and deliveries at saturation ==');
+  await emptyEventQueue();
   results.engines = await enginesScenario({
     appUrl: database.appUrl,
     seconds: context.durationSeconds,
@@ -225,18 +235,15 @@ if (only?.includes('push-patterns')) {
 
 if (only?.includes('neighbours')) {
   // Only when named: a minute of processes, floods and big products. On the cluster with SHOPFLOW_TEMPORAL=cluster.
-  const temporal = await bootstrapTemporal();
   say("\n== Noisy neighbours: shop B's deliveries alone, then beside a shop A doing everything at once ==");
-  try {
-    results.neighbours = await neighboursScenario({
+  results.neighbours = await onTemporal((temporal) =>
+    neighboursScenario({
       appUrl: database.appUrl,
       adminUrl: database.adminUrl,
       temporalAddress: temporal.address,
       seconds: Number(process.env.BENCH_NEIGHBOURS_SECONDS ?? 30),
-    });
-  } finally {
-    await temporal.stop();
-  }
+    }),
+  );
 }
 
 if (selected('flow-matching')) {

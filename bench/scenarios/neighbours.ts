@@ -74,10 +74,6 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       await ReceiverProcess.start(group, 'receiver-a', certificate),
     ];
     receivers.push(quietReceiver, noisyReceiver);
-    // What other runs left queued in the bench's database (an interrupted run, the shipments and
-    // flow-matching scenarios' shops, whose events no relay takes) would be relayed in this run's quiet
-    // phase as other shops: B would be paced behind its own set-up for a minute (p50 2.2-2.9 s).
-    await owner`delete from event_queue`;
     const run = Date.now().toString(36);
     const [quietShop, noisyShop] = [
       await createShop(sql, { slug: `bench-quiet-${run}`, name: 'Quiet shop' }),
