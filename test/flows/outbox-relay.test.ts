@@ -347,6 +347,55 @@ describe('outbox relay', () => {
     await db.admin`delete from event_queue`;
   });
 
+  it("starts a shop's event without waiting for another shop's read in the same batch", async () => {
+    await Promise.all(relays.map((relay) => relay.stop()));
+    await db.admin`delete from event_queue`;
+    const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
+    const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
+    for (const [shopId, inbox] of [
+      [slow.shopId, slowInbox],
+      [quick.shopId, quickInbox],
+    ] as const)
+      await withShop(db.app, shopId, (tx) =>
+        createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
+      );
+    const emit = (shopId: string) =>
+      withShop(db.app, shopId, (tx) =>
+        writeEvent(tx, {
+          shopId,
+          type: 'product.updated',
+          resourceId: randomUUID(),
+          data: { id: randomUUID() },
+          changes: { fields: ['name'] },
+        }),
+      );
+    const [slowEvent, quickEvent] = [await emit(slow.shopId), await emit(quick.shopId)];
+    const relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) } });
+    // The slow shop's read hangs until released, as a product of thousands of variants read on a busy database.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const reader = relay as unknown as { readShopEvents: (shopId: string, events: unknown[]) => Promise<unknown> };
+    const read = reader.readShopEvents.bind(relay);
+    reader.readShopEvents = async (shopId, events) => {
+      if (shopId === slow.shopId) await released;
+      return read(shopId, events);
+    };
+    try {
+      // One batch holds both shops' events; the quick shop's is delivered while the slow shop's read hangs.
+      const batch = relay.relayBatch(10);
+      const [request] = await receiver.waitFor(quickInbox, 1);
+      expect((JSON.parse(request!.body) as { id: string }).id).toBe(quickEvent);
+      expect(receiver.received(slowInbox)).toHaveLength(0);
+      release();
+      expect(await batch).toBe(2);
+      const [slowRequest] = await receiver.waitFor(slowInbox, 1);
+      expect((JSON.parse(slowRequest!.body) as { id: string }).id).toBe(slowEvent);
+      expect(await queueLength()).toBe(0);
+    } finally {
+      release();
+    }
+  });
+
   it("claims another shop's event at once while a batch is still starting its deliveries", async () => {
     await Promise.all(relays.map((relay) => relay.stop()));
     await db.admin`delete from event_queue`;

@@ -8,7 +8,7 @@ import {
   type QueuedEvent,
 } from '../../domain/events/index.js';
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
-import { allAnswered, enterShop } from '../../domain/kernel/index.js';
+import { enterShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
 import { ShopPace } from './shop-pace.js';
 import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
@@ -57,11 +57,12 @@ const WINDOW_STEP = 10;
  *    most; `FOR UPDATE SKIP LOCKED` and a lease, so several relays share the work), each shop within
  *    its pace while other shops have events too (ShopPace: one shop's burst can neither saturate the
  *    machine under the others nor fill a batch they wait behind);
- * 2. reads each event and the flows listening to it, in one short read-only transaction per shop, the shops at once;
- * 3. matches the batch's events outside any transaction, all at once in slices, the shops' events
- *    in turns (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
- * 4. starts one delivery workflow per matching flow, id `delivery:<flowId>:<eventId>` ("already
- *    started" counts as done);
+ * 2. reads each event and the flows listening to it, in one short read-only transaction per shop;
+ * 3. matches each shop's events one after the other outside any transaction, in slices, the shops
+ *    at once and each on its own: no shop's events wait for another shop's read or matching
+ *    (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
+ * 4. starts, as each event is matched, one delivery workflow per matching flow, id
+ *    `delivery:<flowId>:<eventId>` ("already started" counts as done);
  * 5. completes the events whose deliveries all started, with their skipped runs in the shop log, in
  *    one transaction. An event whose start failed is released to the next batch; one whose matching
  *    failed is tried again later, and set aside after MATCHING_ATTEMPTS failures, so it never holds
@@ -151,32 +152,12 @@ export class OutboxRelay {
   }
 
   private async startClaimed(claimed: QueuedEvent[]): Promise<void> {
-    const { sql } = this.options;
-    let matches: Map<string, EventMatch | undefined | Error>;
-    try {
-      matches = await this.readEvents(claimed);
-    } catch (error) {
-      await releaseQueuedEvents(
-        sql,
-        claimed.map((event) => event.eventId),
-      ).catch(() => undefined);
-      throw error;
-    }
     const completed: Completed[] = [];
     const failedStarts: string[] = [];
+    const unread: string[] = [];
+    let readFailure: unknown;
     let spilled = false;
-    // Every event of the batch at once, the shops' events in turns: matching runs in slices
-    // (matchEvent), so one shop's costly event does not hold another shop's cheap one back.
-    const relayEvent = async (event: QueuedEvent): Promise<void> => {
-      const read = matches.get(event.eventId);
-      let outcome: Awaited<ReturnType<typeof matchEvent>> = { requests: [], skipped: [] };
-      try {
-        if (read instanceof Error) throw read;
-        if (read) outcome = await matchEvent(read);
-      } catch (error) {
-        await this.matchingFailed(event, error as Error);
-        return;
-      }
+    const startEvent = async (event: QueuedEvent, match: EventMatch | undefined, outcome: MatchOutcome): Promise<void> => {
       try {
         const results = await Promise.all(
           outcome.requests.map((request) =>
@@ -195,12 +176,12 @@ export class OutboxRelay {
                   this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
                   { eagerStart: this.options.eagerStart ?? false },
                 ),
-              traceContextOf(read?.event.traceParent),
+              traceContextOf(match?.event.traceParent),
             ),
           ),
         );
         spilled ||= results.includes('started');
-        completed.push({ event, match: read, skipped: outcome.skipped });
+        completed.push({ event, match, skipped: outcome.skipped });
       } catch (error) {
         failedStarts.push(event.eventId);
         this.options.log?.('delivery start failed; the event goes back to the queue', {
@@ -209,30 +190,53 @@ export class OutboxRelay {
         });
       }
     };
-    await Promise.all(takingTurns(claimed).map(relayEvent));
+    // Each shop's events on their own: read in a transaction of the shop's, matched one after the
+    // other, each one's deliveries started as soon as it is matched. Matching runs in slices
+    // (matchEvent), so the shops take turns on the event loop, and no shop's events wait for another
+    // shop's read (a product of 2,048 variants takes a hundred milliseconds to read on a busy
+    // machine), matching or starts.
+    const relayShop = async (shopId: string, events: QueuedEvent[]): Promise<void> => {
+      let reads: Map<string, EventMatch | undefined | Error>;
+      try {
+        reads = await this.readShopEvents(shopId, events);
+      } catch (error) {
+        unread.push(...events.map((event) => event.eventId));
+        readFailure ??= error;
+        return;
+      }
+      const steps: Promise<void>[] = [];
+      for (const event of events) {
+        const read = reads.get(event.eventId);
+        try {
+          if (read instanceof Error) throw read;
+          const outcome = read ? await matchEvent(read) : { requests: [], skipped: [] };
+          steps.push(startEvent(event, read, outcome));
+        } catch (error) {
+          steps.push(this.matchingFailed(event, error as Error));
+        }
+      }
+      await Promise.all(steps);
+    };
+    await Promise.all([...byShop(claimed)].map(([shopId, events]) => relayShop(shopId, events)));
     if (this.options.eagerStart)
       this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
     // The skipped runs are logged in the events' order, whichever started first.
     const order = new Map(claimed.map((event, index) => [event.eventId, index]));
     await this.complete(completed.sort((a, b) => order.get(a.event.eventId)! - order.get(b.event.eventId)!));
+    // A shop whose read failed (a database error: its read is tried again whole) has its events back at once.
+    if (unread.length > 0) await releaseQueuedEvents(this.options.sql, unread).catch(() => undefined);
+    if (readFailure !== undefined) throw readFailure;
     if (failedStarts.length > 0) {
-      await releaseQueuedEvents(sql, failedStarts);
+      await releaseQueuedEvents(this.options.sql, failedStarts);
       throw new Error(`${failedStarts.length} of ${claimed.length} events could not start their deliveries`);
     }
   }
 
   /**
-   * Each claimed event with its listening flows: each shop's events in a read-only transaction of
-   * its own, the shops at once, so that one shop's many or large events do not hold another's read
-   * back. A read that fails for one event alone is that event's error; a database error fails the
-   * batch, once every shop's read has ended.
+   * One shop's claimed events, each with its listening flows, read in one read-only transaction under
+   * that shop (row-level security). A read that fails for one event alone is that event's error; a
+   * database error fails the shop's read.
    */
-  private async readEvents(claimed: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
-    const reads = await allAnswered([...byShop(claimed)].map(([shopId, events]) => this.readShopEvents(shopId, events)));
-    return new Map(reads.flatMap((read) => [...read]));
-  }
-
-  /** One shop's claimed events, read in one transaction under that shop (row-level security). */
   private async readShopEvents(shopId: string, events: QueuedEvent[]): Promise<Map<string, EventMatch | undefined | Error>> {
     return this.options.sql.begin('read only', (tx) =>
       enterShop(tx, shopId, async (shopTx) => {
@@ -241,7 +245,7 @@ export class OutboxRelay {
           try {
             read.set(event.eventId, await eventMatch(shopTx, event.eventId));
           } catch (error) {
-            // A database error ends the transaction: the whole batch is released and tried again.
+            // A database error ends the transaction: the shop's events are released and read again.
             if (isDatabaseFailure(error)) throw error;
             read.set(event.eventId, error as Error);
           }
@@ -321,6 +325,9 @@ export class OutboxRelay {
   }
 }
 
+/** What matching an event gave: the deliveries to start, and the flows whose condition did not hold. */
+type MatchOutcome = Awaited<ReturnType<typeof matchEvent>>;
+
 /** An event whose deliveries all started, with the runs its conditions skipped. */
 interface Completed {
   event: QueuedEvent;
@@ -331,18 +338,6 @@ interface Completed {
 /** A failure of the database (any PostgreSQL error ends the transaction) or of the connection to it, not of the event: counted against the event, one would set it aside. */
 function isDatabaseFailure(error: unknown): boolean {
   return error instanceof postgres.PostgresError || !(error instanceof Error) || isConnectionLoss(error);
-}
-
-/** The batch in turns by shop (each shop's first event, then each one's second, …), so no shop's events wait behind another's. */
-function takingTurns(events: QueuedEvent[]): QueuedEvent[] {
-  const queues = [...byShop(events).values()];
-  const turns: QueuedEvent[] = [];
-  for (let turn = 0; turns.length < events.length; turn++)
-    for (const queue of queues) {
-      const next = queue[turn];
-      if (next) turns.push(next);
-    }
-  return turns;
 }
 
 /** The batch's events by shop, each shop's in the batch's order, the shops in order of their first event. */
