@@ -32,12 +32,14 @@ export const PASSWORD_CHECKS_KNOWN_DEVICES = 1;
 
 /**
  * Failed password checks per shop and process for logins from browsers the account has not logged in
- * from (login-devices.ts): a burst of 5, then one a second. A flood of guesses at one shop is refused
- * before its checks, so it holds no place in the line other shops' members wait in and costs the
- * machine one check a second, not a core; a successful login gives its check back, so members
- * logging in together use none. Logins that name no shop share one bucket.
+ * from (login-devices.ts): a burst of 3, then one every 5 seconds. A flood of guesses at one shop is
+ * refused before its checks, so it holds no place in the line other shops' members wait in and costs
+ * the machine one check every 5 seconds (a check is about 180 ms of a core on a 2 GHz EPYC: one a
+ * second was a tenth of a 2-core machine for as long as the flood lasted, docs/capacity.md "Noisy
+ * neighbours"); a successful login gives its check back, so members logging in together use none.
+ * Logins that name no shop share one bucket.
  */
-export const SHOP_FAILED_CHECKS = { perSecond: 1, burst: 5 } as const;
+export const SHOP_FAILED_CHECKS = { perSecond: 0.2, burst: 3 } as const;
 
 /** Each shop's failed password checks, SHOP_FAILED_CHECKS by default: one per process, as the check slots are. */
 export function failedChecksPerShop(
