@@ -68,6 +68,37 @@ async function backlog(shopId: string, count: number): Promise<string[]> {
   });
 }
 
+/**
+ * Two new shops, a slow one and a quick one, each with a flow on `product.updated` to an inbox of its
+ * own; the suite's relays stopped and the queue emptied first.
+ */
+async function twoShopsWithFlows() {
+  await Promise.all(relays.map((relay) => relay.stop()));
+  await db.admin`delete from event_queue`;
+  const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
+  const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
+  const flowOf = (shopId: string, inbox: string) =>
+    withShop(db.app, shopId, (tx) =>
+      createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
+    );
+  const { flowId: slowFlow } = await flowOf(slow.shopId, slowInbox);
+  await flowOf(quick.shopId, quickInbox);
+  return { slow, quick, slowInbox, quickInbox, slowFlow };
+}
+
+/** A `product.updated` event of `shopId`, through the outbox. */
+function productEventOf(shopId: string): Promise<string> {
+  return withShop(db.app, shopId, (tx) =>
+    writeEvent(tx, {
+      shopId,
+      type: 'product.updated',
+      resourceId: randomUUID(),
+      data: { id: randomUUID() },
+      changes: { fields: ['name'] },
+    }),
+  );
+}
+
 /** A relay starting deliveries eagerly on the suite's worker (a client on its connection), alone on the outbox: the two relays stop. */
 async function startEagerRelayAlone(options: Partial<RelayOptions> = {}): Promise<OutboxRelay> {
   await Promise.all(relays.map((relay) => relay.stop()));
@@ -348,28 +379,8 @@ describe('outbox relay', () => {
   });
 
   it("starts a shop's event without waiting for another shop's read in the same batch", async () => {
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await db.admin`delete from event_queue`;
-    const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
-    const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
-    for (const [shopId, inbox] of [
-      [slow.shopId, slowInbox],
-      [quick.shopId, quickInbox],
-    ] as const)
-      await withShop(db.app, shopId, (tx) =>
-        createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-      );
-    const emit = (shopId: string) =>
-      withShop(db.app, shopId, (tx) =>
-        writeEvent(tx, {
-          shopId,
-          type: 'product.updated',
-          resourceId: randomUUID(),
-          data: { id: randomUUID() },
-          changes: { fields: ['name'] },
-        }),
-      );
-    const [slowEvent, quickEvent] = [await emit(slow.shopId), await emit(quick.shopId)];
+    const { slow, quick, slowInbox, quickInbox } = await twoShopsWithFlows();
+    const [slowEvent, quickEvent] = [await productEventOf(slow.shopId), await productEventOf(quick.shopId)];
     const relay = new OutboxRelay({ sql: db.app, deliveries: { ...temporal.deliveries, client: testTemporalClient(connection) } });
     // The slow shop's read hangs until released, as a product of thousands of variants read on a busy database.
     let release!: () => void;
@@ -397,26 +408,7 @@ describe('outbox relay', () => {
   });
 
   it("claims another shop's event at once while a batch is still starting its deliveries", async () => {
-    await Promise.all(relays.map((relay) => relay.stop()));
-    await db.admin`delete from event_queue`;
-    const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
-    const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
-    const flowOf = (shopId: string, inbox: string) =>
-      withShop(db.app, shopId, (tx) =>
-        createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-      );
-    const { flowId: slowFlow } = await flowOf(slow.shopId, slowInbox);
-    await flowOf(quick.shopId, quickInbox);
-    const emit = (shopId: string) =>
-      withShop(db.app, shopId, (tx) =>
-        writeEvent(tx, {
-          shopId,
-          type: 'product.updated',
-          resourceId: randomUUID(),
-          data: { id: randomUUID() },
-          changes: { fields: ['name'] },
-        }),
-      );
+    const { slow, quick, slowInbox, quickInbox, slowFlow } = await twoShopsWithFlows();
     // The slow shop's starts hang until released, as when the engine is slow to take a burst.
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -433,9 +425,9 @@ describe('outbox relay', () => {
     });
     await relay.start();
     try {
-      const slowEvents = await Promise.all([emit(slow.shopId), emit(slow.shopId)]);
+      const slowEvents = await Promise.all([productEventOf(slow.shopId), productEventOf(slow.shopId)]);
       await expect.poll(unclaimed).toBe(0);
-      const quickEvent = await emit(quick.shopId);
+      const quickEvent = await productEventOf(quick.shopId);
       const [request] = await receiver.waitFor(quickInbox, 1);
       expect((JSON.parse(request!.body) as { id: string }).id).toBe(quickEvent);
       expect(receiver.received(slowInbox)).toHaveLength(0);
