@@ -204,18 +204,22 @@ export class OutboxRelay {
         readFailure ??= error;
         return;
       }
-      const steps: Promise<void>[] = [];
+      // startEvent answers every failure itself; a failed matching is recorded before the next event
+      // (its write can fail: awaited here, it is never a rejection left unhandled while matching goes on).
+      const starts: Promise<void>[] = [];
       for (const event of events) {
         const read = reads.get(event.eventId);
+        let outcome: MatchOutcome;
         try {
           if (read instanceof Error) throw read;
-          const outcome = read ? await matchEvent(read) : { requests: [], skipped: [] };
-          steps.push(startEvent(event, read, outcome));
+          outcome = read ? await matchEvent(read) : { requests: [], skipped: [] };
         } catch (error) {
-          steps.push(this.matchingFailed(event, error as Error));
+          await this.matchingFailed(event, error as Error);
+          continue;
         }
+        starts.push(startEvent(event, read, outcome));
       }
-      await Promise.all(steps);
+      await Promise.all(starts);
     };
     await Promise.all([...byShop(claimed)].map(([shopId, events]) => relayShop(shopId, events)));
     if (this.options.eagerStart)
