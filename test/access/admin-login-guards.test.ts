@@ -111,10 +111,36 @@ async function guess(name: string, address: string, count: number): Promise<void
   }
 }
 
-/** The counters use fixed one-minute windows (database clock): start a sequence only with `seconds` of it left. */
-async function awaitWindowRoom(seconds: number): Promise<void> {
-  const [row] = await db.admin<{ left: number }[]>`select 60 - extract(second from clock_timestamp())::float8 as left`;
-  if (row!.left < seconds) await sleep((row!.left + 0.2) * 1000);
+/** The counters' current one-minute window (database clock): its start, and the seconds left in it. */
+async function counterWindow(): Promise<{ start: number; left: number }> {
+  const [row] = await db.admin<{ start: number; left: number }[]>`
+    select extract(epoch from date_trunc('minute', clock_timestamp()))::float8 as start,
+      60 - extract(second from clock_timestamp())::float8 as left`;
+  return row!;
+}
+
+/** Sequences of counted attempts may take this long: three windows at most (below). */
+const IN_ONE_WINDOW_MS = 200_000;
+
+/**
+ * Runs `sequence` within one of the counters' fixed one-minute windows: begun with `seconds` of it
+ * left. A run a loaded machine carried past its window's end counted its attempts in two windows and
+ * proves nothing when it fails: it runs again from a window none of its attempts counted in.
+ */
+async function inOneWindow(seconds: number, sequence: () => Promise<void>): Promise<void> {
+  for (let run = 1; ; run++) {
+    let window = await counterWindow();
+    if (window.left < seconds) await sleep((window.left + 0.2) * 1000);
+    window = await counterWindow();
+    try {
+      await sequence();
+      return;
+    } catch (failure) {
+      const now = await counterWindow();
+      if (now.start === window.start || run === 3) throw failure;
+      await sleep((now.left + 0.2) * 1000);
+    }
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
@@ -130,56 +156,67 @@ describe('admin login throttling', () => {
   it.concurrent(
     "throttles a guessing address at the owner's account while the owner's right password from another address gets in",
     async () => {
-      await awaitWindowRoom(20);
-      const attacker = '198.51.100.1';
-      await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
-      // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
-      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-      await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
-      // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
-      expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
-      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-      // Another account from the attacker's address is still only behind the address limit.
-      expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
+      await inOneWindow(20, async () => {
+        const attacker = '198.51.100.1';
+        await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
+        // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
+        await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+        await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
+        // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
+        expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
+        await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+        // Another account from the attacker's address is still only behind the address limit.
+        expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
+      });
     },
+    IN_ONE_WINDOW_MS,
   );
 
   it.concurrent(
     'slows an account guessed at from many addresses down to one attempt a minute per address, which the right password passes',
     async () => {
-      await awaitWindowRoom(30);
-      // Each address as many failures as it may: together they use up the account's budget.
-      const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
-      for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
-      // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
-      await guess('frank', '198.51.100.40', 1);
-      await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
-      // The owner's right password, first thing from their address, still gets in.
-      expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
-      // Other accounts are not slowed down.
-      await guess('grace', '198.51.100.42', 1);
-      expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
+      await inOneWindow(30, async () => {
+        // Each address as many failures as it may: together they use up the account's budget.
+        const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
+        for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
+        // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
+        await guess('frank', '198.51.100.40', 1);
+        await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
+        // The owner's right password, first thing from their address, still gets in.
+        expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
+        // Other accounts are not slowed down.
+        await guess('grace', '198.51.100.42', 1);
+        expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
+      });
     },
+    IN_ONE_WINDOW_MS,
   );
 
-  it.concurrent('gives a successful login its attempt back, so only failures use up the account', async () => {
-    await awaitWindowRoom(20);
-    for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
-      expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
-    }
-  });
+  it.concurrent(
+    'gives a successful login its attempt back, so only failures use up the account',
+    async () => {
+      await inOneWindow(20, async () => {
+        for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
+          expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
+        }
+      });
+    },
+    IN_ONE_WINDOW_MS,
+  );
 
   it.concurrent(
     'counts every attempt of a client address, across e-mails: over the limit it is 429 and other addresses go on',
     async () => {
-      await awaitWindowRoom(20);
-      const address = '203.0.113.9';
-      for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
-        await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
-      }
-      await expectRateLimited(await attempt({ email: email('dave') }, address));
-      expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
+      await inOneWindow(20, async () => {
+        const address = '203.0.113.9';
+        for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
+          await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
+        }
+        await expectRateLimited(await attempt({ email: email('dave') }, address));
+        expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
+      });
     },
+    IN_ONE_WINDOW_MS,
   );
 
   it('lets a flood of concurrent logins from one address take one check slot only: the owner from another address gets in', async () => {
