@@ -152,87 +152,88 @@ export class OutboxRelay {
   }
 
   private async startClaimed(claimed: QueuedEvent[]): Promise<void> {
-    const completed: Completed[] = [];
-    const failedStarts: string[] = [];
-    const unread: string[] = [];
-    let readFailure: unknown;
-    let spilled = false;
-    const startEvent = async (event: QueuedEvent, match: EventMatch | undefined, outcome: MatchOutcome): Promise<void> => {
-      try {
-        const results = await Promise.all(
-          outcome.requests.map((request) =>
-            // One span per delivery started, in the trace of the request that wrote the event.
-            inSpan(
-              `relay ${request.eventType}`,
-              {
-                [TRACE_ATTRIBUTES.shopId]: request.shopId,
-                [TRACE_ATTRIBUTES.flowId]: request.flowId,
-                [TRACE_ATTRIBUTES.eventId]: request.eventId,
-                [TRACE_ATTRIBUTES.eventType]: request.eventType,
-              },
-              () =>
-                startDelivery(
-                  this.options.deliveries,
-                  this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
-                  { eagerStart: this.options.eagerStart ?? false },
-                ),
-              traceContextOf(match?.event.traceParent),
-            ),
-          ),
-        );
-        spilled ||= results.includes('started');
-        completed.push({ event, match, skipped: outcome.skipped });
-      } catch (error) {
-        failedStarts.push(event.eventId);
-        this.options.log?.('delivery start failed; the event goes back to the queue', {
-          eventId: event.eventId,
-          error: (error as Error).message,
-        });
-      }
-    };
-    // Each shop's events on their own: read in a transaction of the shop's, matched one after the
-    // other, each one's deliveries started as soon as it is matched. Matching runs in slices
-    // (matchEvent), so the shops take turns on the event loop, and no shop's events wait for another
-    // shop's read (a product of 2,048 variants takes a hundred milliseconds to read on a busy
-    // machine), matching or starts.
-    const relayShop = async (shopId: string, events: QueuedEvent[]): Promise<void> => {
-      let reads: Map<string, EventMatch | undefined | Error>;
-      try {
-        reads = await this.readShopEvents(shopId, events);
-      } catch (error) {
-        unread.push(...events.map((event) => event.eventId));
-        readFailure ??= error;
-        return;
-      }
-      // startEvent answers every failure itself; a failed matching is recorded before the next event
-      // (its write can fail: awaited here, it is never a rejection left unhandled while matching goes on).
-      const starts: Promise<void>[] = [];
-      for (const event of events) {
-        const read = reads.get(event.eventId);
-        let outcome: MatchOutcome;
-        try {
-          if (read instanceof Error) throw read;
-          outcome = read ? await matchEvent(read) : { requests: [], skipped: [] };
-        } catch (error) {
-          await this.matchingFailed(event, error as Error);
-          continue;
-        }
-        starts.push(startEvent(event, read, outcome));
-      }
-      await Promise.all(starts);
-    };
-    await Promise.all([...byShop(claimed)].map(([shopId, events]) => relayShop(shopId, events)));
+    const batch: BatchOutcome = { completed: [], failedStarts: [], unread: [], spilled: false };
+    // Each shop's events on their own, the shops at once: no shop's events wait for another shop's
+    // read (a product of 2,048 variants takes a hundred milliseconds to read on a busy machine),
+    // matching or starts.
+    await Promise.all([...byShop(claimed)].map(([shopId, events]) => this.relayShop(shopId, events, batch)));
     if (this.options.eagerStart)
-      this.window = spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
+      this.window = batch.spilled ? Math.max(1, Math.floor(this.window / 2)) : Math.min(this.batchSize, this.window + WINDOW_STEP);
     // The skipped runs are logged in the events' order, whichever started first.
     const order = new Map(claimed.map((event, index) => [event.eventId, index]));
-    await this.complete(completed.sort((a, b) => order.get(a.event.eventId)! - order.get(b.event.eventId)!));
+    await this.complete(batch.completed.sort((a, b) => order.get(a.event.eventId)! - order.get(b.event.eventId)!));
     // A shop whose read failed (a database error: its read is tried again whole) has its events back at once.
-    if (unread.length > 0) await releaseQueuedEvents(this.options.sql, unread).catch(() => undefined);
-    if (readFailure !== undefined) throw readFailure;
-    if (failedStarts.length > 0) {
-      await releaseQueuedEvents(this.options.sql, failedStarts);
-      throw new Error(`${failedStarts.length} of ${claimed.length} events could not start their deliveries`);
+    if (batch.unread.length > 0) await releaseQueuedEvents(this.options.sql, batch.unread).catch(() => undefined);
+    if (batch.readFailure !== undefined) throw batch.readFailure;
+    if (batch.failedStarts.length > 0) {
+      await releaseQueuedEvents(this.options.sql, batch.failedStarts);
+      throw new Error(`${batch.failedStarts.length} of ${claimed.length} events could not start their deliveries`);
+    }
+  }
+
+  /**
+   * One shop's events of a batch: read in a transaction of the shop's, matched one after the other
+   * (in slices: matchEvent, so the shops take turns on the event loop), each one's deliveries started
+   * as soon as it is matched. A failed matching is recorded before the next event: its write can
+   * fail, and awaited here it is never a rejection left unhandled while matching goes on.
+   */
+  private async relayShop(shopId: string, events: QueuedEvent[], batch: BatchOutcome): Promise<void> {
+    let reads: Map<string, EventMatch | undefined | Error>;
+    try {
+      reads = await this.readShopEvents(shopId, events);
+    } catch (error) {
+      batch.unread.push(...events.map((event) => event.eventId));
+      batch.readFailure ??= error;
+      return;
+    }
+    const starts: Promise<void>[] = [];
+    for (const event of events) {
+      const read = reads.get(event.eventId);
+      let outcome: MatchOutcome;
+      try {
+        if (read instanceof Error) throw read;
+        outcome = read ? await matchEvent(read) : { requests: [], skipped: [] };
+      } catch (error) {
+        await this.matchingFailed(event, error as Error);
+        continue;
+      }
+      starts.push(this.startEvent(event, read, outcome, batch));
+    }
+    await Promise.all(starts);
+  }
+
+  /** Starts one matched event's deliveries; never throws: a failed start counts the event among the batch's to release. */
+  private async startEvent(event: QueuedEvent, match: EventMatch | undefined, outcome: MatchOutcome, batch: BatchOutcome): Promise<void> {
+    try {
+      const results = await Promise.all(
+        outcome.requests.map((request) =>
+          // One span per delivery started, in the trace of the request that wrote the event.
+          inSpan(
+            `relay ${request.eventType}`,
+            {
+              [TRACE_ATTRIBUTES.shopId]: request.shopId,
+              [TRACE_ATTRIBUTES.flowId]: request.flowId,
+              [TRACE_ATTRIBUTES.eventId]: request.eventId,
+              [TRACE_ATTRIBUTES.eventType]: request.eventType,
+            },
+            () =>
+              startDelivery(
+                this.options.deliveries,
+                this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
+                { eagerStart: this.options.eagerStart ?? false },
+              ),
+            traceContextOf(match?.event.traceParent),
+          ),
+        ),
+      );
+      batch.spilled ||= results.includes('started');
+      batch.completed.push({ event, match, skipped: outcome.skipped });
+    } catch (error) {
+      batch.failedStarts.push(event.eventId);
+      this.options.log?.('delivery start failed; the event goes back to the queue', {
+        eventId: event.eventId,
+        error: (error as Error).message,
+      });
     }
   }
 
@@ -331,6 +332,19 @@ export class OutboxRelay {
 
 /** What matching an event gave: the deliveries to start, and the flows whose condition did not hold. */
 type MatchOutcome = Awaited<ReturnType<typeof matchEvent>>;
+
+/**
+ * What a batch came to, filled in shop by shop: the events whose deliveries all started, those whose
+ * start or read failed (released once the batch ends), the first read's failure, and whether a start
+ * left this process (eager start spilled into task matching).
+ */
+interface BatchOutcome {
+  completed: Completed[];
+  failedStarts: string[];
+  unread: string[];
+  readFailure?: unknown;
+  spilled: boolean;
+}
 
 /** An event whose deliveries all started, with the runs its conditions skipped. */
 interface Completed {
