@@ -119,9 +119,6 @@ async function counterWindow(): Promise<{ start: number; left: number }> {
   return row!;
 }
 
-/** Sequences of counted attempts may take this long: three windows at most (below). */
-const IN_ONE_WINDOW_MS = 200_000;
-
 /**
  * Runs `sequence` within one of the counters' fixed one-minute windows: begun with `seconds` of it
  * left. A run a loaded machine carried past its window's end counted its attempts in two windows and
@@ -130,8 +127,10 @@ const IN_ONE_WINDOW_MS = 200_000;
 async function inOneWindow(seconds: number, sequence: () => Promise<void>): Promise<void> {
   for (let run = 1; ; run++) {
     let window = await counterWindow();
-    if (window.left < seconds) await sleep((window.left + 0.2) * 1000);
-    window = await counterWindow();
+    if (window.left < seconds) {
+      await sleep((window.left + 0.2) * 1000);
+      window = await counterWindow();
+    }
     try {
       await sequence();
       return;
@@ -143,6 +142,10 @@ async function inOneWindow(seconds: number, sequence: () => Promise<void>): Prom
   }
 }
 
+/** A test of counted attempts, beside the others of its kind, its sequence within one window (up to three runs of it). */
+const countedInOneWindow = (name: string, seconds: number, sequence: () => Promise<void>) =>
+  it.concurrent(name, () => inOneWindow(seconds, sequence), 200_000);
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 async function timed(run: () => Promise<Response>, status: number): Promise<number> {
@@ -153,70 +156,58 @@ async function timed(run: () => Promise<Response>, status: number): Promise<numb
 }
 
 describe('admin login throttling', () => {
-  it.concurrent(
+  countedInOneWindow(
     "throttles a guessing address at the owner's account while the owner's right password from another address gets in",
+    20,
     async () => {
-      await inOneWindow(20, async () => {
-        const attacker = '198.51.100.1';
-        await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
-        // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
-        await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-        await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
-        // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
-        expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
-        await expectRateLimited(await attempt({ email: email('alice') }, attacker));
-        // Another account from the attacker's address is still only behind the address limit.
-        expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
-      });
+      const attacker = '198.51.100.1';
+      await guess('alice', attacker, LOGIN_RATE_LIMITS.accountAddress);
+      // The attacker's address is done for this account, right password or not, in any spelling of the e-mail.
+      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+      await expectRateLimited(await attempt({ email: ' ALICE@guards.test', password: 'wrong again' }, attacker));
+      // The owner, elsewhere, is not locked out; and their success gives the attacker nothing back.
+      expect((await attempt({ email: email('alice') }, '198.51.100.2')).status).toBe(200);
+      await expectRateLimited(await attempt({ email: email('alice') }, attacker));
+      // Another account from the attacker's address is still only behind the address limit.
+      expect((await attempt({ email: email('bob') }, attacker)).status).toBe(200);
     },
-    IN_ONE_WINDOW_MS,
   );
 
-  it.concurrent(
+  countedInOneWindow(
     'slows an account guessed at from many addresses down to one attempt a minute per address, which the right password passes',
+    30,
     async () => {
-      await inOneWindow(30, async () => {
-        // Each address as many failures as it may: together they use up the account's budget.
-        const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
-        for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
-        // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
-        await guess('frank', '198.51.100.40', 1);
-        await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
-        // The owner's right password, first thing from their address, still gets in.
-        expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
-        // Other accounts are not slowed down.
-        await guess('grace', '198.51.100.42', 1);
-        expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
-      });
+      // Each address as many failures as it may: together they use up the account's budget.
+      const guessers = LOGIN_RATE_LIMITS.accountSlowDown / LOGIN_RATE_LIMITS.accountAddress;
+      for (let i = 0; i < guessers; i++) await guess('frank', `198.51.100.${10 + i}`, LOGIN_RATE_LIMITS.accountAddress);
+      // From now on an address gets one attempt: a wrong one leaves it 429 for the rest of the minute.
+      await guess('frank', '198.51.100.40', 1);
+      await expectRateLimited(await attempt({ email: email('frank') }, '198.51.100.40'));
+      // The owner's right password, first thing from their address, still gets in.
+      expect((await attempt({ email: email('frank') }, '198.51.100.41')).status).toBe(200);
+      // Other accounts are not slowed down.
+      await guess('grace', '198.51.100.42', 1);
+      expect((await attempt({ email: email('grace') }, '198.51.100.42')).status).toBe(200);
     },
-    IN_ONE_WINDOW_MS,
   );
 
-  it.concurrent(
-    'gives a successful login its attempt back, so only failures use up the account',
-    async () => {
-      await inOneWindow(20, async () => {
-        for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
-          expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
-        }
-      });
-    },
-    IN_ONE_WINDOW_MS,
-  );
+  countedInOneWindow('gives a successful login its attempt back, so only failures use up the account', 20, async () => {
+    for (let i = 0; i <= LOGIN_RATE_LIMITS.accountAddress; i++) {
+      expect((await attempt({ email: email('carol') }, '198.51.100.4')).status).toBe(200);
+    }
+  });
 
-  it.concurrent(
+  countedInOneWindow(
     'counts every attempt of a client address, across e-mails: over the limit it is 429 and other addresses go on',
+    20,
     async () => {
-      await inOneWindow(20, async () => {
-        const address = '203.0.113.9';
-        for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
-          await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
-        }
-        await expectRateLimited(await attempt({ email: email('dave') }, address));
-        expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
-      });
+      const address = '203.0.113.9';
+      for (let i = 0; i < LOGIN_RATE_LIMITS.address; i++) {
+        await expectProblem(await attempt({ email: `nobody-${i}@guards.test`, password: 'guess' }, address), 401, 'invalid-credentials');
+      }
+      await expectRateLimited(await attempt({ email: email('dave') }, address));
+      expect((await attempt({ email: email('dave') }, '203.0.113.10')).status).toBe(200);
     },
-    IN_ONE_WINDOW_MS,
   );
 
   it('lets a flood of concurrent logins from one address take one check slot only: the owner from another address gets in', async () => {
