@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { request as httpRequest } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface LoadResult {
@@ -79,4 +80,30 @@ export async function atSteadyRate(rate: number, seconds: number, fire: (index: 
     await sleep(2);
   }
   await Promise.all(calls);
+}
+
+/**
+ * A JSON POST to the loopback port `port` from the loopback address `localAddress` (undici's agent
+ * ignores `localAddress`; node:http honours it): its status ('error' when the connection failed) and
+ * body. A client per address, as the login's limits count them.
+ */
+export function postFromAddress(
+  localAddress: string,
+  port: number,
+  path: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: string; text: string }> {
+  return new Promise((resolve) => {
+    const sent = httpRequest(
+      { host: '127.0.0.1', port, path, method: 'POST', localAddress, headers: { 'content-type': 'application/json', ...headers } },
+      (answer) => {
+        let text = '';
+        answer.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        answer.on('end', () => resolve({ status: String(answer.statusCode), text }));
+      },
+    );
+    sent.on('error', () => resolve({ status: 'error', text: '' }));
+    sent.end(body);
+  });
 }

@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { request as httpRequest } from 'node:http';
 import { setPriority } from 'node:os';
 import { createSql } from '../db/client.js';
 import { writeEvent } from '../domain/events/index.js';
 import { withShop } from '../domain/kernel/index.js';
 import { bigProduct } from './scenarios/neighbours-noise.js';
-import { eachAtMost } from './load.js';
+import { eachAtMost, postFromAddress } from './load.js';
 import { waitFor } from '../scripts/bootstrap/ports.js';
 
 /**
@@ -79,7 +78,7 @@ async function everythingAtOnce(): Promise<void> {
     for (let attempt = 0; noisy; attempt++) {
       await sleep(Math.max(0, started + attempt * 2_000 + n * 20 - Date.now()));
       const body = JSON.stringify({ shop: plan.slug, email: plan.email, password: `guess ${n}` });
-      const status = await fromAddress(`127.0.1.${n + 1}`, '/api/admin/session', body);
+      const { status } = await postFromAddress(`127.0.1.${n + 1}`, plan.apiPort, '/api/admin/session', body);
       sent.loginAnswers[status] = (sent.loginAnswers[status] ?? 0) + 1;
     }
   });
@@ -117,21 +116,6 @@ async function everythingAtOnce(): Promise<void> {
     sent.recoveryAnswer = answer.status;
   })();
   await Promise.all([...flood, bigProducts, failing, poison, recovery]);
-}
-
-/** A JSON POST from one loopback address (undici's agent ignores `localAddress`; node:http honours it); its status. */
-function fromAddress(localAddress: string, path: string, body: string): Promise<string> {
-  return new Promise((resolve) => {
-    const sent = httpRequest(
-      { host: '127.0.0.1', port: plan.apiPort, path, method: 'POST', localAddress, headers: { 'content-type': 'application/json' } },
-      (answer) => {
-        answer.resume();
-        answer.on('end', () => resolve(String(answer.statusCode)));
-      },
-    );
-    sent.on('error', () => resolve('error'));
-    sent.end(body);
-  });
 }
 
 // Nothing else holds the process open while it waits for its signals.

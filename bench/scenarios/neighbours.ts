@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { request as httpRequest } from 'node:http';
 import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
 import { loadSettings } from '../../config/settings.js';
@@ -18,7 +17,7 @@ import { ReceiverProcess } from '../receiver-process.js';
 import { startBenchProcess } from '../built-platform.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
-import { atSteadyRate, eachAtMost } from '../load.js';
+import { atSteadyRate, eachAtMost, postFromAddress } from '../load.js';
 import { shippingFixture } from '../shipping-fixture.js';
 import { printNeighbours, PUSH_RATE, RATE, type NeighboursResults, type Phase } from './neighbours-report.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
@@ -32,8 +31,9 @@ import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows
  * deliveries to a receiver answering 500 (retried on the production schedule), a poison event, a
  * recovery batch and a login flood from 100 addresses (each at the login's limit, 30 a minute), sent
  * by a process of A's own (bench/noisy-shop.ts). B also pushes a shipment a second to the carrier B
- * simulator, and its owner logs in every two seconds, in both phases. B's commit-to-receipt p50 and p99 and its pushes' p50 and p99 (request to 201), their
- * ratios to the quiet figures beside the goal (p99 within 2x), and what was lost or sent twice.
+ * simulator, and its owner logs in every two seconds, in both phases. B's commit-to-receipt p50 and
+ * p99 and its pushes' p50 and p99 (request to 201), their ratios to the quiet figures beside the goal
+ * (p99 within 2x), and what was lost or sent twice.
  */
 export interface NeighboursOptions {
   appUrl: string;
@@ -278,34 +278,26 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       };
     };
 
-    const logIn = (shop: string, email: string, cookie?: string) =>
-      fetch(`http://127.0.0.1:${port}/api/admin/session`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', ...(cookie ? { cookie } : {}) },
-        body: JSON.stringify({ shop, email, password: PASSWORD }),
-      });
+    const ownerCredentials = JSON.stringify({ shop: quietShop.slug, email: 'owner@quiet.test', password: PASSWORD });
     // B's owner logged in from her browser before: it carries the mark of that login.
-    const deviceMark = /shopflow_device=[^;]+/.exec((await logIn(quietShop.slug, 'owner@quiet.test')).headers.get('set-cookie') ?? '')?.[0];
+    const firstLogIn = await fetch(`http://127.0.0.1:${port}/api/admin/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: ownerCredentials,
+    });
+    const deviceMark = /shopflow_device=[^;]+/.exec(firstLogIn.headers.get('set-cookie') ?? '')?.[0];
     // She logs in from an address of her own, as in life (A's admin and the bench use 127.0.0.1, whose
     // 30 logins a minute her own would otherwise spend); her status, with the detail of a refusal.
-    const ownerLogIn = () =>
-      new Promise<string>((resolve, reject) => {
-        const body = JSON.stringify({ shop: quietShop.slug, email: 'owner@quiet.test', password: PASSWORD });
-        const headers = { 'content-type': 'application/json', ...(deviceMark ? { cookie: deviceMark } : {}) };
-        const sent = httpRequest(
-          { host: '127.0.0.1', port, path: '/api/admin/session', method: 'POST', localAddress: '127.0.2.1', headers },
-          (answer) => {
-            let text = '';
-            answer.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-            answer.on('end', () => {
-              const status = answer.statusCode ?? 0;
-              resolve(status === 200 ? '200' : `${status} ${(JSON.parse(text) as { detail?: string }).detail ?? ''}`);
-            });
-          },
-        );
-        sent.on('error', reject);
-        sent.end(body);
-      });
+    const ownerLogIn = async () => {
+      const { status, text } = await postFromAddress(
+        '127.0.2.1',
+        port,
+        '/api/admin/session',
+        ownerCredentials,
+        deviceMark ? { cookie: deviceMark } : {},
+      );
+      return status === '200' ? status : `${status} ${(JSON.parse(text || '{}') as { detail?: string }).detail ?? ''}`;
+    };
 
     // Warm-up (the first push compiles the workflow code on the API's worker), then B alone.
     await push();
