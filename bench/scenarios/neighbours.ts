@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
+import { tsToMs } from '@temporalio/common';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 import { createSql, type Sql } from '../../db/client.js';
@@ -221,7 +222,6 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       ]);
       timedPushes.sort((a, b) => a.ms - b.ms);
       const pushes = timedPushes.map((timed) => timed.ms);
-      const delays = await loopDelays();
       const deadline = Date.now() + 120_000;
       const firsts = new Map<string, number>();
       let duplicates = 0;
@@ -237,6 +237,8 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         if (firsts.size === commits.size) break;
         await sleep(250);
       }
+      // Read once B's deliveries are in: a scrape of the three processes is no part of any delivery's time.
+      const delays = await loopDelays();
       // Each delivery: when it was committed and received, and the time between; fastest first.
       const timed = [...firsts]
         .map(([id, at]) => ({ id, at, committedAt: commits.get(id)!, ms: at - commits.get(id)! }))
@@ -253,8 +255,22 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       const slowest = timed.slice(-Math.max(3, Math.ceil(timed.length / 100))).reverse();
       const slowParts = await Promise.all(
         slowest.map(async ({ id, at, committedAt, ms }) => {
-          const start = (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).describe()).startTime.getTime();
-          return { atMs: committedAt - begun, totalMs: ms, toStartMs: start - committedAt, startToReceiptMs: at - start };
+          const events = (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).fetchHistory()).events ?? [];
+          const timeOf = (has: (event: (typeof events)[number]) => unknown) => tsToMs(events.find(has)?.eventTime);
+          const start = timeOf((event) => event.workflowExecutionStartedEventAttributes);
+          const firstTask = timeOf((event) => event.workflowTaskStartedEventAttributes);
+          const [attempt] = await owner<{ attemptedAt: Date }[]>`
+            select a.attempted_at as "attemptedAt" from delivery_attempts a join deliveries d using (delivery_id)
+            where d.event_id = ${id} order by a.attempted_at limit 1`;
+          const sent = attempt?.attemptedAt.getTime() ?? NaN;
+          return {
+            atMs: committedAt - begun,
+            totalMs: ms,
+            toStartMs: start - committedAt,
+            toTaskMs: firstTask - start,
+            toSendMs: sent - firstTask,
+            sendMs: at - sent,
+          };
         }),
       );
       return {
