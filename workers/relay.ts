@@ -9,7 +9,8 @@ import { watchBacklogPace, watchEventQueue } from '../telemetry/relay-metrics.js
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
 // which roughly quarters commit-to-receipt latency. Stand-alone workers (workers/worker.ts) take
-// the rest: retries, test-runs, resends, and whatever this worker has no free slot for.
+// test-runs, resends, and whatever this worker has no free slot for; the retries of a delivery
+// started here stay here, on this worker's sticky queue (docs/behaviour/events.md).
 const { settings, sql, connection, worker, metrics, tracing } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
 watchEventQueue(() => sql.begin((tx) => eventQueueState(tx)));
 const pace = new ShopPace(settings.RELAY_SHOP_EVENTS_PER_SECOND, undefined, {
