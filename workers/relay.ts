@@ -9,9 +9,13 @@ import { watchBacklogPace, watchEventQueue } from '../telemetry/relay-metrics.js
 // The relay hosts a worker on the connection its client uses, so the deliveries it starts run their
 // first attempt right here (eager workflow start): no round trip through Temporal's task matching,
 // which roughly quarters commit-to-receipt latency. Stand-alone workers (workers/worker.ts) take
-// test-runs, resends, and whatever this worker has no free slot for; the retries of a delivery
-// started here stay here, on this worker's sticky queue (docs/behaviour/events.md).
-const { settings, sql, connection, worker, metrics, tracing } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT);
+// test-runs, resends, a backlog's deliveries (started through the task queue: decision 0266) and
+// whatever this worker has no free slot for; the retries of a delivery started here stay here, on
+// this worker's sticky queue (docs/behaviour/events.md). Two polls of the task queue, where the
+// stand-alone workers keep the SDK's default: this worker helps there, it does not lead.
+const { settings, sql, connection, worker, metrics, tracing } = await prepareWorkerProcess('shopflow-relay', (s) => s.RELAY_METRICS_PORT, {
+  pollsAtMost: 2,
+});
 watchEventQueue(() => sql.begin((tx) => eventQueueState(tx)));
 const pace = new ShopPace(settings.RELAY_SHOP_EVENTS_PER_SECOND, undefined, {
   machineBusy: settings.RELAY_PACE_FOLLOWS_LOAD ? machineBusyReader() : undefined,

@@ -220,12 +220,13 @@ export async function workerOptionsFrom(
 /**
  * What a worker process (workers/worker.ts, workers/relay.ts) starts with: its settings, the SDK's
  * runtime and its `/metrics`, its tracing (named `applicationName`), the database pool, the Temporal
- * connection, and the worker of the main queue on them; with `shipments`, a worker of the shipments' queue too.
+ * connection, and the worker of the main queue on them (`pollsAtMost` long polls of each kind, the
+ * SDK's default without it); with `shipments`, a worker of the shipments' queue too.
  */
 export async function prepareWorkerProcess(
   applicationName: string,
   metricsPort: (settings: Settings) => number,
-  { shipments = false } = {},
+  { shipments = false, pollsAtMost }: { shipments?: boolean; pollsAtMost?: number } = {},
 ): Promise<{
   settings: Settings;
   sql: Sql;
@@ -243,7 +244,7 @@ export async function prepareWorkerProcess(
   const options = await workerOptionsFrom(settings, sql, NativeConnection.connect(temporalConnectionOptions(settings)), tracing);
   const { connection } = options;
   const [worker, shipmentWorker] = await Promise.all([
-    createShopflowWorker(options),
+    createShopflowWorker({ ...options, ...(pollsAtMost ? { pollsAtMost } : {}) }),
     shipments ? createShopflowWorker({ ...options, queue: 'shipments' }) : undefined,
   ]);
   return { settings, sql, connection, worker, shipmentWorker, metrics, tracing };

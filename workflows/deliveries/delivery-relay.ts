@@ -10,7 +10,7 @@ import {
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
 import { enterShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
-import { ShopPace } from './shop-pace.js';
+import { BACKLOG_WAIT_MS, ShopPace } from './shop-pace.js';
 import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
 
 export interface RelayOptions {
@@ -26,6 +26,9 @@ export interface RelayOptions {
   /**
    * Eager workflow start: the starter's client is a client on the `NativeConnection` of a worker of `taskQueue`
    * in this process, which then runs each delivery's first task without a trip through task matching.
+   * Not for a backlog beside other shops (an event that waited BACKLOG_WAIT_MS while another shop had
+   * events): its deliveries start through the task queue, where the stand-alone workers take them in
+   * turn by shop, and their retries stay there (decision 0266).
    */
   eagerStart?: boolean;
   /**
@@ -62,7 +65,9 @@ const WINDOW_STEP = 10;
  *    at once and each on its own: no shop's events wait for another shop's read or matching
  *    (conditions are bounded: flow-conditions.ts CONDITION_BUDGET);
  * 4. starts, as each event is matched, one delivery workflow per matching flow, id
- *    `delivery:<flowId>:<eventId>` ("already started" counts as done);
+ *    `delivery:<flowId>:<eventId>` ("already started" counts as done): eagerly on this process's
+ *    worker, but a backlog's beside other shops through the task queue (its deliveries and their
+ *    retries run on the stand-alone workers, not beside every shop's first attempts here);
  * 5. completes the events whose deliveries all started, with their skipped runs in the shop log, in
  *    one transaction. An event whose start failed is released to the next batch; one whose matching
  *    failed is tried again later, and set aside after MATCHING_ATTEMPTS failures, so it never holds
@@ -204,6 +209,7 @@ export class OutboxRelay {
 
   /** Starts one matched event's deliveries; never throws: a failed start counts the event among the batch's to release. */
   private async startEvent(event: QueuedEvent, match: EventMatch | undefined, outcome: MatchOutcome, batch: BatchOutcome): Promise<void> {
+    const eagerStart = (this.options.eagerStart ?? false) && !(event.waitedMs >= BACKLOG_WAIT_MS && this.pace.contended);
     try {
       const results = await Promise.all(
         outcome.requests.map((request) =>
@@ -220,13 +226,13 @@ export class OutboxRelay {
               startDelivery(
                 this.options.deliveries,
                 this.options.retryDelaysMs ? { ...request, retryDelaysMs: this.options.retryDelaysMs } : request,
-                { eagerStart: this.options.eagerStart ?? false },
+                { eagerStart },
               ),
             traceContextOf(match?.event.traceParent),
           ),
         ),
       );
-      batch.spilled ||= results.includes('started');
+      batch.spilled ||= eagerStart && results.includes('started');
       batch.completed.push({ event, match, skipped: outcome.skipped });
     } catch (error) {
       batch.failedStarts.push(event.eventId);
@@ -335,8 +341,8 @@ type MatchOutcome = Awaited<ReturnType<typeof matchEvent>>;
 
 /**
  * What a batch came to, filled in shop by shop: the events whose deliveries all started, those whose
- * start or read failed (released once the batch ends), the first read's failure, and whether a start
- * left this process (eager start spilled into task matching).
+ * start or read failed (released once the batch ends), the first read's failure, and whether an
+ * eager start left this process (spilled into task matching: its worker had no free slot).
  */
 interface BatchOutcome {
   completed: Completed[];

@@ -4,7 +4,7 @@ import { TokenBuckets } from '../../domain/kernel/index.js';
 /** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
 const STARTING_TOKENS = 1;
 /** A shop whose claimed events waited this long in the outbox has more than its pace lets through: a backlog. */
-const BACKLOG_WAIT_MS = 1_000;
+export const BACKLOG_WAIT_MS = 1_000;
 /**
  * The machine's busy share above which a backlog's pace halves each second, and below which it rises
  * by one event a second each second; between them it holds. The gap keeps the pace from swinging on
@@ -70,6 +70,11 @@ export class ShopPace {
       now: this.#now,
     });
     this.#readAt = this.#now();
+  }
+
+  /** Whether more than one shop has had events lately: then a shop's backlog is held apart from the others. */
+  get contended(): boolean {
+    return this.#buckets.keys().length > 1;
   }
 
   /** The slowest pace of a shop with a backlog now, in events a second (`perSecond` when none has one). */
