@@ -1,5 +1,7 @@
 /** What the neighbours benchmark (neighbours.ts) measured of each phase, and how it prints it. */
 
+import type { DeliveryParts } from '../delivery-parts.js';
+
 /** Shop B's events a second, in both phases (each a delivery to its healthy receiver). */
 export const RATE = 5;
 /** Shop B's pushes a second, in both phases: under the shipment counter's 60 a minute per shop. */
@@ -20,7 +22,7 @@ export interface Phase {
    * on to the send's beginning (the workflow's code, then its local activity's turn), then to
    * receipt (the signing secrets read, the POST).
    */
-  slowParts: { atMs: number; totalMs: number; toStartMs: number; toTaskMs: number; toSendMs: number; sendMs: number }[];
+  slowParts: ({ atMs: number; totalMs: number } & DeliveryParts)[];
   committed: number;
   lost: number;
   duplicates: number;

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { Connection } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common';
 import { loadSettings } from '../../config/settings.js';
 import { temporalClient } from '../../config/temporal-connection.js';
 import { createSql, type Sql } from '../../db/client.js';
@@ -15,6 +14,7 @@ import { ensureDevCertificate } from '../../scripts/bootstrap/certificates.js';
 import { freePort, freePorts, waitFor } from '../../scripts/bootstrap/ports.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
 import { ReceiverProcess } from '../receiver-process.js';
+import { deliveryParts } from '../delivery-parts.js';
 import { startBenchProcess } from '../built-platform.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
@@ -254,24 +254,11 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
       // The slowest percent asked too: where the tail waits.
       const slowest = timed.slice(-Math.max(3, Math.ceil(timed.length / 100))).reverse();
       const slowParts = await Promise.all(
-        slowest.map(async ({ id, at, committedAt, ms }) => {
-          const events = (await client.workflow.getHandle(deliveryWorkflowId(quietFlow, id)).fetchHistory()).events ?? [];
-          const timeOf = (has: (event: (typeof events)[number]) => unknown) => tsToMs(events.find(has)?.eventTime);
-          const start = timeOf((event) => event.workflowExecutionStartedEventAttributes);
-          const firstTask = timeOf((event) => event.workflowTaskStartedEventAttributes);
-          const [attempt] = await owner<{ attemptedAt: Date }[]>`
-            select a.attempted_at as "attemptedAt" from delivery_attempts a join deliveries d using (delivery_id)
-            where d.event_id = ${id} order by a.attempted_at limit 1`;
-          const sent = attempt?.attemptedAt.getTime() ?? NaN;
-          return {
-            atMs: committedAt - begun,
-            totalMs: ms,
-            toStartMs: start - committedAt,
-            toTaskMs: firstTask - start,
-            toSendMs: sent - firstTask,
-            sendMs: at - sent,
-          };
-        }),
+        slowest.map(async ({ id, at, committedAt, ms }) => ({
+          atMs: committedAt - begun,
+          totalMs: ms,
+          ...(await deliveryParts(client, owner, { flowId: quietFlow, eventId: id, committedAt, receivedAt: at })),
+        })),
       );
       return {
         p50Ms: quantile(latencies, 0.5),
