@@ -10,7 +10,7 @@ import {
 import { eventMatch, matchEvent, recordSkippedRuns, type EventMatch } from '../../domain/flows/index.js';
 import { enterShop } from '../../domain/kernel/index.js';
 import { startDelivery, type DeliveryStarter } from './delivery-starter.js';
-import { BACKLOG_WAIT_MS, ShopPace } from './shop-pace.js';
+import { ShopPace } from './shop-pace.js';
 import { inSpan, TRACE_ATTRIBUTES, traceContextOf } from '../../telemetry/tracing.js';
 
 export interface RelayOptions {
@@ -26,9 +26,9 @@ export interface RelayOptions {
   /**
    * Eager workflow start: the starter's client is a client on the `NativeConnection` of a worker of `taskQueue`
    * in this process, which then runs each delivery's first task without a trip through task matching.
-   * Not for a backlog beside other shops (an event that waited BACKLOG_WAIT_MS while another shop had
-   * events): its deliveries start through the task queue, where the stand-alone workers take them in
-   * turn by shop, and their retries stay there (decision 0266).
+   * Not for a backlog beside other shops (ShopPace.isBacklogBesideOthers): its deliveries start through
+   * the task queue, where the stand-alone workers take them in turn by shop, and their retries stay
+   * there (decision 0266).
    */
   eagerStart?: boolean;
   /**
@@ -209,7 +209,7 @@ export class OutboxRelay {
 
   /** Starts one matched event's deliveries; never throws: a failed start counts the event among the batch's to release. */
   private async startEvent(event: QueuedEvent, match: EventMatch | undefined, outcome: MatchOutcome, batch: BatchOutcome): Promise<void> {
-    const eagerStart = (this.options.eagerStart ?? false) && !(event.waitedMs >= BACKLOG_WAIT_MS && this.pace.contended);
+    const eagerStart = (this.options.eagerStart ?? false) && !this.pace.isBacklogBesideOthers(event);
     try {
       const results = await Promise.all(
         outcome.requests.map((request) =>

@@ -4,7 +4,7 @@ import { TokenBuckets } from '../../domain/kernel/index.js';
 /** A shop's tokens when it begins beside others: one, then its rate (the slow start, docs/capacity.md "Noisy neighbours"). */
 const STARTING_TOKENS = 1;
 /** A shop whose claimed events waited this long in the outbox has more than its pace lets through: a backlog. */
-export const BACKLOG_WAIT_MS = 1_000;
+const BACKLOG_WAIT_MS = 1_000;
 /**
  * The machine's busy share above which a backlog's pace halves each second, and below which it rises
  * by one event a second each second; between them it holds. The gap keeps the pace from swinging on
@@ -72,9 +72,12 @@ export class ShopPace {
     this.#readAt = this.#now();
   }
 
-  /** Whether more than one shop has had events lately: then a shop's backlog is held apart from the others. */
-  get contended(): boolean {
-    return this.#buckets.keys().length > 1;
+  /**
+   * Whether a claimed event is its shop's backlog beside other shops: it waited BACKLOG_WAIT_MS while
+   * more than one shop has had events lately. Its deliveries are kept apart from the others' (decision 0266).
+   */
+  isBacklogBesideOthers(event: { waitedMs: number }): boolean {
+    return event.waitedMs >= BACKLOG_WAIT_MS && this.#buckets.keys().length > 1;
   }
 
   /** The slowest pace of a shop with a backlog now, in events a second (`perSecond` when none has one). */
