@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { tsToMs } from '@temporalio/common';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import type { Sql } from '../db/client.js';
 import { deliveryWorkflowId } from '../workflows/deliveries/delivery-starter.js';
 
@@ -23,12 +23,12 @@ export async function deliveryParts(
   { flowId, eventId, committedAt, receivedAt }: { flowId: string; eventId: string; committedAt: number; receivedAt: number },
 ): Promise<DeliveryParts> {
   const events = (await client.workflow.getHandle(deliveryWorkflowId(flowId, eventId)).fetchHistory()).events ?? [];
-  const timeOf = (has: (event: (typeof events)[number]) => unknown) => tsToMs(events.find(has)?.eventTime);
+  const timeOf = (has: (event: (typeof events)[number]) => unknown) => optionalTsToMs(events.find(has)?.eventTime) ?? NaN;
   const start = timeOf((event) => event.workflowExecutionStartedEventAttributes);
   const firstTask = timeOf((event) => event.workflowTaskStartedEventAttributes);
   const [attempt] = await owner<{ attemptedAt: Date }[]>`
     select a.attempted_at as "attemptedAt" from delivery_attempts a join deliveries d using (delivery_id)
-    where d.event_id = ${eventId} order by a.attempted_at limit 1`;
+    where d.event_id = ${eventId} and d.flow_id = ${flowId} order by a.attempted_at limit 1`;
   const sent = attempt?.attemptedAt.getTime() ?? NaN;
   return { toStartMs: start - committedAt, toTaskMs: firstTask - start, toSendMs: sent - firstTask, sendMs: receivedAt - sent };
 }
