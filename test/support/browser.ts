@@ -16,16 +16,29 @@ export const SCREENSHOTS = join(dataDir, 'screenshots');
  */
 const WITHOUT_TURBOFAN = '--js-flags=--no-opt';
 
+/** Launches tried while another process unpacks the packaged binary: half a second apart, 30 s in all. */
+const UNPACKING_TRIES = 60;
+
 /** A real Chromium: `CHROME_PATH`, else a system Chromium, else the binary inside `@sparticuz/chromium` (nothing is downloaded). */
 export async function launchChromium(): Promise<Browser> {
   const system = process.env.CHROME_PATH ?? SYSTEM_CHROMIUMS.find((path) => existsSync(path));
   if (system) return chromium.launch({ executablePath: system, args: [WITHOUT_TURBOFAN], headless: true });
   const { default: packaged } = await import('@sparticuz/chromium');
-  return chromium.launch({
+  const options = {
     executablePath: await packaged.executablePath(),
     args: [...rasterOnly(packaged.args), WITHOUT_TURBOFAN],
     headless: true,
-  });
+  };
+  // The suite's files share one temporary folder, where the package unpacks its binary once: a file
+  // that finds it there while another file's process is still writing it cannot run it yet (ETXTBSY).
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chromium.launch(options);
+    } catch (error) {
+      if (!String(error).includes('ETXTBSY') || attempt === UNPACKING_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
 }
 
 /**
