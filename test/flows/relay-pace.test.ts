@@ -87,7 +87,7 @@ describe('the relay’s pace of each shop', () => {
 
   it('paces a backlog from one event a second up while the machine is calm, halves it while busy, and never holds a shop that keeps up', async () => {
     let clock = 2_000_000;
-    let busy = 0.4;
+    let busy = 0.3;
     const pace = new ShopPace(10, 10, { now: () => clock, machineBusy: () => busy });
     const relay = relayPacedBy(pace);
     const [noisy, steady] = [await createShopFixture(db.app), await createShopFixture(db.app)];
@@ -110,12 +110,20 @@ describe('the relay’s pace of each shop', () => {
         paces.push(pace.backlogPerSecond);
       }
     };
-    await seconds(9);
-    expect(paces).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
-    expect(claims).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    await seconds(7);
+    expect(paces).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    expect(claims).toEqual([2, 3, 4, 5, 6, 7, 8]);
+    // Between 35 % and half busy the pace holds: the other shops keep half the cores for their deliveries.
+    busy = 0.45;
+    claims.length = paces.length = 0;
+    await seconds(2);
+    expect(paces).toEqual([8, 8]);
+    busy = 0.3;
+    await seconds(3);
+    expect(paces).toEqual([8, 8, 9, 10, 10]);
 
-    // Busy: halved each second, down to one a second, what a shop may take at once with it.
-    busy = 0.95;
+    // Busy (over half the cores): halved each second, down to one a second, what a shop may take at once with it.
+    busy = 0.55;
     claims.length = paces.length = 0;
     await seconds(3);
     expect(paces).toEqual([5, 2.5, 1.25]);
@@ -123,7 +131,7 @@ describe('the relay’s pace of each shop', () => {
     // The steady shop's events, fresh, are claimed whole at its own pace, the machine as busy.
     await backlog(steady.shopId, 8);
     expect(await relay.relayBatch(100)).toBe(8);
-    expect([await taken(noisy.shopId), await taken(steady.shopId)]).toEqual([63, 9]);
+    expect([await taken(noisy.shopId), await taken(steady.shopId)]).toEqual([89, 9]);
     claims.length = paces.length = 0;
     await seconds(2);
     expect(paces).toEqual([1, 1]);

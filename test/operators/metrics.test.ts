@@ -162,7 +162,7 @@ describe('relay lag', () => {
 
   it("reports the slowest pace the relay gives a shop's backlog: the configured one with none, from one as the machine has room", async () => {
     let clock = 0;
-    const pace = new ShopPace(10, 10, { now: () => clock, machineBusy: () => 0.4 });
+    const pace = new ShopPace(10, 10, { now: () => clock, machineBusy: () => 0.3 });
     const unwatch = watchBacklogPace(() => pace.backlogPerSecond);
     onTestFinished(unwatch);
     const gauge = async () => sumOf(await ownSamples(), 'shopflow_relay_backlog_pace_events_per_second');
@@ -170,7 +170,7 @@ describe('relay lag', () => {
     // A claim of a shop's events that had waited five seconds: a backlog, at one a second.
     pace.took([{ shopId: randomUUID(), waitedMs: 5_000 }]);
     expect(await gauge()).toBe(1);
-    // Three seconds of a machine 40 % busy: one more each.
+    // Three seconds of a machine 30 % busy: one more each.
     for (let second = 0; second < 3; second++) {
       clock += 1_000;
       pace.allowances();

@@ -8,10 +8,12 @@ const BACKLOG_WAIT_MS = 1_000;
 /**
  * The machine's busy share above which a backlog's pace halves each second, and below which it rises
  * by one event a second each second; between them it holds. The gap keeps the pace from swinging on
- * every reading.
+ * every reading. Half the cores, not more: the other shops' deliveries cross several processes, each
+ * hop waiting for a core, and a machine 50-70 % busy doubled their p99 in one run of five
+ * (docs/capacity.md, "Noisy neighbours").
  */
-const BUSY_ABOVE = 0.7;
-const CALM_BELOW = 0.5;
+const BUSY_ABOVE = 0.5;
+const CALM_BELOW = 0.35;
 /** The slowest a backlog is paced, however busy the machine: it is served, more slowly. */
 const SLOWEST_PER_SECOND = 1;
 
