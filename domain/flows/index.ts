@@ -61,6 +61,6 @@ export {
 export { EVENT_EXAMPLES, EXAMPLE_SHOP } from './event-samples.js';
 export { shopOfFlow } from './flow-lookup.js';
 export { FlowHealth, flowHealth, FlowSparkline, flowSparklines, rollUpFlowHealth, shopsWithFlows } from './flow-health.js';
-export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow } from './flows.js';
+export { createFlow, deleteFlow, getFlow, listFlows, setFlowState, switchOffHttpSend, updateFlow, type FlowInput } from './flows.js';
 export { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from './encrypt-signing-secrets.js';
 export { liveSigningSecrets, rotateSigningSecret, SECRET_OVERLAP_HOURS } from './webhook-secrets.js';

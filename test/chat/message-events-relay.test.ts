@@ -2,25 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { recordWebhookMessage } from '../../domain/chat/index.js';
 import { writeEvent } from '../../domain/events/index.js';
-import { createFlow } from '../../domain/flows/index.js';
 import type { FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { linkedPage } from './chat-fixtures.js';
 
 const { db, receiver, shop } = useSuite({ receiver: true, worker: true, relay: true, shop: true });
 
 const flowOn = (pageId: string, inbox: string, extra: Partial<FlowInput> = {}) =>
-  withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'Chat flow', eventType: 'message.received', pageId, url: receiver.url(inbox), state: 'on', ...extra },
-      null,
-      testSecretsKey,
-    ),
-  );
+  shop.newFlow({ name: 'Chat flow', eventType: 'message.received', pageId, url: receiver.url(inbox), state: 'on', ...extra });
 
 describe('message events through the relay', () => {
   it('deliver message.received only to the flows listening on its page whose account reads conversations', async () => {

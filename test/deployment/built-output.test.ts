@@ -8,10 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { projectRoot } from '../../scripts/bootstrap/paths.js';
 import { buildCopy } from '../../scripts/built-copy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
-import { bearer, testSecretsKey } from '../support/fixtures.js';
+import { bearer } from '../support/fixtures.js';
 import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 import { testEnv } from '../support/environment.js';
@@ -127,15 +125,7 @@ describe('the built output (the image without Docker)', () => {
     async () => {
       const before = snapshot(copy);
       const inbox = randomUUID();
-      const { secret } = await withShop(db.app, shop.shopId, (tx) =>
-        createFlow(
-          tx,
-          shop.shopId,
-          { name: 'Built', eventType: 'customer.created', url: receiver.url(inbox), state: 'on' },
-          null,
-          testSecretsKey,
-        ),
-      );
+      const { secret } = await shop.newFlow({ name: 'Built', eventType: 'customer.created', url: receiver.url(inbox), state: 'on' });
       const apiUrl = await startApiWorkerRelay(
         group,
         processEnv(db.appUrl, taskQueue, { PORT: String(await freeLoopbackPort()) }),

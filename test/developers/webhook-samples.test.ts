@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { venvPython } from '../../scripts/bootstrap/python-tools.js';
-import { createFlow, rotateSigningSecret } from '../../domain/flows/index.js';
+import { rotateSigningSecret } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -84,15 +84,7 @@ beforeAll(async () => {
     env: { ...process.env, GOTOOLCHAIN: 'local' },
   });
   const { key } = await shop.newKey(['pos.customers.create']);
-  const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'Samples', eventType: 'customer.created', url: receiver.url(inbox), state: 'on' },
-      null,
-      testSecretsKey,
-    ),
-  );
+  const { flowId, secret } = await shop.newFlow({ name: 'Samples', eventType: 'customer.created', url: receiver.url(inbox), state: 'on' });
   const rotated = await withShop(db.app, shop.shopId, (tx) => rotateSigningSecret(tx, flowId, shop.ownerId, testSecretsKey));
   secrets = { old: secret, new: rotated };
   expect((await request('POST', '/customers', { key, body: { name: 'Hoàng Thị Webhook' } })).status).toBe(201);

@@ -1,13 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 
 /** A product of 2,000 variants (a 750 kB event) from `POST /products` to a signed delivery, through the outbox, Temporal and the worker. */
-const { db, receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true, relay: true });
+const { receiver, shop, request } = useSuite({ api: true, shop: true, receiver: true, worker: true, relay: true });
 let key: string;
 
 beforeAll(async () => {
@@ -17,15 +14,7 @@ beforeAll(async () => {
 describe('a product of 2,000 variants', () => {
   it('is delivered whole in product.created, signed', async () => {
     const inbox = randomUUID();
-    const { secret } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Catalog', eventType: 'product.created', url: receiver.url(inbox), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { secret } = await shop.newFlow({ name: 'Catalog', eventType: 'product.created', url: receiver.url(inbox), state: 'on' });
     const code = `E2E-${randomUUID().slice(0, 8)}`;
     const variants = Array.from({ length: 2_000 }, (_, n) => ({
       code: `${code}-${n}`,

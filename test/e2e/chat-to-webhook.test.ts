@@ -1,8 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { chatKey, linkedPage } from '../chat/chat-fixtures.js';
 
@@ -16,9 +13,7 @@ const { db, shop, receiver, chat, request } = useSuite({
 });
 
 const flowOn = (pageId: string, eventType: 'message.received' | 'message.sent', inbox: string) =>
-  withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: eventType, eventType, pageId, url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-  );
+  shop.newFlow({ name: eventType, eventType, pageId, url: receiver.url(inbox), state: 'on' });
 
 describe('from a customer in the chat platform to the flow, and back', () => {
   it('delivers a signed message.received, takes the answer through the API, and delivers message.sent', async () => {

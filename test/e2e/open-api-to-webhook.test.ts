@@ -2,9 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
-import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
+import { type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryOutcome, deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import type { DeliveryResult } from '../../workflows/deliveries/delivery-workflow.js';
@@ -35,15 +34,7 @@ beforeAll(async () => {
 const call = (method: string, path: string, body: unknown) => request(method, path, { key, body });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
-  return withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input },
-      null,
-      testSecretsKey,
-    ),
-  );
+  return shop.newFlow({ name: 'E2E', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input });
 }
 
 /**

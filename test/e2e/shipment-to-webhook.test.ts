@@ -1,10 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { CarrierA } from '../../simulators/carriers/carrier-a.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { connectShipping, readyOrder, SHIPPING_PERMISSIONS, type ShippingShop } from '../shipments/shipment-fixtures.js';
 
@@ -34,9 +31,7 @@ beforeAll(async () => {
 afterAll(async () => Promise.all([carrierA?.close(), carrierB?.close()]));
 
 const flowOn = (eventType: 'shipment.created' | 'shipment.status_changed', inbox: string) =>
-  withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: eventType, eventType, url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-  );
+  shop.newFlow({ name: eventType, eventType, url: receiver.url(inbox), state: 'on' });
 
 interface ShipmentEvent {
   type: string;

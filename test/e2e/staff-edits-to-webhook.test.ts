@@ -2,10 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
 import { addMember } from '../../domain/access/users.js';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { adminLogIn, type AdminRequest } from '../support/admin-session.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 
 // The edits only the shop's staff make (admin API), each delivered signed through a flow: the
@@ -39,9 +36,7 @@ const json = async <T>(response: Promise<Response>, status = 200): Promise<T> =>
 /** A switched-on flow of `eventType` to a new inbox of the receiver. */
 async function listen(eventType: string) {
   const inbox = randomUUID();
-  const { secret } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: eventType, eventType, url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-  );
+  const { secret } = await shop.newFlow({ name: eventType, eventType, url: receiver.url(inbox), state: 'on' });
   /** The `count`th event delivered, its signature checked. */
   const delivered = async (count: number) => {
     const received = (await receiver.waitFor(inbox, count)).at(-1)!;

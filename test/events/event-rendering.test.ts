@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
 import { envelope, type StoredEvent } from '../../domain/events/event-catalogue.js';
-import { createFlow, type FlowInput } from '../../domain/flows/flows.js';
+import { type FlowInput } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { addProduct, addWarehouse } from '../../scripts/fixtures/index.js';
 
@@ -55,9 +54,7 @@ async function json<T = Record<string, unknown>>(response: Response, status: num
 
 async function flow(input: Partial<FlowInput> & { eventType: string }): Promise<{ inbox: string; flowId: string }> {
   const inbox = randomUUID();
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input }, null, testSecretsKey),
-  );
+  const { flowId } = await shop.newFlow({ name: 'Rendering', url: receiver.url(inbox), state: 'on', ...input });
   return { inbox, flowId };
 }
 

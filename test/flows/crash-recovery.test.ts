@@ -2,12 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Connection, type Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
 import { envelopeId } from '../support/deliveries.js';
 import type { ReceivedRequest } from '../../simulators/webhook-receiver.js';
-import { createFlow, deliveryIdFor } from '../../domain/flows/flows.js';
+import { deliveryIdFor } from '../../domain/flows/flows.js';
 import { CLAIM_SECONDS, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { outputMatches, ProcessGroup } from '../../scripts/processes.js';
@@ -79,15 +78,12 @@ describe('crash recovery of the worker and the relay', () => {
         inbox,
         Array.from({ length: 4 * EVENTS }, () => ({ status: 200, body: '{"ok":true}', delayMs: 200 + Math.floor(Math.random() * 201) })),
       );
-      const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-        createFlow(
-          tx,
-          shop.shopId,
-          { name: 'Crash test', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
-          null,
-          testSecretsKey,
-        ),
-      );
+      const { flowId, secret } = await shop.newFlow({
+        name: 'Crash test',
+        eventType: 'product.updated',
+        url: receiver.url(inbox),
+        state: 'on',
+      });
 
       let group = await startWorkerAndRelay();
       // The worker registers its own queue's housekeeping schedule, never another run's.

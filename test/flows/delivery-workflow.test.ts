@@ -5,7 +5,6 @@ import { ulid } from 'ulidx';
 import { WorkflowFailedError } from '@temporalio/client';
 import { TEST_WORKFLOW_SEAL_KEY, timersOf } from '../support/temporal.js';
 import { rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { recordAttempt } from '../../domain/flows/deliveries.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -20,9 +19,7 @@ const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, 
 /** A flow with a fresh secret, an inbox on the receiver, and a payload to deliver there. */
 async function arrange(inbox = randomUUID()) {
   const url = receiver.url(inbox);
-  const { flowId, secret } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' }, null, testSecretsKey),
-  );
+  const { flowId, secret } = await shop.newFlow({ name: 'Products to ERP', eventType: 'product.updated', url, state: 'on' });
   const deliveryId = `msg_${ulid()}`;
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'product.updated', apiVersion: 'v1', data: { name: 'Áo thun' } });

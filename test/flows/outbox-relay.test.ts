@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
-import { createFlow, deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
+import { deliveryIdFor, setFlowState, type FlowInput } from '../../domain/flows/flows.js';
 import { claimQueuedEvents, newEventId, writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay, type RelayOptions } from '../../workflows/deliveries/delivery-relay.js';
@@ -30,15 +30,7 @@ afterAll(async () => {
 });
 
 async function flow(input: Partial<FlowInput> & { inbox: string }) {
-  return withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input },
-      null,
-      testSecretsKey,
-    ),
-  );
+  return shop.newFlow({ name: 'Flow', eventType: 'product.updated', url: receiver.url(input.inbox), state: 'on', ...input });
 }
 
 function productEvent(name = 'Áo thun') {
@@ -77,12 +69,10 @@ async function twoShopsWithFlows() {
   await db.admin`delete from event_queue`;
   const [slow, quick] = [await createShopFixture(db.app), await createShopFixture(db.app)];
   const [slowInbox, quickInbox] = [randomUUID(), randomUUID()];
-  const flowOf = (shopId: string, inbox: string) =>
-    withShop(db.app, shopId, (tx) =>
-      createFlow(tx, shopId, { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' }, null, testSecretsKey),
-    );
-  const { flowId: slowFlow } = await flowOf(slow.shopId, slowInbox);
-  await flowOf(quick.shopId, quickInbox);
+  const flowOf = (owner: ShopFixture, inbox: string) =>
+    owner.newFlow({ name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' });
+  const { flowId: slowFlow } = await flowOf(slow, slowInbox);
+  await flowOf(quick, quickInbox);
   return { slow, quick, slowInbox, quickInbox, slowFlow };
 }
 
@@ -294,15 +284,7 @@ describe('outbox relay', () => {
     await db.admin`delete from event_queue`;
     const other = await createShopFixture(db.app);
     const inbox = randomUUID();
-    await withShop(db.app, other.shopId, (tx) =>
-      createFlow(
-        tx,
-        other.shopId,
-        { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    await other.newFlow({ name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' });
     const flooding = await backlog(shop.shopId, 300);
     const waiting = await withShop(db.app, other.shopId, (tx) =>
       writeEvent(tx, {

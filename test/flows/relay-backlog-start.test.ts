@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createShopFixture, testSecretsKey } from '../support/fixtures.js';
+import { createShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { testTemporalClient } from '../support/temporal.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { OutboxRelay } from '../../workflows/deliveries/delivery-relay.js';
@@ -21,15 +20,7 @@ const { db, temporal, receiver } = useSuite({ receiver: true, worker: true });
 async function shopWithQueuedEvent(waitedMs: number) {
   const shop = await createShopFixture(db.app);
   const inbox = randomUUID();
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
-      null,
-      testSecretsKey,
-    ),
-  );
+  const { flowId } = await shop.newFlow({ name: 'Flow', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' });
   const eventId = await withShop(db.app, shop.shopId, (tx) =>
     writeEvent(tx, { shopId: shop.shopId, type: 'product.updated', resourceId: randomUUID(), data: { id: randomUUID() } }),
   );

@@ -2,13 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { adminCliJson } from '../support/admin-cli.js';
 import { logInAdminAndViewer, type AdminRequest } from '../support/admin-session.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { EVENT_EXAMPLES } from '../../domain/flows/event-samples.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { envelopeId } from '../support/deliveries.js';
 
 /**
@@ -124,24 +123,8 @@ describe('the relay, shared by every shop', () => {
   it('sets aside an event whose matching keeps failing, delivers the others meanwhile, and delivers it once queued again', async () => {
     const [broken, healthy] = [randomUUID(), randomUUID()];
     const [{ flowId }] = await Promise.all([
-      withShop(db.app, shop.shopId, (tx) =>
-        createFlow(
-          tx,
-          shop.shopId,
-          { name: 'Broken', eventType: 'product.created', url: receiver.url(broken), state: 'on' },
-          null,
-          testSecretsKey,
-        ),
-      ),
-      withShop(db.app, other.shopId, (tx) =>
-        createFlow(
-          tx,
-          other.shopId,
-          { name: 'Healthy', eventType: 'product.created', url: receiver.url(healthy), state: 'on' },
-          null,
-          testSecretsKey,
-        ),
-      ),
+      shop.newFlow({ name: 'Broken', eventType: 'product.created', url: receiver.url(broken), state: 'on' }),
+      other.newFlow({ name: 'Healthy', eventType: 'product.created', url: receiver.url(healthy), state: 'on' }),
     ]);
     // A condition no version of the save check would take (an operator it does not know): matching it throws.
     await db.admin`update flows set condition = ${db.admin.json({ match: 'all', rules: [{ path: 'data.name', operator: 'like', value: 'x' }] })} where id = ${flowId}`;

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { encryptPlainSigningSecrets, signingSecretsAwaitEncryption } from '../../domain/flows/encrypt-signing-secrets.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { liveSigningSecrets, rotateSigningSecret } from '../../domain/flows/webhook-secrets.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -10,10 +9,7 @@ import { useSuite } from '../support/suite.js';
 const { db, shop } = useSuite({ shop: true });
 
 const inTheShop = <T>(work: Parameters<typeof withShop<T>>[2]) => withShop(db.app, shop.shopId, work);
-const newFlow = () =>
-  inTheShop((tx) =>
-    createFlow(tx, shop.shopId, { name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' }, null, testSecretsKey),
-  );
+const newFlow = () => shop.newFlow({ name: 'Hooks', eventType: 'product.updated', url: 'https://hooks.example.com/x' });
 
 /** Every stored row of the flow, as the owner reads it behind the application. */
 const storedRows = (flowId: string) =>

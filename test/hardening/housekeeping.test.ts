@@ -3,11 +3,10 @@ import { ScheduleOverlapPolicy } from '@temporalio/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_RETENTION, loadSettings } from '../../config/settings.js';
 import { newEventId } from '../../domain/events/index.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { ensureHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import type { HousekeepingResult } from '../../activities/housekeeping/housekeeping.js';
-import { createShopFixture, testSecretsKey, type ShopFixture } from '../support/fixtures.js';
+import { createShopFixture, type ShopFixture } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 
 const { db, shop, temporal } = useSuite({ worker: true, shop: true });
@@ -50,9 +49,7 @@ const LEFT = {
 /** For each shop: rows of each kind past their use and live ones, written as the owner with backdated times. */
 async function seedRows(fixture: ShopFixture): Promise<void> {
   const { applicationId } = await fixture.newKey(['pos.orders.read']);
-  const { flowId } = await withShop(db.app, fixture.shopId, (tx) =>
-    createFlow(tx, fixture.shopId, { name: 'F', eventType: 'order.created', url: 'https://hooks.example.com/x' }, null, testSecretsKey),
-  );
+  const { flowId } = await fixture.newFlow({ name: 'F', eventType: 'order.created', url: 'https://hooks.example.com/x' });
   const eventIds = new Map(EVENTS.map(([label]) => [label, newEventId()]));
   await db.admin.begin(async (tx) => {
     const ago = (days: number) => tx`now() - ${days} * interval '1 day'`;

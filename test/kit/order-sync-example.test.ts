@@ -5,11 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createShopflowClient } from '../../clients/typescript/src/index.js';
-import { createFlow } from '../../domain/flows/index.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { LocalCopy } from '../../examples/order-sync/local-copy.js';
 import { testEnv } from '../support/environment.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { kitShop, type KitShop } from './kit-shop.js';
 import { installedExample } from './packed-client.js';
@@ -65,9 +62,7 @@ beforeAll(async () => {
   exampleKey = (await shop.newKey(['pos.orders.read'], 'order-sync')).key;
   port = await freePort();
   for (const eventType of ['order.created', 'order.updated', 'order.status_changed', 'order.deleted'] as const) {
-    const created = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(tx, shop.shopId, { name: eventType, eventType, url: `https://localhost:${port}/`, state: 'on' }, null, testSecretsKey),
-    );
+    const created = await shop.newFlow({ name: eventType, eventType, url: `https://localhost:${port}/`, state: 'on' });
     secrets.push(created.secret);
   }
 }, 600_000);

@@ -16,7 +16,7 @@ import {
 } from '../../clients/typescript/src/index.js';
 import { fastifyWebhooks } from '../../clients/typescript/src/fastify.js';
 import { nodeWebhookHandler } from '../../clients/typescript/src/node.js';
-import { createFlow, EVENT_EXAMPLES, rotateSigningSecret } from '../../domain/flows/index.js';
+import { EVENT_EXAMPLES, rotateSigningSecret } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { logInAdminAndViewer } from '../support/admin-session.js';
 import { testSecretsKey } from '../support/fixtures.js';
@@ -40,10 +40,7 @@ const fastify = Fastify({ https: receiverTls() });
 const inbox = randomUUID();
 let nodeFlowId = '';
 
-const flow = (url: string) =>
-  withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Kit', eventType: 'customer.created', url, state: 'on' }, null, testSecretsKey),
-  );
+const flow = (url: string) => shop.newFlow({ name: 'Kit', eventType: 'customer.created', url, state: 'on' });
 
 beforeAll(async () => {
   key = (await shop.newKey(['pos.customers.read', 'pos.customers.create'])).key;

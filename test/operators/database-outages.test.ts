@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
 import { writeEvent } from '../../domain/events/outbox.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
-import { bearer, testSecretsKey } from '../support/fixtures.js';
+import { bearer } from '../support/fixtures.js';
 import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 import { envelopeId } from '../support/deliveries.js';
@@ -84,15 +83,7 @@ beforeAll(async () => {
   await proxy.open();
   databaseUrl.host = `127.0.0.1:${proxyPort}`;
   apiUrl = await startApiWorkerRelay(group, processEnv(databaseUrl.toString(), taskQueue, { PORT: String(api) }));
-  await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(
-      tx,
-      shop.shopId,
-      { name: 'Outages', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' },
-      null,
-      testSecretsKey,
-    ),
-  );
+  await shop.newFlow({ name: 'Outages', eventType: 'product.updated', url: receiver.url(inbox), state: 'on' });
   key = (await shop.newKey(['pos.products.read'])).key;
 }, 120_000);
 afterAll(async () => {

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
 import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryOutcome, deliveryWorkflowId, runTestDelivery, startDelivery } from '../../workflows/deliveries/delivery-starter.js';
 import { requestsForEvent, testRunRequest } from '../../domain/flows/index.js';
 import { writeEvent } from '../../domain/events/index.js';
 import { ShopSlugKey, TestRunKey } from '../../workflows/search-attributes.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { deliverAnswered } from '../support/deliveries.js';
 import { useSuite } from '../support/suite.js';
 
@@ -21,15 +19,7 @@ const deliverOnce = async (flowId: string, status: number) => (await deliverAnsw
 
 describe('undelivered deliveries in Temporal’s own status', () => {
   it('are found by ExecutionStatus = Failed and counted by GROUP BY ExecutionStatus', async () => {
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Counted', eventType: 'product.updated', url: receiver.url('x'), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Counted', eventType: 'product.updated', url: receiver.url('x'), state: 'on' });
     expect([await deliverOnce(flowId, 200), await deliverOnce(flowId, 500), await deliverOnce(flowId, 410)]).toEqual([
       'delivered',
       'failed',
@@ -53,15 +43,7 @@ describe('undelivered deliveries in Temporal’s own status', () => {
 
 describe('a delivery run read at a glance', () => {
   it('carries a summary (flow, event, record) and details, and ShopSlug and TestRun to filter by', async () => {
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Đơn sang ERP', eventType: 'order.created', url: receiver.url('erp'), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Đơn sang ERP', eventType: 'order.created', url: receiver.url('erp'), state: 'on' });
     const [request] = await withShop(db.app, shop.shopId, async (tx) => {
       const eventId = await writeEvent(tx, {
         shopId: shop.shopId,

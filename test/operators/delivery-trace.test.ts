@@ -2,13 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { ProcessGroup } from '../../scripts/processes.js';
 import { freeLoopbackPort } from '../../telemetry/metrics-server.js';
 import { TRACE_ATTRIBUTES } from '../../telemetry/tracing.js';
 import { kitShop, type KitShop } from '../kit/kit-shop.js';
-import { bearer, testSecretsKey } from '../support/fixtures.js';
+import { bearer } from '../support/fixtures.js';
 import { processEnv, startApiWorkerRelay, stopApiWorkerRelay } from '../support/processes.js';
 import { useSuite } from '../support/suite.js';
 
@@ -91,15 +89,7 @@ afterAll(async () => {
 describe('tracing with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it('makes one order, from POST /orders to its delivery’s answer, one trace with shop and flow ids and no customer data', async () => {
     const inbox = randomUUID();
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Traced', eventType: 'order.created', url: receiver.url(inbox), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Traced', eventType: 'order.created', url: receiver.url(inbox), state: 'on' });
     const phone = '0912 345 678';
     const noteId = randomUUID();
     const note = `Giao cho chị Lan, ${phone}, ${noteId}`;

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
 import {
   claimQueuedEvents,
   completeQueuedEvents,
@@ -14,7 +13,6 @@ import { withShop } from '../../domain/kernel/tenancy.js';
 import { watchBacklogPace, watchEventQueue } from '../../telemetry/relay-metrics.js';
 import { ShopPace } from '../../workflows/deliveries/shop-pace.js';
 import { chatKey, simulatorPage } from '../chat/chat-fixtures.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { deliverAnswered } from '../support/deliveries.js';
 import { growthOf, ownSamples, sumOf } from '../support/metrics.js';
 import { freshWindow } from '../support/rate-window.js';
@@ -33,10 +31,7 @@ const { db, temporal, receiver, shop, chat, request } = useSuite({
   chat: true,
 });
 
-const newFlow = (name: string) =>
-  withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name, eventType: 'product.updated', url: receiver.url('x'), state: 'on' }, null, testSecretsKey),
-  );
+const newFlow = (name: string) => shop.newFlow({ name, eventType: 'product.updated', url: receiver.url('x'), state: 'on' });
 const attempts = (labels: Record<string, string>) =>
   growthOf.bind(null, 'shopflow_webhook_attempts_total', { test_run: 'false', ...labels });
 

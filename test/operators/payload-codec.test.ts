@@ -5,8 +5,6 @@ import { ulid } from 'ulidx';
 import { Worker } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
 import { AesGcmPayloadCodec, shopflowDataConverter, type CodecKey } from '../../config/payload-codec.js';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
 import { workflowsPath } from '../../workers/setup/create-worker.js';
 import type { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
@@ -14,7 +12,6 @@ import { deliveryWorkflowId, startDelivery } from '../../workflows/deliveries/de
 import { SEARCH_ATTRIBUTES } from '../../workflows/search-attributes.js';
 import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { testEnv } from '../support/environment.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { expectProblem } from '../support/problems.js';
 import { useSuite } from '../support/suite.js';
 import { testCodecKeys } from '../support/temporal.js';
@@ -23,7 +20,7 @@ import { testCodecKeys } from '../support/temporal.js';
  * Customer data out of workflow histories (issue 26): every payload is encrypted by the codec of every
  * client and worker; the codec endpoint decodes for an authenticated operator only.
  */
-const { db, api, temporal, receiver, shop } = useSuite({ api: true, shop: true, receiver: true, worker: true });
+const { api, temporal, receiver, shop } = useSuite({ api: true, shop: true, receiver: true, worker: true });
 const run = promisify(execFile);
 const CUSTOMER = 'Nguyễn Thị Mã Hoá';
 const PHONE = '+84912000111';
@@ -32,9 +29,7 @@ const PHONE = '+84912000111';
 async function deliveredCustomerEvent(): Promise<string> {
   const inbox = randomUUID();
   const url = receiver.url(inbox);
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Customers to CRM', eventType: 'customer.created', url, state: 'on' }, null, testSecretsKey),
-  );
+  const { flowId } = await shop.newFlow({ name: 'Customers to CRM', eventType: 'customer.created', url, state: 'on' });
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER, primaryPhone: PHONE } });
   const input = {

@@ -1,8 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { deliverAnswered } from '../support/deliveries.js';
 import { useSuite } from '../support/suite.js';
 
@@ -10,7 +7,7 @@ import { useSuite } from '../support/suite.js';
  * Every query of docs/operators.md against the real Temporal server: each one the server accepts,
  * and the ones about a shop's deliveries finding exactly the runs this test made.
  */
-const { db, temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
+const { temporal, receiver, shop } = useSuite({ shop: true, receiver: true, worker: true });
 
 const runbook = readFileSync(new URL('../../docs/operators.md', import.meta.url), 'utf8');
 const QUERIES = [...runbook.matchAll(/```temporal-query\n([\s\S]*?)```/g)].flatMap((block) => block[1]!.trim().split('\n'));
@@ -20,15 +17,7 @@ const deliverOnce = async (flowId: string, status: number) => (await deliverAnsw
 describe('the runbook’s queries (docs/operators.md)', () => {
   it('are all accepted by the server, and find a shop’s failed delivery and a flow’s runs', async () => {
     expect(QUERIES.length).toBeGreaterThanOrEqual(8);
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Runbook', eventType: 'product.updated', url: receiver.url('x'), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Runbook', eventType: 'product.updated', url: receiver.url('x'), state: 'on' });
     await deliverOnce(flowId, 200);
     await deliverOnce(flowId, 500);
     const values: Record<string, string> = {

@@ -1,14 +1,11 @@
 import { ulid } from 'ulidx';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
 import { runMetadata } from '../../workflows/deliveries/delivery-starter.js';
 import { TEST_OPERATOR_TOKEN } from '../support/api.js';
 import { checkScreen, launchChromium } from '../support/browser.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { useSuite } from '../support/suite.js';
 import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 
@@ -19,7 +16,7 @@ import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
  * failed attempt on the timeline and the run's summary (the flow's name) under User Metadata.
  */
 const uiUrl = process.env.TEMPORAL_UI_URL ?? 'http://127.0.0.1:8233';
-const { db, temporal, receiver, shop, api } = useSuite({ api: { temporalUiUrl: uiUrl }, shop: true, receiver: true, worker: true });
+const { temporal, receiver, shop, api } = useSuite({ api: { temporalUiUrl: uiUrl }, shop: true, receiver: true, worker: true });
 const CUSTOMER = 'Phạm Thị Giải Mã';
 /** The Input section holding one long base64 string: the encrypted payload, undecoded. */
 const CIPHERTEXT_INPUT = /Input\s+"[A-Za-z0-9+/]{100,}={0,2}"/;
@@ -29,9 +26,7 @@ let workflowId: string;
 beforeAll(async () => {
   browser = await launchChromium();
   const url = receiver.url('codec-ui');
-  const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-    createFlow(tx, shop.shopId, { name: 'Customers to CRM', eventType: 'customer.created', url, state: 'on' }, null, testSecretsKey),
-  );
+  const { flowId } = await shop.newFlow({ name: 'Customers to CRM', eventType: 'customer.created', url, state: 'on' });
   const eventId = `evt_${ulid()}`;
   const payload = JSON.stringify({ id: eventId, type: 'customer.created', data: { name: CUSTOMER } });
   workflowId = `delivery:${flowId}:${eventId}`;

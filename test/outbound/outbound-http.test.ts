@@ -3,8 +3,6 @@ import { request } from 'undici';
 import { assertDestinationAllowed, createOutboundAgent, isAddressAllowed, type Resolver } from '../../adapters/outbound/outbound-http.js';
 import { createDeliveryActivities } from '../../activities/deliveries/delivery-activities.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { createFlow } from '../../domain/flows/flows.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { TEST_WORKFLOW_SEAL_KEY } from '../support/environment.js';
 import { testSecretsKey } from '../support/fixtures.js';
 import { testOutboundPolicy } from '../support/receiver.js';
@@ -97,9 +95,7 @@ describe('outbound safety', () => {
       userAgent: 'test',
     });
     const url = receiver.url('redirecting');
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(tx, shop.shopId, { name: 'Orders to ERP', eventType: 'order.created', url, state: 'on' }, null, testSecretsKey),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Orders to ERP', eventType: 'order.created', url, state: 'on' });
     const input = sealDeliveryRequest(TEST_WORKFLOW_SEAL_KEY, {
       shopId: shop.shopId,
       flowId,

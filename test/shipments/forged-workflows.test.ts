@@ -8,10 +8,7 @@ import { UNSEALED_INPUT } from '../../activities/shipments/shipment-activities.j
 import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-activities.js';
 import { deliveryOutcome } from '../../workflows/deliveries/delivery-starter.js';
 import { deliveryWorkflow } from '../../workflows/deliveries/delivery-workflow.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { sealDeliveryRequest } from '../../domain/flows/delivery-requests.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { TEST_WORKFLOW_SEAL_KEY } from '../support/temporal.js';
 import { testEnv } from '../support/environment.js';
 import { useSuite } from '../support/suite.js';
@@ -243,15 +240,7 @@ describe('workflows started or signalled from outside Shopflow', () => {
   });
 
   it('a forged housekeepingWorkflow purges no more than the configured retention would', async () => {
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Kept', eventType: 'order.created', url: 'https://127.0.0.1:1/x', state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Kept', eventType: 'order.created', url: 'https://127.0.0.1:1/x', state: 'on' });
     const eventId = `evt_${randomUUID()}`;
     const request = {
       shopId: shop.shopId,

@@ -1,5 +1,6 @@
 import { loadSettings } from '../../config/settings.js';
 import type { Sql } from '../../db/client.js';
+import { createFlow, type FlowInput } from '../../domain/flows/index.js';
 import { withShop } from '../../domain/kernel/index.js';
 import { addApplication, newShop, type ShopOptions } from '../../scripts/fixtures/index.js';
 
@@ -9,6 +10,8 @@ export interface ShopFixture {
   ownerId: string;
   /** A key of a new application of this shop with `permissions`. */
   newKey: (permissions: string[], name?: string) => Promise<{ key: string; keyId: string; applicationId: string }>;
+  /** A flow of this shop, made by no one in particular (the system), its signing secret sealed by testSecretsKey. */
+  newFlow: (flow: FlowInput) => Promise<{ flowId: string; secret: string }>;
 }
 
 /** A shop with an owner, made by the fixture builder (scripts/fixtures/), whose keys the owner grants. */
@@ -22,6 +25,7 @@ export async function createShopFixture(sql: Sql, options: ShopOptions = {}): Pr
       const created = await withShop(sql, shopId, (tx) => addApplication(tx, shopId, { name, permissions, grantedBy: ownerId }));
       return { key: created.key, keyId: created.keyId, applicationId: created.applicationId };
     },
+    newFlow: (flow) => withShop(sql, shopId, (tx) => createFlow(tx, shopId, flow, null, testSecretsKey)),
   };
 }
 

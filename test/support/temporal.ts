@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Connection, type Client, type ConnectionLike, type WorkflowHandle } from '@temporalio/client';
+import { optionalTsToMs } from '@temporalio/common/lib/time.js';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { createShopflowWorker, workflowsPath, type ShopflowWorkerOptions } from '../../workers/setup/create-worker.js';
 import { cachedWorkflowBundle } from '../../workers/setup/workflow-bundle.js';
@@ -95,7 +96,7 @@ export async function startTestWorker(options: { sql: Sql; policy: OutboundPolic
 export async function timersOf(handle: WorkflowHandle): Promise<number[]> {
   const { events } = await handle.fetchHistory();
   return (events ?? []).flatMap((event) => {
-    const timeout = event.timerStartedEventAttributes?.startToFireTimeout;
-    return timeout ? [Number(timeout.seconds ?? 0) * 1000 + Math.round((timeout.nanos ?? 0) / 1e6)] : [];
+    const timeout = optionalTsToMs(event.timerStartedEventAttributes?.startToFireTimeout);
+    return timeout === undefined ? [] : [timeout];
   });
 }

@@ -6,12 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { UNSEALED_INPUT } from '../../activities/shipments/shipment-activities.js';
 import { UNSEALED_REQUEST } from '../../activities/deliveries/delivery-activities.js';
-import { createFlow } from '../../domain/flows/flows.js';
 import { seal } from '../../domain/kernel/index.js';
-import { withShop } from '../../domain/kernel/tenancy.js';
 import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
 import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
-import { testSecretsKey } from '../support/fixtures.js';
 import { testEnv } from '../support/environment.js';
 import { shopflowDataConverter } from '../../config/payload-codec.js';
 import { TEST_WORKFLOW_SEAL_KEY, testCodecKeys, testTemporalClient } from '../support/temporal.js';
@@ -70,15 +67,7 @@ async function forge(queue: string, activity: string, args: unknown[]): Promise<
 describe('activities scheduled from outside Shopflow', () => {
   it('every registered activity, on both queues, refuses an input not sealed for the running workflow', { timeout: 180_000 }, async () => {
     const inbox = randomUUID();
-    const { flowId } = await withShop(db.app, shop.shopId, (tx) =>
-      createFlow(
-        tx,
-        shop.shopId,
-        { name: 'Kept', eventType: 'order.created', url: receiver.url(inbox), state: 'on' },
-        null,
-        testSecretsKey,
-      ),
-    );
+    const { flowId } = await shop.newFlow({ name: 'Kept', eventType: 'order.created', url: receiver.url(inbox), state: 'on' });
     const connectionId = shipping.connections.carrier_b!;
     // A shipment whose push is on its way: pending, its order ready to ship.
     const pending = await preparedPush(db, shop, shipping.warehouseId, connectionId);
