@@ -26,6 +26,7 @@ import { flowHealthScenario } from './scenarios/flow-health.js';
 import { enginesScenario } from './scenarios/engines.js';
 import { pushPatternsScenario } from './scenarios/push-patterns.js';
 import { neighboursScenario } from './scenarios/neighbours.js';
+import { PHASE_SECONDS } from './scenarios/neighbours-report.js';
 
 /**
  * `npm run bench`: each scenario beside its baseline, measured in the same run on this machine.
@@ -234,14 +235,14 @@ if (only?.includes('push-patterns')) {
 }
 
 if (only?.includes('neighbours')) {
-  // Only when named: a minute of processes, floods and big products. On the cluster with SHOPFLOW_TEMPORAL=cluster.
+  // Only when named: about five minutes of processes, floods and big products. On the cluster with SHOPFLOW_TEMPORAL=cluster.
   say("\n== Noisy neighbours: shop B's deliveries alone, then beside a shop A doing everything at once ==");
   results.neighbours = await onTemporal((temporal) =>
     neighboursScenario({
       appUrl: database.appUrl,
       adminUrl: database.adminUrl,
       temporalAddress: temporal.address,
-      seconds: Number(process.env.BENCH_NEIGHBOURS_SECONDS ?? 30),
+      seconds: Number(process.env.BENCH_NEIGHBOURS_SECONDS ?? PHASE_SECONDS),
     }),
   );
 }

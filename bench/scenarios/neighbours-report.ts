@@ -6,6 +6,12 @@ import type { DeliveryParts } from '../delivery-parts.js';
 export const RATE = 5;
 /** Shop B's pushes a second, in both phases: under the shipment counter's 60 a minute per shop. */
 export const PUSH_RATE = 1;
+/**
+ * How long each phase lasts by default (BENCH_NEIGHBOURS_SECONDS sets another). A p99 needs a hundred
+ * values at least: B pushes once a second, so at 100 s its pushes' p99 is the second slowest of 100.
+ * At 30 s it was the slowest of thirty, and the one push sent as A's noise began could decide it.
+ */
+export const PHASE_SECONDS = 100;
 
 export interface Phase {
   p50Ms: number;
@@ -31,6 +37,8 @@ export interface Phase {
   /** B's pushes, `POST /shipments` to its 201: p50 and p99, and the answers that were not 201. */
   pushP50Ms: number;
   pushP99Ms: number;
+  /** The pushes answered 201, whose times the p50 and p99 are of. */
+  pushesAnswered: number;
   pushesFailed: Record<string, number>;
   /**
    * B's three slowest pushes: how long each took, when it was sent (ms into the phase), and its
@@ -61,9 +69,17 @@ export interface NeighboursResults {
   memberLogins: Record<string, number>;
 }
 
+/** Which value a nearest-rank p99 of `count` values is, slowest first: `the 2nd slowest of 100`. */
+function p99Rank(count: number): string {
+  const rank = count - Math.max(0, Math.ceil(0.99 * count) - 1);
+  const suffix = { one: 'st', two: 'nd', few: 'rd', other: 'th', zero: 'th', many: 'th' }[ordinals.select(rank)];
+  return rank === 1 ? `the slowest of ${count}` : `the ${rank}${suffix} slowest of ${count}`;
+}
+const ordinals = new Intl.PluralRules('en', { type: 'ordinal' });
+
 export function printNeighbours(results: NeighboursResults): void {
   const row = (name: string, phase: Phase) =>
-    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}` +
+    `${name.padEnd(34)} p50 ${phase.p50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.p99Ms.toFixed(0).padStart(5)} ms (${p99Rank(phase.committed - phase.lost)})   committed ${phase.committed}   lost ${phase.lost}   sent twice ${phase.duplicates}` +
     `   (p50 to the workflow's start ${phase.toStartP50Ms.toFixed(0)} ms, then to receipt ${phase.startToReceiptP50Ms.toFixed(0)} ms)`;
   console.log(row(`shop B alone, ${RATE} events/s`, results.quiet));
   console.log(row('shop B beside noisy shop A', results.noisy));
@@ -91,7 +107,7 @@ export function printNeighbours(results: NeighboursResults): void {
       `${(results.noisy.p99AfterOnsetMs / results.quiet.p99AfterOnsetMs).toFixed(2)}x its quiet phase's after the same 2 s`,
   );
   const pushes = (name: string, phase: Phase) =>
-    `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms   not 201: ${JSON.stringify(phase.pushesFailed)}`;
+    `${name.padEnd(34)} p50 ${phase.pushP50Ms.toFixed(0).padStart(5)} ms   p99 ${phase.pushP99Ms.toFixed(0).padStart(5)} ms (${p99Rank(phase.pushesAnswered)})   not 201: ${JSON.stringify(phase.pushesFailed)}`;
   console.log(pushes(`shop B's pushes alone, ${PUSH_RATE}/s`, results.quiet));
   console.log(pushes("shop B's pushes beside noisy shop A", results.noisy));
   for (const [name, phase] of [

@@ -276,6 +276,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
         loopDelays: delays,
         pushP50Ms: quantile(pushes, 0.5),
         pushP99Ms: quantile(pushes, 0.99),
+        pushesAnswered: pushes.length,
         pushesFailed,
         slowestPushes: await Promise.all(timedPushes.slice(-3).reverse().map(pushParts)),
       };
