@@ -21,6 +21,7 @@ import { deliverySpread, type DeliverySpread } from '../delivery-spread.js';
 import { deliveryWorkflowId } from '../../workflows/deliveries/delivery-starter.js';
 import { removeHousekeepingSchedule } from '../../workflows/housekeeping/housekeeping-starter.js';
 import { temporalClient } from '../../config/temporal-connection.js';
+import { quantile } from '../quantile.js';
 
 export interface DeliveryScenarioOptions {
   appUrl: string;
@@ -78,11 +79,6 @@ export interface DeliveryResults {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const COUNTERS_SETTLE_MS = 11_000;
-
-function quantile(sorted: number[], q: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}
 
 function latencyFigures(values: number[]): LatencyFigures {
   const sorted = [...values].sort((a, b) => a - b);

@@ -1,6 +1,7 @@
 /** What the neighbours benchmark (neighbours.ts) measured of each phase, and how it prints it. */
 
 import type { DeliveryParts } from '../delivery-parts.js';
+import { rankOf } from '../quantile.js';
 
 /** Shop B's events a second, in both phases (each a delivery to its healthy receiver). */
 export const RATE = 5;
@@ -69,9 +70,9 @@ export interface NeighboursResults {
   memberLogins: Record<string, number>;
 }
 
-/** Which value a nearest-rank p99 of `count` values is, slowest first: `the 2nd slowest of 100`. */
+/** Which value a p99 of `count` values is, slowest first (bench/quantile.ts): `the 2nd slowest of 100`. */
 function p99Rank(count: number): string {
-  const rank = count - Math.max(0, Math.ceil(0.99 * count) - 1);
+  const rank = count + 1 - rankOf(count, 0.99);
   const suffix = { one: 'st', two: 'nd', few: 'rd', other: 'th', zero: 'th', many: 'th' }[ordinals.select(rank)];
   return rank === 1 ? `the slowest of ${count}` : `the ${rank}${suffix} slowest of ${count}`;
 }

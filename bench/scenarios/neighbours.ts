@@ -21,6 +21,7 @@ import { removeHousekeepingSchedule } from '../../workflows/housekeeping/houseke
 import { atSteadyRate, eachAtMost, postFromAddress } from '../load.js';
 import { shippingFixture } from '../shipping-fixture.js';
 import { printNeighbours, PUSH_RATE, RATE, type NeighboursResults, type Phase } from './neighbours-report.js';
+import { quantile } from '../quantile.js';
 import { CarrierB } from '../../simulators/carriers/carrier-b.js';
 import { shipmentTaskQueue } from '../../workflows/shipments/shipment-starter.js';
 import { trackingWorkflowId } from '../../workflows/shipments/shipment-workflows.js';
@@ -49,7 +50,6 @@ const ONSET_MS = 2_000;
 /** B's owner logging in from her usual browser, in both phases. */
 const OWNER_LOGINS_PER_SECOND = 0.5;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
 
 /** One of B's pushes answered 201: how long it took, when it was sent (ms into the phase, and the clock's), and its shipment. */
 interface TimedPush {
@@ -124,6 +124,7 @@ export async function neighboursScenario(options: NeighboursOptions): Promise<Ne
     ];
     await noisyReceiver.respondWith(failingInbox, [{ status: 500, body: 'down' }]);
     const { flowId: quietFlow } = await flow(quietShop.id, quietInbox, 'product.updated');
+    // 47: with the failing and poison flows below, as many as a shop may hold (SHOP_CAPS: 50) less one.
     for (let index = 0; index < 47; index++) await flow(noisyShop.id, costlyInbox, 'product.updated', COSTLIEST);
     const { flowId: failingFlow } = await flow(noisyShop.id, failingInbox, 'order.created');
     // A condition no save check would take (an operator it does not know): its events' matching throws.

@@ -18,6 +18,7 @@ import { cpuBetween, cpuPer, cpuSnapshot, formatCpu } from '../cpu-usage.js';
 import { temporalCeilingScenario } from './temporal-ceiling.js';
 import { eachAtMost } from '../load.js';
 import { createOutboundAgent } from '../../adapters/outbound/outbound-http.js';
+import { quantile } from '../quantile.js';
 
 /**
  * 10 shops × (40 pushes in flight + 6 alone, half of them through an API without its shipments'
@@ -68,7 +69,7 @@ function summary(latencies: number[]): Timed {
 }
 
 function percentiles(sorted: number[]): Pick<Timed, 'p50Ms' | 'p95Ms'> {
-  const at = (q: number) => Number(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!.toFixed(1));
+  const at = (q: number) => Number(quantile(sorted, q).toFixed(1));
   return { p50Ms: at(0.5), p95Ms: at(0.95) };
 }
 
