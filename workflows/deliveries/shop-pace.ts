@@ -9,7 +9,7 @@ const BACKLOG_WAIT_MS = 1_000;
  * The machine's busy share above which a backlog's pace halves each second, and below which it rises
  * by one event a second each second; between them it holds. The gap keeps the pace from swinging on
  * every reading. Half the cores, not more: the other shops' deliveries cross several processes, each
- * hop waiting for a core, and a machine 50-70 % busy doubled their p99 in one run of five
+ * hop waiting for a core, and a machine 50-70 % busy doubled their p99 in three runs of seventeen
  * (docs/capacity.md, "Noisy neighbours").
  */
 const BUSY_ABOVE = 0.5;
