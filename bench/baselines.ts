@@ -1,5 +1,6 @@
 import { formatRow, load, type LoadOptions, type LoadResult } from './load.js';
 import type { BenchContext } from './context.js';
+import { median } from './quantile.js';
 
 /** A server to load: its entry point, its environment and the path (with query) to call on it. */
 export interface Served {
@@ -59,9 +60,6 @@ export async function measureInTurn(
   await context.stopServers();
   return slices.map((ofServer) => combine(ofServer, seconds));
 }
-
-/** The middle value (the upper one of an even count), `values` left as they were. */
-export const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 function combine(slices: LoadResult[], seconds: number): LoadResult {
   const sum = (pick: (slice: LoadResult) => number) => slices.reduce((total, slice) => total + pick(slice), 0);

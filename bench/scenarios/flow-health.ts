@@ -6,7 +6,7 @@ import { withShop, type Tx } from '../../domain/kernel/index.js';
 import { newShop } from '../../scripts/fixtures/index.js';
 import { step } from '../../scripts/bootstrap/progress.js';
 import { settle } from '../settle.js';
-import { median } from '../baselines.js';
+import { median } from '../quantile.js';
 
 export interface FlowHealthBench {
   attempts: number;

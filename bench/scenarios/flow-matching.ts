@@ -7,7 +7,7 @@ import { createFlow, EVENT_EXAMPLES, eventMatch, matchEvent, requestsForEvent, t
 import { withShop } from '../../domain/kernel/index.js';
 import { newShop } from '../../scripts/fixtures/index.js';
 import { step } from '../../scripts/bootstrap/progress.js';
-import { median } from '../baselines.js';
+import { median } from '../quantile.js';
 import { bigProduct, COSTLIEST } from './neighbours-noise.js';
 
 export interface FlowMatching {

@@ -3,6 +3,7 @@ import { WithStartWorkflowOperation } from '@temporalio/client';
 import { pushModelOutcome, pushModelWorkflow } from '../workflows/push-model.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
 import { startBenchWorker } from '../bench-worker.js';
+import { median } from '../quantile.js';
 
 /** The local activity's own time: about the carrier's create and the record's transaction. */
 const STEP_MS = 5;
@@ -63,7 +64,6 @@ export async function pushPatternsScenario(options: { temporalAddress: string })
       await push();
       alone.push(performance.now() - started);
     }
-    alone.sort((a, b) => a - b);
     let next = 0;
     const cpuBefore = cpuSnapshot();
     const started = performance.now();
@@ -74,7 +74,7 @@ export async function pushPatternsScenario(options: { temporalAddress: string })
     );
     const seconds = (performance.now() - started) / 1_000;
     return {
-      aloneP50Ms: Number(alone[Math.floor(ALONE / 2)]!.toFixed(1)),
+      aloneP50Ms: Number(median(alone).toFixed(1)),
       perSecond: Number((TOTAL / seconds).toFixed(1)),
       cpuMsPerPush: cpuPer(cpuBetween(cpuBefore, cpuSnapshot()), TOTAL),
     };

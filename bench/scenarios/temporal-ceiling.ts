@@ -4,6 +4,7 @@ import { searchAttributes } from '../../workflows/deliveries/delivery-starter.js
 import { emptyWorkflow, type CeilingSinks } from '../workflows/empty.js';
 import { cpuBetween, cpuPer, cpuSnapshot, formatCpu, type CpuGroups } from '../cpu-usage.js';
 import { startBenchWorker } from '../bench-worker.js';
+import { median } from '../quantile.js';
 
 export interface CeilingResults {
   concurrency: number;
@@ -68,12 +69,11 @@ export async function temporalCeilingScenario(options: {
     await Promise.all(Array.from({ length: options.concurrency }, () => loop(until, (ms) => latencies.push(ms))));
     const seconds = (performance.now() - started) / 1_000;
     const cpu = cpuBetween(cpuBefore, cpuSnapshot());
-    latencies.sort((a, b) => a - b);
     const results: CeilingResults = {
       concurrency: options.concurrency,
       workflows: latencies.length,
       workflowsPerSecond: latencies.length / seconds,
-      p50Ms: latencies[Math.floor(latencies.length / 2)] ?? Number.NaN,
+      p50Ms: median(latencies),
       cpuMsPerWorkflow: cpuPer(cpu, latencies.length),
     };
     const perWorkflow = formatCpu(results.cpuMsPerWorkflow);
